@@ -1,0 +1,41 @@
+# The module's source and header lists; wscript-compat/wscript lists the same
+# files (a test keeps them equal).
+set(DLNET_SOURCES
+  model/fabric/fabric-header.cc
+  model/fabric/fabric-channel.cc
+  model/fabric/fabric-net-device.cc
+  model/fabric/switch-program.cc
+  model/fabric/fabric-switch.cc
+  model/fabric/fabric-endpoint.cc
+  helper/config-parse.cc
+  helper/fabric-helper.cc
+  helper/cluster.cc
+  helper/topology-helper.cc
+  helper/experiment/command-line-options.cc
+  helper/experiment/experiment-options.cc
+  helper/experiment/simulation-scope.cc
+  helper/experiment/traffic-experiment.cc
+  helper/experiment/result-writer.cc
+  helper/experiment/plot-writer.cc
+)
+
+set(DLNET_HEADERS
+  model/fabric/fabric-header.h
+  model/fabric/fabric-channel.h
+  model/fabric/fabric-net-device.h
+  model/fabric/switch-program.h
+  model/fabric/fabric-switch.h
+  model/fabric/fabric-message.h
+  model/fabric/fabric-endpoint.h
+  helper/config-parse.h
+  helper/fabric-helper.h
+  helper/cluster.h
+  helper/topology-helper.h
+  helper/experiment/command-line-options.h
+  helper/experiment/experiment-options.h
+  helper/experiment/simulation-scope.h
+  helper/experiment/traffic-experiment.h
+  helper/experiment/result-writer.h
+  helper/experiment/plot-writer.h
+  helper/dlnet-module.h
+)

@@ -1,0 +1,26 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+// Everything a dlnet user includes, as ns-3's <module>-module.h headers do.
+#ifndef DLNET_MODULE_H
+#define DLNET_MODULE_H
+
+#include "ns3/cluster.h"
+#include "ns3/command-line-options.h"
+#include "ns3/config-parse.h"
+#include "ns3/experiment-options.h"
+#include "ns3/fabric-channel.h"
+#include "ns3/fabric-endpoint.h"
+#include "ns3/fabric-header.h"
+#include "ns3/fabric-helper.h"
+#include "ns3/fabric-message.h"
+#include "ns3/fabric-net-device.h"
+#include "ns3/fabric-switch.h"
+#include "ns3/plot-writer.h"
+#include "ns3/result-writer.h"
+#include "ns3/simulation-scope.h"
+#include "ns3/switch-program.h"
+#include "ns3/topology-helper.h"
+#include "ns3/traffic-experiment.h"
+
+#endif /* DLNET_MODULE_H */

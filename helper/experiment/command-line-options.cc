@@ -1,0 +1,124 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "command-line-options.h"
+
+#include "ns3/log.h"
+
+#include <algorithm>
+#include <iostream>
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("DlnetCommandLine");
+
+ExperimentCommandLine::ExperimentCommandLine(const std::string& file)
+    : m_cmd(file),
+      m_error(std::make_shared<std::string>())
+{
+}
+
+void
+ExperimentCommandLine::AddFlag(const std::string& name,
+                               const std::string& help,
+                               const std::string& defaultValue,
+                               std::function<void(const std::string&)> set)
+{
+    m_names.push_back(name);
+    auto error = m_error;
+    m_cmd.AddValue(
+        name,
+        help,
+        Callback<bool, std::string>([set, error](std::string value) {
+            try
+            {
+                set(value);
+            }
+            catch (const std::invalid_argument& e)
+            {
+                if (error->empty())
+                {
+                    *error = e.what();
+                }
+            }
+            return true;
+        }),
+        defaultValue);
+}
+
+void
+ExperimentCommandLine::AddValue(const std::string& name, const std::string& help, std::string& value)
+{
+    std::string* target = &value;
+    AddFlag(name, help, value, [target](const std::string& v) { *target = v; });
+}
+
+void
+ExperimentCommandLine::Parse(int argc, char** argv)
+{
+    // ns-3's own flags (--PrintHelp, --PrintAttributes=..., --ns3::...) pass through.
+    static const std::vector<std::string> ns3Flags = {"help",
+                                                      "PrintHelp",
+                                                      "PrintGlobals",
+                                                      "PrintGroups",
+                                                      "PrintGroup",
+                                                      "PrintTypeIds",
+                                                      "PrintAttributes",
+                                                      "version",
+                                                      "PrintVersion"};
+    for (int i = 1; i < argc; ++i)
+    {
+        std::string arg = argv[i];
+        if (arg.rfind("--", 0) != 0 && arg.rfind("-", 0) == 0)
+        {
+            arg = "-" + arg;
+        }
+        if (arg.rfind("--", 0) != 0)
+        {
+            throw std::invalid_argument("command line: unexpected argument '" + arg +
+                                        "'; options are written --name=value");
+        }
+        std::string name = arg.substr(2, arg.find('=') - 2);
+        bool known = std::find(m_names.begin(), m_names.end(), name) != m_names.end() ||
+                     std::find(ns3Flags.begin(), ns3Flags.end(), name) != ns3Flags.end() ||
+                     name.find("::") != std::string::npos;
+        if (!known)
+        {
+            std::string all;
+            for (const auto& n : m_names)
+            {
+                all += (all.empty() ? "--" : ", --") + n;
+            }
+            throw std::invalid_argument("command line: unknown option --" + name +
+                                        "; known options: " + all);
+        }
+    }
+    m_cmd.Parse(argc, argv);
+    if (!m_error->empty())
+    {
+        throw std::invalid_argument(*m_error);
+    }
+}
+
+int
+GuardedMain(const std::function<int()>& body)
+{
+    try
+    {
+        return body();
+    }
+    catch (const std::invalid_argument& e)
+    {
+        std::cerr << "error: " << e.what() << std::endl;
+        return 2;
+    }
+    catch (const std::exception& e)
+    {
+        std::cerr << "error: " << e.what() << std::endl;
+        return 1;
+    }
+}
+
+} // namespace ns3

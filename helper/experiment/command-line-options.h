@@ -1,0 +1,78 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef DLNET_COMMAND_LINE_OPTIONS_H
+#define DLNET_COMMAND_LINE_OPTIONS_H
+
+#include "experiment-options.h"
+
+#include "ns3/command-line.h"
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup dlnet
+ * \brief An experiment's options on an ns-3 CommandLine, with dlnet's error
+ * rules: an unknown flag or a bad value becomes std::invalid_argument (not
+ * ns-3's usage-and-exit), so that programs exit with status 2.
+ */
+class ExperimentCommandLine
+{
+  public:
+    /// \param file pass __FILE__, as to CommandLine
+    explicit ExperimentCommandLine(const std::string& file);
+
+    /**
+     * Register every option of a table; values are parsed into config when
+     * Parse runs.
+     */
+    template <typename Config>
+    void AddOptions(const std::vector<ExperimentOption<Config>>& options, Config& config)
+    {
+        for (const auto& o : options)
+        {
+            auto set = o.set;
+            Config* target = &config;
+            AddFlag(o.name, o.help, o.get(config), [set, target](const std::string& v) {
+                set(*target, v);
+            });
+        }
+    }
+
+    /// Register a plain string flag of the program itself.
+    void AddValue(const std::string& name, const std::string& help, std::string& value);
+
+    /**
+     * Parse argv; throws std::invalid_argument for an unknown flag or a bad
+     * value (the first one met).
+     */
+    void Parse(int argc, char** argv);
+
+  private:
+    void AddFlag(const std::string& name,
+                 const std::string& help,
+                 const std::string& defaultValue,
+                 std::function<void(const std::string&)> set);
+
+    CommandLine m_cmd;
+    std::vector<std::string> m_names;
+    std::shared_ptr<std::string> m_error;
+};
+
+/**
+ * Run a program body; print an exception's message and return 2, so that
+ * bad input never ends in an abort.
+ * \param body the program
+ * \return its status, or 2 after an invalid_argument, or 1 after any other error
+ */
+int GuardedMain(const std::function<int()>& body);
+
+} // namespace ns3
+
+#endif /* DLNET_COMMAND_LINE_OPTIONS_H */

@@ -1,0 +1,39 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef DLNET_RESULT_WRITER_H
+#define DLNET_RESULT_WRITER_H
+
+#include "traffic-experiment.h"
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace ns3
+{
+
+/**
+ * \return the result as JSON: summary fields, "messages" and "links" arrays
+ * (wall time left out, so that equal runs give equal files)
+ */
+nlohmann::json ToJson(const TrafficResult& result);
+/// \return the config as JSON, option name -> value text
+nlohmann::json ToJson(const TrafficConfig& config);
+
+/**
+ * Write messages.csv, links.csv and result.json (config and result) into a
+ * folder, creating it. Throws std::runtime_error when it cannot write.
+ * \param config the experiment
+ * \param result its result
+ * \param dir the folder
+ */
+void WriteTrafficResults(const TrafficConfig& config,
+                         const TrafficResult& result,
+                         const std::string& dir);
+
+/// Create a folder and its parents; throws std::runtime_error on failure.
+void MakeResultsDir(const std::string& dir);
+
+} // namespace ns3
+
+#endif /* DLNET_RESULT_WRITER_H */

@@ -1,0 +1,393 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "traffic-experiment.h"
+
+#include "simulation-scope.h"
+
+#include "ns3/config-parse.h"
+#include "ns3/log.h"
+#include "ns3/random-variable-stream.h"
+#include "ns3/simulator.h"
+
+#include <chrono>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("TrafficExperiment");
+
+namespace
+{
+
+/// One flow of the pattern: messages from src to dst.
+struct Flow
+{
+    uint32_t src;
+    uint32_t dst;
+};
+
+uint64_t
+Mix(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+/// The bytes message k of flow (src, dst) carries: reproducible from the seed alone.
+std::vector<uint8_t>
+MessageBytes(uint32_t seed, uint32_t src, uint32_t dst, uint32_t k, uint64_t bytes)
+{
+    std::vector<uint8_t> out(bytes);
+    uint64_t state = Mix((uint64_t(seed) << 40) ^ (uint64_t(src) << 20) ^ dst ^ (uint64_t(k) << 60));
+    for (uint64_t i = 0; i < bytes; i += 8)
+    {
+        state = Mix(state);
+        for (uint64_t j = 0; j < 8 && i + j < bytes; ++j)
+        {
+            out[i + j] = static_cast<uint8_t>(state >> (8 * j));
+        }
+    }
+    return out;
+}
+
+std::vector<Flow>
+MakeFlows(const TrafficConfig& c, uint32_t n)
+{
+    std::vector<Flow> flows;
+    if (c.pattern == "point-to-point")
+    {
+        flows.push_back({c.src, c.dst});
+    }
+    else if (c.pattern == "incast")
+    {
+        uint32_t senders = c.senders == 0 ? n - 1 : c.senders;
+        for (uint32_t i = 1; i <= senders; ++i)
+        {
+            flows.push_back({(c.target + i) % n, c.target});
+        }
+    }
+    else if (c.pattern == "all-to-all")
+    {
+        for (uint32_t s = 0; s < n; ++s)
+        {
+            for (uint32_t k = 1; k < n; ++k)
+            {
+                flows.push_back({s, (s + k) % n});
+            }
+        }
+    }
+    else // permutation
+    {
+        std::vector<uint32_t> dst(n);
+        for (uint32_t i = 0; i < n; ++i)
+        {
+            dst[i] = (i + (c.shift == 0 ? 1 : c.shift)) % n;
+        }
+        if (c.shift == 0)
+        {
+            // Sattolo's shuffle: a uniformly random single cycle, so nobody sends to itself.
+            Ptr<UniformRandomVariable> u = CreateObject<UniformRandomVariable>();
+            u->SetStream(0);
+            for (uint32_t i = 0; i < n; ++i)
+            {
+                dst[i] = i;
+            }
+            for (uint32_t i = n - 1; i > 0; --i)
+            {
+                uint32_t j = u->GetInteger(0, i - 1);
+                std::swap(dst[i], dst[j]);
+            }
+        }
+        for (uint32_t s = 0; s < n; ++s)
+        {
+            flows.push_back({s, dst[s]});
+        }
+    }
+    return flows;
+}
+
+} // namespace
+
+const std::vector<std::string>&
+TrafficPatterns()
+{
+    static const std::vector<std::string> patterns = {"point-to-point",
+                                                      "incast",
+                                                      "all-to-all",
+                                                      "permutation"};
+    return patterns;
+}
+
+void
+TrafficConfig::Validate() const
+{
+    topology.Validate();
+    dlnet::ParseChoice("pattern", pattern, TrafficPatterns());
+    uint32_t n = topology.GetNRanks();
+    if (messageBytes == 0)
+    {
+        throw std::invalid_argument("message-bytes: got 0; expected at least 1 byte");
+    }
+    if (messages == 0)
+    {
+        throw std::invalid_argument("messages: got 0; expected at least 1 message per flow");
+    }
+    auto rank = [n, this](const std::string& field, uint32_t r) {
+        if (r >= n)
+        {
+            throw std::invalid_argument(field + ": rank " + std::to_string(r) +
+                                        " is out of range; the " + topology.kind +
+                                        " has ranks 0 to " + std::to_string(n - 1));
+        }
+    };
+    if (n < 2)
+    {
+        throw std::invalid_argument("topology: traffic needs at least 2 ranks, the " +
+                                    topology.kind + " has " + std::to_string(n));
+    }
+    if (pattern == "point-to-point")
+    {
+        rank("src", src);
+        rank("dst", dst);
+        if (src == dst)
+        {
+            throw std::invalid_argument("dst: equals src (" + std::to_string(src) +
+                                        "); a message must cross the fabric");
+        }
+    }
+    if (pattern == "incast")
+    {
+        rank("target", target);
+        if (senders > n - 1)
+        {
+            throw std::invalid_argument("senders: got " + std::to_string(senders) +
+                                        "; expected 0 (all others) to " + std::to_string(n - 1));
+        }
+    }
+    if (pattern == "permutation" && (shift % n) == 0 && shift != 0)
+    {
+        throw std::invalid_argument("shift: " + std::to_string(shift) + " is a multiple of the " +
+                                    std::to_string(n) + " ranks, so every rank would send to itself");
+    }
+    if (tc >= topology.trafficClasses)
+    {
+        throw std::invalid_argument("tc: got " + std::to_string(tc) + "; expected 0 to " +
+                                    std::to_string(topology.trafficClasses - 1));
+    }
+    if (seed == 0)
+    {
+        throw std::invalid_argument("seed: got 0; expected a whole number of at least 1");
+    }
+    if (dlnet::ParseTime("stop-time", stopTime).IsZero())
+    {
+        throw std::invalid_argument("stop-time: got 0; expected a positive time");
+    }
+    if (functional && messageBytes * uint64_t(messages) > (1ULL << 30))
+    {
+        throw std::invalid_argument("message-bytes: functional mode keeps every message in "
+                                    "memory; at most 1 GiB per flow");
+    }
+}
+
+TrafficResult
+RunTraffic(const TrafficConfig& c)
+{
+    c.Validate();
+    auto wallStart = std::chrono::steady_clock::now();
+    SimulationScope scope(c.seed, c.run);
+    Cluster cluster = BuildCluster(c.topology);
+    uint32_t n = cluster.GetNRanks();
+    std::vector<Flow> flows = MakeFlows(c, n);
+
+    TrafficResult result;
+    result.topology = c.topology.kind;
+    result.pattern = c.pattern;
+    result.ranks = n;
+    result.expectedMessages = uint64_t(flows.size()) * c.messages;
+
+    // (src, msgId) -> index of the flow message, for intactness and duplicates.
+    std::map<std::pair<uint32_t, uint32_t>, uint32_t> deliveries;
+    std::map<std::pair<uint32_t, uint32_t>, FabricPayload> sentBytes;
+    for (uint32_t r = 0; r < n; ++r)
+    {
+        cluster.endpoints[r]->SetReceiveCallback(
+            FabricEndpoint::MessageCallback([&](const FabricMessage& m) {
+                auto key = std::make_pair(m.src, m.msgId);
+                if (deliveries[key]++ > 0)
+                {
+                    ++result.duplicateDeliveries;
+                    return;
+                }
+                MessageResult r;
+                r.src = m.src;
+                r.dst = m.dst;
+                r.msgId = m.msgId;
+                r.bytes = m.bytes;
+                r.packets = m.packets;
+                r.hops = m.hops;
+                r.start = m.sent.GetSeconds();
+                r.end = m.delivered.GetSeconds();
+                r.fct = r.end - r.start;
+                r.goodput = r.fct > 0 ? m.bytes * 8.0 / r.fct : 0;
+                if (c.functional)
+                {
+                    auto sent = sentBytes.find(key);
+                    r.intact = m.data && sent != sentBytes.end() && *m.data == *sent->second;
+                }
+                result.messages.push_back(r);
+            }));
+    }
+    Simulator::Schedule(Seconds(0), [&]() {
+        for (uint32_t k = 0; k < c.messages; ++k)
+        {
+            for (const Flow& f : flows)
+            {
+                FabricPayload data;
+                if (c.functional)
+                {
+                    data = std::make_shared<const std::vector<uint8_t>>(
+                        MessageBytes(c.seed, f.src, f.dst, k, c.messageBytes));
+                }
+                uint32_t id = cluster.endpoints[f.src]->Send(f.dst,
+                                                             c.messageBytes,
+                                                             c.tc,
+                                                             FabricEndpoint::MessageCallback(),
+                                                             data);
+                if (data)
+                {
+                    sentBytes[{f.src, id}] = data;
+                }
+            }
+        }
+    });
+    Simulator::Stop(dlnet::ParseTime("stop-time", c.stopTime));
+    Simulator::Run();
+
+    result.deliveredMessages = result.messages.size();
+    result.allDelivered = result.deliveredMessages == result.expectedMessages;
+    result.allIntact = result.allDelivered;
+    for (const auto& m : result.messages)
+    {
+        result.payloadBytes += m.bytes;
+        result.makespan = std::max(result.makespan, m.end);
+        result.allIntact = result.allIntact && m.intact;
+    }
+    result.aggregateGoodput =
+        result.makespan > 0 ? result.payloadBytes * 8.0 / result.makespan : 0;
+    for (const auto& ep : cluster.endpoints)
+    {
+        result.duplicatePackets += ep->GetDuplicatePackets();
+        result.retransmissions += ep->GetRetransmittedPackets();
+    }
+    for (const auto& link : cluster.links)
+    {
+        for (int dir = 0; dir < 2; ++dir)
+        {
+            Ptr<FabricNetDevice> tx = dir == 0 ? link.a : link.b;
+            Ptr<FabricNetDevice> rx = dir == 0 ? link.b : link.a;
+            LinkResult l;
+            l.tier = link.tier;
+            l.from = dir == 0 ? link.from : link.to;
+            l.to = dir == 0 ? link.to : link.from;
+            l.rate = tx->GetDataRate().GetBitRate();
+            l.txBytes = tx->GetTxBytes();
+            l.txPackets = tx->GetTxPackets();
+            l.drops = tx->GetQueueDrops() + rx->GetRxErrorDrops();
+            l.maxQueueBytes = tx->GetMaxQueuedBytes();
+            l.utilisation = result.makespan > 0 ? l.txBytes * 8.0 / (l.rate * result.makespan) : 0;
+            result.drops += l.drops;
+            result.links.push_back(l);
+        }
+    }
+    result.events = Simulator::GetEventCount();
+    result.wallSeconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
+    return result;
+}
+
+const std::vector<ExperimentOption<TrafficConfig>>&
+TrafficOptions()
+{
+    using dlnet::ParseBool;
+    using dlnet::ParseBytes;
+    using dlnet::ParseChoice;
+    using dlnet::ParseUnsigned;
+    using C = TrafficConfig;
+    auto u32 = [](const std::string& f, const std::string& v) {
+        return static_cast<uint32_t>(ParseUnsigned(f, v, 0, UINT32_MAX));
+    };
+    static const std::vector<ExperimentOption<C>> options = [u32]() {
+        std::vector<ExperimentOption<C>> o = LiftTopologyOptions<C>();
+        std::vector<ExperimentOption<C>> own = {
+            {"pattern",
+             "point-to-point, incast, all-to-all or permutation",
+             [](C& c, const std::string& v) { c.pattern = ParseChoice("pattern", v, TrafficPatterns()); },
+             [](const C& c) { return c.pattern; }},
+            {"message-bytes",
+             "bytes per message, e.g. 1MiB",
+             [](C& c, const std::string& v) { c.messageBytes = ParseBytes("message-bytes", v); },
+             [](const C& c) { return std::to_string(c.messageBytes); }},
+            {"messages",
+             "messages per flow, all sent at time 0",
+             [u32](C& c, const std::string& v) { c.messages = u32("messages", v); },
+             [](const C& c) { return std::to_string(c.messages); }},
+            {"src",
+             "point-to-point: source rank",
+             [u32](C& c, const std::string& v) { c.src = u32("src", v); },
+             [](const C& c) { return std::to_string(c.src); }},
+            {"dst",
+             "point-to-point: destination rank",
+             [u32](C& c, const std::string& v) { c.dst = u32("dst", v); },
+             [](const C& c) { return std::to_string(c.dst); }},
+            {"target",
+             "incast: the rank the others send to",
+             [u32](C& c, const std::string& v) { c.target = u32("target", v); },
+             [](const C& c) { return std::to_string(c.target); }},
+            {"senders",
+             "incast: number of senders (the ranks after target); 0 = all others",
+             [u32](C& c, const std::string& v) { c.senders = u32("senders", v); },
+             [](const C& c) { return std::to_string(c.senders); }},
+            {"shift",
+             "permutation: 0 = random derangement (seeded), k = rank r sends to r+k",
+             [u32](C& c, const std::string& v) { c.shift = u32("shift", v); },
+             [](const C& c) { return std::to_string(c.shift); }},
+            {"tc",
+             "traffic class of the messages",
+             [u32](C& c, const std::string& v) { c.tc = u32("tc", v); },
+             [](const C& c) { return std::to_string(c.tc); }},
+            {"functional",
+             "carry real bytes and check them at the destination",
+             [](C& c, const std::string& v) { c.functional = ParseBool("functional", v); },
+             [](const C& c) { return std::string(c.functional ? "true" : "false"); }},
+            {"seed",
+             "random seed (at least 1)",
+             [u32](C& c, const std::string& v) { c.seed = u32("seed", v); },
+             [](const C& c) { return std::to_string(c.seed); }},
+            {"run",
+             "random run number",
+             [](C& c, const std::string& v) { c.run = ParseUnsigned("run", v); },
+             [](const C& c) { return std::to_string(c.run); }},
+            {"stop-time",
+             "simulated-time limit, e.g. 100s",
+             [](C& c, const std::string& v) { c.stopTime = v; },
+             [](const C& c) { return c.stopTime; }},
+        };
+        o.insert(o.begin(), own.begin(), own.end());
+        return o;
+    }();
+    return options;
+}
+
+void
+SetTrafficOption(TrafficConfig& config, const std::string& name, const std::string& value)
+{
+    SetOption(TrafficOptions(), config, name, value);
+}
+
+} // namespace ns3

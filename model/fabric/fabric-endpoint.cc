@@ -1,0 +1,607 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "fabric-endpoint.h"
+
+#include "fabric-header.h"
+#include "fabric-net-device.h"
+
+#include "ns3/log.h"
+#include "ns3/packet.h"
+#include "ns3/simulator.h"
+#include "ns3/trace-source-accessor.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("FabricEndpoint");
+NS_OBJECT_ENSURE_REGISTERED(FabricEndpoint);
+
+namespace
+{
+constexpr uint32_t TAG_DATA = 1; //!< device tag of data packets (acks carry 0)
+constexpr uint8_t FLAG_PAYLOAD = 0x02; //!< header flag: the packet carries real bytes
+} // namespace
+
+void
+FabricEndpointDirectory::Register(uint32_t address, FabricEndpoint* endpoint)
+{
+    if (address >= m_endpoints.size())
+    {
+        m_endpoints.resize(address + 1, nullptr);
+    }
+    m_endpoints[address] = endpoint;
+}
+
+FabricEndpoint*
+FabricEndpointDirectory::Lookup(uint32_t address) const
+{
+    return address < m_endpoints.size() ? m_endpoints[address] : nullptr;
+}
+
+void
+FabricEndpointDirectory::Unregister(uint32_t address)
+{
+    if (address < m_endpoints.size())
+    {
+        m_endpoints[address] = nullptr;
+    }
+}
+
+TypeId
+FabricEndpoint::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::FabricEndpoint")
+            .SetParent<Object>()
+            .SetGroupName("Dlnet")
+            .AddConstructor<FabricEndpoint>()
+            .AddAttribute("Window",
+                          "Lossy mode: packets of one message sent and not yet acknowledged, "
+                          "at most (0: no limit)",
+                          UintegerValue(32),
+                          MakeUintegerAccessor(&FabricEndpoint::m_window),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("RetransmitTimeout",
+                          "Lossy mode: time without acknowledgement progress after which "
+                          "unacknowledged packets are sent again; doubles on each expiry",
+                          TimeValue(MilliSeconds(1)),
+                          MakeTimeAccessor(&FabricEndpoint::m_rto),
+                          MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute("MaxRetransmitTimeout",
+                          "Lossy mode: ceiling of the doubled retransmission timeout",
+                          TimeValue(MilliSeconds(100)),
+                          MakeTimeAccessor(&FabricEndpoint::m_maxRto),
+                          MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute("StageDepth",
+                          "Data packets per traffic class kept ready in the device's queue",
+                          UintegerValue(2),
+                          MakeUintegerAccessor(&FabricEndpoint::m_stageDepth),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddTraceSource("MessageDelivered",
+                            "A message addressed to this endpoint has fully arrived",
+                            MakeTraceSourceAccessor(&FabricEndpoint::m_deliveredTrace),
+                            "ns3::FabricEndpoint::MessageTracedCallback")
+            .AddTraceSource("Retransmit",
+                            "A data packet is sent again: destination, message id, packet index",
+                            MakeTraceSourceAccessor(&FabricEndpoint::m_retransmitTrace),
+                            "ns3::FabricEndpoint::RetransmitTracedCallback");
+    return tid;
+}
+
+FabricEndpoint::FabricEndpoint()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+FabricEndpoint::~FabricEndpoint() = default;
+
+void
+FabricEndpoint::DoDispose()
+{
+    for (auto& [id, m] : m_out)
+    {
+        m.timer.Cancel();
+    }
+    m_out.clear();
+    m_in.clear();
+    if (m_directory)
+    {
+        m_directory->Unregister(m_address);
+        m_directory = nullptr;
+    }
+    if (m_device)
+    {
+        m_device->SetFabricReceiveCallback(FabricNetDevice::FabricRxCallback());
+        m_device->SetDequeueCallback(FabricNetDevice::DequeueCallback());
+        m_device = nullptr;
+    }
+    m_receiveCallback = MessageCallback();
+    Object::DoDispose();
+}
+
+void
+FabricEndpoint::Setup(uint32_t address,
+                      Ptr<FabricNetDevice> device,
+                      Ptr<FabricEndpointDirectory> directory)
+{
+    m_address = address;
+    m_device = device;
+    m_directory = directory;
+    m_directory->Register(address, this);
+    m_lossy = device->GetFlowControl() == FabricNetDevice::LOSSY;
+    m_roundRobin.assign(device->GetTrafficClasses(), std::deque<uint32_t>());
+    m_staged.assign(device->GetTrafficClasses(), 0);
+    m_filling.assign(device->GetTrafficClasses(), false);
+    device->SetFabricReceiveCallback(MakeCallback(&FabricEndpoint::Receive, this));
+    device->SetDequeueCallback(MakeCallback(&FabricEndpoint::PacketLeft, this));
+}
+
+uint32_t
+FabricEndpoint::GetAddress() const
+{
+    return m_address;
+}
+
+Ptr<FabricNetDevice>
+FabricEndpoint::GetDevice() const
+{
+    return m_device;
+}
+
+void
+FabricEndpoint::SetReceiveCallback(MessageCallback cb)
+{
+    m_receiveCallback = cb;
+}
+
+uint32_t
+FabricEndpoint::Send(uint32_t dst,
+                     uint64_t bytes,
+                     uint8_t tc,
+                     MessageCallback onDelivered,
+                     FabricPayload data)
+{
+    NS_LOG_FUNCTION(this << dst << bytes << +tc);
+    if (!m_device)
+    {
+        throw std::logic_error("FabricEndpoint::Send: endpoint has no device (call Setup)");
+    }
+    if (bytes == 0)
+    {
+        throw std::invalid_argument("FabricEndpoint::Send bytes: must be at least 1");
+    }
+    if (tc >= m_device->GetTrafficClasses())
+    {
+        throw std::invalid_argument("FabricEndpoint::Send tc: " + std::to_string(tc) +
+                                    " is not below TrafficClasses (" +
+                                    std::to_string(m_device->GetTrafficClasses()) + ")");
+    }
+    if (data && data->size() != bytes)
+    {
+        throw std::invalid_argument("FabricEndpoint::Send data: holds " +
+                                    std::to_string(data->size()) + " bytes, message is " +
+                                    std::to_string(bytes));
+    }
+    m_device->Setup();
+    uint32_t segment = m_device->GetMaxPacketSize() - FabricHeader::SERIALIZED_SIZE;
+    uint64_t total = (bytes + segment - 1) / segment;
+    if (total > 0xffffffffULL)
+    {
+        throw std::invalid_argument("FabricEndpoint::Send bytes: message needs more than 2^32 "
+                                    "packets; raise the Mtu");
+    }
+    uint32_t id = m_nextMsgId++;
+    OutMessage& m = m_out[id];
+    m.dst = dst;
+    m.bytes = bytes;
+    m.total = static_cast<uint32_t>(total);
+    m.segment = segment;
+    m.tc = tc;
+    m.data = std::move(data);
+    m.onDelivered = onDelivered;
+    m.sent = Simulator::Now();
+    if (m_lossy)
+    {
+        m.state.assign(m.total, UNSENT);
+    }
+    Schedule(id, m);
+    Fill(tc);
+    return id;
+}
+
+bool
+FabricEndpoint::HasWork(const OutMessage& m) const
+{
+    if (!m_lossy)
+    {
+        return m.nextSeq < m.total;
+    }
+    return !m.again.empty() || (m.nextSeq < m.total && (m_window == 0 || m.inFlight < m_window));
+}
+
+void
+FabricEndpoint::Schedule(uint32_t msgId, OutMessage& m)
+{
+    if (!m.scheduled && HasWork(m))
+    {
+        m.scheduled = true;
+        m_roundRobin[m.tc].push_back(msgId);
+    }
+}
+
+void
+FabricEndpoint::Fill(uint8_t tc)
+{
+    if (m_filling[tc])
+    {
+        return; // a packet left the device while this loop was enqueueing
+    }
+    m_filling[tc] = true;
+    std::deque<uint32_t>& rr = m_roundRobin[tc];
+    while (m_staged[tc] < m_stageDepth && !rr.empty())
+    {
+        uint32_t id = rr.front();
+        rr.pop_front();
+        auto it = m_out.find(id);
+        if (it == m_out.end())
+        {
+            continue;
+        }
+        OutMessage& m = it->second;
+        m.scheduled = false;
+        if (!HasWork(m))
+        {
+            continue;
+        }
+        SendPacket(id, m);
+        Schedule(id, m);
+    }
+    m_filling[tc] = false;
+}
+
+void
+FabricEndpoint::SendPacket(uint32_t msgId, OutMessage& m)
+{
+    uint32_t seq = 0;
+    bool again = false;
+    if (m_lossy)
+    {
+        // Packets acknowledged while waiting to go again are skipped.
+        while (!m.again.empty() && m.state[m.again.front()] != QUEUED_AGAIN)
+        {
+            m.again.pop_front();
+        }
+        if (!m.again.empty())
+        {
+            seq = m.again.front();
+            m.again.pop_front();
+            again = true;
+        }
+        else if (m.nextSeq < m.total && (m_window == 0 || m.inFlight < m_window))
+        {
+            seq = m.nextSeq++;
+        }
+        else
+        {
+            return;
+        }
+        m.state[seq] = IN_FLIGHT;
+        ++m.inFlight;
+        if (again)
+        {
+            ++m_retransmitted;
+            m_retransmitTrace(m.dst, msgId, seq);
+        }
+        ArmTimer(msgId, m);
+    }
+    else
+    {
+        seq = m.nextSeq++;
+    }
+    uint64_t offset = uint64_t(seq) * m.segment;
+    uint32_t len = static_cast<uint32_t>(std::min<uint64_t>(m.segment, m.bytes - offset));
+    Ptr<Packet> packet = m.data ? Create<Packet>(m.data->data() + offset, len) : Create<Packet>(len);
+    FabricHeader h;
+    h.m_src = m_address;
+    h.m_dst = m.dst;
+    h.m_msgId = msgId;
+    h.m_seq = seq;
+    h.m_total = m.total;
+    h.m_tc = m.tc;
+    h.m_protocol = FabricHeader::DATA;
+    h.m_flags = m.data ? FLAG_PAYLOAD : 0;
+    packet->AddHeader(h);
+    ++m_staged[m.tc];
+    if (!m_device->Enqueue(packet, m.tc, 0, TAG_DATA))
+    {
+        --m_staged[m.tc]; // dropped at the source's own buffer: the timer recovers it
+    }
+}
+
+void
+FabricEndpoint::ArmTimer(uint32_t msgId, OutMessage& m)
+{
+    if (m.timer.IsRunning())
+    {
+        return;
+    }
+    Time rto = m_rto;
+    for (uint32_t i = 0; i < m.timeouts && rto < m_maxRto; ++i)
+    {
+        rto = rto * 2;
+    }
+    rto = std::min(rto, m_maxRto);
+    m.timer = Simulator::Schedule(rto, &FabricEndpoint::Timeout, this, msgId);
+}
+
+void
+FabricEndpoint::Timeout(uint32_t msgId)
+{
+    auto it = m_out.find(msgId);
+    if (it == m_out.end())
+    {
+        return;
+    }
+    OutMessage& m = it->second;
+    ++m.timeouts;
+    NS_LOG_LOGIC("timeout of message " << msgId << " to " << m.dst << ", " << m.inFlight
+                                       << " packets unacknowledged");
+    for (uint32_t seq = 0; seq < m.nextSeq; ++seq)
+    {
+        if (m.state[seq] == IN_FLIGHT)
+        {
+            m.state[seq] = QUEUED_AGAIN;
+            m.again.push_back(seq);
+            --m.inFlight;
+        }
+    }
+    Schedule(msgId, m);
+    Fill(m.tc);
+}
+
+void
+FabricEndpoint::PacketLeft(Ptr<FabricNetDevice> device,
+                           uint32_t tag,
+                           uint8_t tc,
+                           uint8_t vc,
+                           uint32_t size)
+{
+    if (tag == TAG_DATA)
+    {
+        --m_staged[tc];
+        Fill(tc);
+    }
+}
+
+void
+FabricEndpoint::Receive(Ptr<FabricNetDevice> device, Ptr<Packet> packet)
+{
+    uint32_t wireSize = packet->GetSize();
+    FabricHeader h;
+    packet->RemoveHeader(h);
+    // The endpoint consumes at line rate: its buffer is free at once.
+    device->ReleaseRxBuffer(h.m_tc, h.GetVc(), wireSize);
+    if (h.m_dst != m_address)
+    {
+        NS_LOG_WARN("endpoint " << m_address << " got a packet for " << h.m_dst);
+        return;
+    }
+    if (h.m_protocol == FabricHeader::ACK)
+    {
+        ReceiveAck(h);
+    }
+    else if (h.m_protocol == FabricHeader::DATA)
+    {
+        ReceiveData(packet, h);
+    }
+}
+
+void
+FabricEndpoint::SendAck(const FabricHeader& data)
+{
+    FabricHeader h;
+    h.m_src = m_address;
+    h.m_dst = data.m_src;
+    h.m_msgId = data.m_msgId;
+    h.m_seq = data.m_seq;
+    h.m_total = data.m_total;
+    h.m_tc = data.m_tc;
+    h.m_protocol = FabricHeader::ACK;
+    Ptr<Packet> ack = Create<Packet>();
+    ack->AddHeader(h);
+    m_device->Enqueue(ack, h.m_tc, 0, 0);
+}
+
+void
+FabricEndpoint::ReceiveAck(const FabricHeader& h)
+{
+    auto it = m_out.find(h.m_msgId);
+    if (it == m_out.end() || h.m_seq >= it->second.total)
+    {
+        return;
+    }
+    OutMessage& m = it->second;
+    PacketState& s = m.state[h.m_seq];
+    if (s == IN_FLIGHT)
+    {
+        --m.inFlight;
+    }
+    else if (s != QUEUED_AGAIN)
+    {
+        return; // duplicate acknowledgement
+    }
+    s = ACKED;
+    ++m.acked;
+    m.timeouts = 0;
+    m.timer.Cancel();
+    if (m.acked == m.total)
+    {
+        MaybeRetire(h.m_msgId);
+        return;
+    }
+    if (m.inFlight > 0)
+    {
+        ArmTimer(h.m_msgId, m);
+    }
+    Schedule(h.m_msgId, m);
+    Fill(m.tc);
+}
+
+void
+FabricEndpoint::ReceiveData(Ptr<Packet> packet, const FabricHeader& h)
+{
+    if (m_lossy)
+    {
+        SendAck(h);
+        auto done = m_done.find(h.m_src);
+        if (done != m_done.end() && done->second.count(h.m_msgId))
+        {
+            ++m_duplicates;
+            return;
+        }
+    }
+    auto key = std::make_pair(h.m_src, h.m_msgId);
+    InMessage& in = m_in[key];
+    if (in.total == 0)
+    {
+        in.total = h.m_total;
+        if (m_lossy)
+        {
+            in.got.assign(in.total, false);
+        }
+        if (h.m_flags & FLAG_PAYLOAD)
+        {
+            in.fragments.resize(in.total);
+        }
+    }
+    if (h.m_seq >= in.total)
+    {
+        NS_LOG_WARN("packet index " << h.m_seq << " beyond message of " << in.total);
+        return;
+    }
+    if (m_lossy)
+    {
+        if (in.got[h.m_seq])
+        {
+            ++m_duplicates;
+            return;
+        }
+        in.got[h.m_seq] = true;
+    }
+    ++in.received;
+    in.bytes += packet->GetSize();
+    if (!in.fragments.empty())
+    {
+        in.fragments[h.m_seq] = packet;
+    }
+    if (in.received < in.total)
+    {
+        return;
+    }
+
+    FabricMessage msg;
+    msg.src = h.m_src;
+    msg.dst = m_address;
+    msg.msgId = h.m_msgId;
+    msg.bytes = in.bytes;
+    msg.packets = in.total;
+    msg.tc = h.m_tc;
+    msg.hops = h.m_hops;
+    msg.delivered = Simulator::Now();
+    if (!in.fragments.empty())
+    {
+        auto bytes = std::make_shared<std::vector<uint8_t>>(in.bytes);
+        uint64_t offset = 0;
+        for (auto& fragment : in.fragments)
+        {
+            fragment->CopyData(bytes->data() + offset, fragment->GetSize());
+            offset += fragment->GetSize();
+        }
+        msg.data = bytes;
+    }
+    m_in.erase(key);
+    if (m_lossy)
+    {
+        m_done[h.m_src].insert(h.m_msgId);
+    }
+    ++m_delivered;
+    if (FabricEndpoint* source = m_directory->Lookup(h.m_src))
+    {
+        source->NotifyDelivered(msg);
+    }
+    m_deliveredTrace(msg);
+    if (!m_receiveCallback.IsNull())
+    {
+        m_receiveCallback(msg);
+    }
+}
+
+void
+FabricEndpoint::NotifyDelivered(FabricMessage& message)
+{
+    auto it = m_out.find(message.msgId);
+    if (it == m_out.end())
+    {
+        return;
+    }
+    OutMessage& m = it->second;
+    message.sent = m.sent;
+    if (m.delivered)
+    {
+        return;
+    }
+    m.delivered = true;
+    MessageCallback cb = m.onDelivered;
+    MaybeRetire(message.msgId);
+    if (!cb.IsNull())
+    {
+        cb(message);
+    }
+}
+
+void
+FabricEndpoint::MaybeRetire(uint32_t msgId)
+{
+    auto it = m_out.find(msgId);
+    if (it == m_out.end())
+    {
+        return;
+    }
+    OutMessage& m = it->second;
+    if (m.delivered && (!m_lossy || m.acked == m.total))
+    {
+        m.timer.Cancel();
+        m_out.erase(it);
+    }
+}
+
+uint64_t
+FabricEndpoint::GetDeliveredMessages() const
+{
+    return m_delivered;
+}
+
+uint64_t
+FabricEndpoint::GetDuplicatePackets() const
+{
+    return m_duplicates;
+}
+
+uint64_t
+FabricEndpoint::GetRetransmittedPackets() const
+{
+    return m_retransmitted;
+}
+
+uint32_t
+FabricEndpoint::GetPendingMessages() const
+{
+    return m_out.size();
+}
+
+} // namespace ns3

@@ -1,0 +1,265 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "fabric-switch.h"
+
+#include "fabric-net-device.h"
+#include "switch-program.h"
+
+#include "ns3/log.h"
+#include "ns3/packet.h"
+#include "ns3/trace-source-accessor.h"
+#include "ns3/uinteger.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("FabricSwitch");
+NS_OBJECT_ENSURE_REGISTERED(FabricSwitch);
+
+TypeId
+FabricSwitch::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::FabricSwitch")
+            .SetParent<Object>()
+            .SetGroupName("Dlnet")
+            .AddConstructor<FabricSwitch>()
+            .AddAttribute("Latency",
+                          "Switching latency from the last bit in to the packet joining its "
+                          "egress queue",
+                          TimeValue(NanoSeconds(0)),
+                          MakeTimeAccessor(&FabricSwitch::m_latency),
+                          MakeTimeChecker(Seconds(0)))
+            .AddAttribute("EcmpSeed",
+                          "Perturbation of the ECMP flow hash",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&FabricSwitch::m_ecmpSeed),
+                          MakeUintegerChecker<uint32_t>())
+            .AddTraceSource("Forward",
+                            "A packet joins an egress queue: packet (header on), "
+                            "ingress port, egress port",
+                            MakeTraceSourceAccessor(&FabricSwitch::m_forwardTrace),
+                            "ns3::FabricSwitch::ForwardTracedCallback")
+            .AddTraceSource("NoRoute",
+                            "A packet was dropped: no route for its destination",
+                            MakeTraceSourceAccessor(&FabricSwitch::m_noRouteTrace),
+                            "ns3::Packet::TracedCallback");
+    return tid;
+}
+
+FabricSwitch::FabricSwitch()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+FabricSwitch::~FabricSwitch() = default;
+
+void
+FabricSwitch::DoDispose()
+{
+    for (auto& port : m_ports)
+    {
+        port.device->SetFabricReceiveCallback(FabricNetDevice::FabricRxCallback());
+        port.device->SetDequeueCallback(FabricNetDevice::DequeueCallback());
+    }
+    m_ports.clear();
+    for (auto& program : m_programs)
+    {
+        program->Dispose();
+    }
+    m_programs.clear();
+    m_routes.clear();
+    Object::DoDispose();
+}
+
+uint32_t
+FabricSwitch::AddPort(Ptr<FabricNetDevice> device, int dimension, bool dateline)
+{
+    uint32_t index = m_ports.size();
+    m_ports.push_back(Port{device, dimension, dateline});
+    device->SetAttribute("IngressLatency", TimeValue(m_latency));
+    device->SetFabricReceiveCallback(FabricNetDevice::FabricRxCallback(
+        [this, index](Ptr<FabricNetDevice>, Ptr<Packet> packet) {
+            ReceiveFromPort(index, packet);
+        }));
+    device->SetDequeueCallback(MakeCallback(&FabricSwitch::PacketLeft, this));
+    return index;
+}
+
+uint32_t
+FabricSwitch::GetNPorts() const
+{
+    return m_ports.size();
+}
+
+Ptr<FabricNetDevice>
+FabricSwitch::GetPort(uint32_t port) const
+{
+    NS_ASSERT(port < m_ports.size());
+    return m_ports[port].device;
+}
+
+void
+FabricSwitch::SetRoute(uint32_t dst, const std::vector<uint32_t>& ports)
+{
+    for (uint32_t p : ports)
+    {
+        NS_ASSERT_MSG(p < m_ports.size(), "route to " << dst << " names port " << p);
+    }
+    m_routes[dst] = ports;
+}
+
+const std::vector<uint32_t>&
+FabricSwitch::GetRoute(uint32_t dst) const
+{
+    static const std::vector<uint32_t> none;
+    auto it = m_routes.find(dst);
+    return it == m_routes.end() ? none : it->second;
+}
+
+void
+FabricSwitch::AddProgram(Ptr<SwitchProgram> program)
+{
+    program->SetSwitch(this);
+    m_programs.push_back(program);
+}
+
+uint32_t
+FabricSwitch::GetNPrograms() const
+{
+    return m_programs.size();
+}
+
+Ptr<SwitchProgram>
+FabricSwitch::GetProgram(uint32_t i) const
+{
+    return m_programs.at(i);
+}
+
+void
+FabricSwitch::ReceiveFromPort(uint32_t inPort, Ptr<Packet> packet)
+{
+    NS_LOG_FUNCTION(this << inPort << packet);
+    uint32_t wireSize = packet->GetSize();
+    FabricHeader header;
+    packet->RemoveHeader(header);
+    uint8_t inVc = header.GetVc();
+    for (auto& program : m_programs)
+    {
+        if (program->Process(packet, header, inPort) == SwitchProgram::CONSUMED)
+        {
+            m_ports[inPort].device->ReleaseRxBuffer(header.m_tc, inVc, wireSize);
+            return;
+        }
+    }
+    NS_ASSERT_MSG(packet->GetSize() + FabricHeader::SERIALIZED_SIZE == wireSize,
+                  "a switch program changed the size of a packet it passed on");
+    Forward(packet, header, inPort, inVc);
+}
+
+void
+FabricSwitch::Forward(Ptr<Packet> packet, FabricHeader& header, uint32_t inPort, uint8_t inVc)
+{
+    auto it = m_routes.find(header.m_dst);
+    if (it == m_routes.end() || it->second.empty())
+    {
+        NS_LOG_WARN("no route to " << header.m_dst);
+        ++m_noRoute;
+        packet->AddHeader(header);
+        m_noRouteTrace(packet);
+        if (inPort != NO_INGRESS)
+        {
+            m_ports[inPort].device->ReleaseRxBuffer(header.m_tc, inVc, packet->GetSize());
+        }
+        return;
+    }
+    Transmit(PickPort(it->second, header), packet, header, inPort, inVc);
+}
+
+uint32_t
+FabricSwitch::PickPort(const std::vector<uint32_t>& ports, const FabricHeader& header) const
+{
+    if (ports.size() == 1)
+    {
+        return ports[0];
+    }
+    // splitmix64 finalizer over the flow identity: cheap, well mixed, stable.
+    uint64_t x = (uint64_t(header.m_src) << 32) ^ header.m_dst;
+    x ^= (uint64_t(header.m_msgId) << 17) ^ (uint64_t(m_ecmpSeed) << 41);
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    x ^= x >> 31;
+    return ports[x % ports.size()];
+}
+
+void
+FabricSwitch::Transmit(uint32_t outPort,
+                       Ptr<Packet> packet,
+                       FabricHeader& header,
+                       uint32_t inPort,
+                       uint8_t inVc)
+{
+    const Port& out = m_ports[outPort];
+    if (out.dimension < 0)
+    {
+        header.SetVc(0);
+    }
+    else
+    {
+        bool sameDimension = inPort != NO_INGRESS && m_ports[inPort].dimension == out.dimension;
+        header.SetVc(((sameDimension && inVc) || out.dateline) ? 1 : 0);
+    }
+    if (header.m_hops < 0xff)
+    {
+        ++header.m_hops;
+    }
+    packet->AddHeader(header);
+    ++m_forwarded;
+    m_forwardTrace(packet, inPort, outPort);
+    uint32_t tag = (inPort == NO_INGRESS) ? NO_INGRESS : (inPort << 1) | inVc;
+    out.device->Enqueue(packet, header.m_tc, header.GetVc(), tag);
+}
+
+void
+FabricSwitch::PacketLeft(Ptr<FabricNetDevice> device,
+                         uint32_t tag,
+                         uint8_t tc,
+                         uint8_t vc,
+                         uint32_t size)
+{
+    if (tag != NO_INGRESS)
+    {
+        m_ports[tag >> 1].device->ReleaseRxBuffer(tc, tag & 1, size);
+    }
+}
+
+void
+FabricSwitch::SendOnPort(uint32_t port, Ptr<Packet> packet, const FabricHeader& header)
+{
+    NS_ASSERT(port < m_ports.size());
+    FabricHeader h = header;
+    Transmit(port, packet, h, NO_INGRESS, 0);
+}
+
+void
+FabricSwitch::SendRouted(Ptr<Packet> packet, const FabricHeader& header)
+{
+    FabricHeader h = header;
+    Forward(packet, h, NO_INGRESS, 0);
+}
+
+uint64_t
+FabricSwitch::GetForwardedPackets() const
+{
+    return m_forwarded;
+}
+
+uint64_t
+FabricSwitch::GetNoRouteDrops() const
+{
+    return m_noRoute;
+}
+
+} // namespace ns3

@@ -1,0 +1,133 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef FABRIC_SWITCH_H
+#define FABRIC_SWITCH_H
+
+#include "fabric-header.h"
+
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+#include "ns3/traced-callback.h"
+
+#include <unordered_map>
+#include <vector>
+
+namespace ns3
+{
+
+class FabricNetDevice;
+class Node;
+class Packet;
+class SwitchProgram;
+
+/**
+ * \ingroup dlnet
+ * \brief An output-queued packet switch with a chain of switch programs.
+ *
+ * Aggregated to a Node; its ports are FabricNetDevices on that node. The
+ * forwarding table maps a destination address (an endpoint rank or a group
+ * id) to one or more egress ports; with several, the port is chosen by a
+ * hash of (source, destination, message id), so one message keeps one path
+ * (ECMP). In lossless mode a packet holds its ingress buffer (the upstream's
+ * credit) until it leaves the egress port.
+ *
+ * Ports may carry a dimension and a dateline mark (tori): a packet that
+ * crosses a dateline moves to virtual channel 1 until it turns into another
+ * dimension, which breaks the cyclic buffer dependency of a ring.
+ */
+class FabricSwitch : public Object
+{
+  public:
+    static TypeId GetTypeId();
+    FabricSwitch();
+    ~FabricSwitch() override;
+
+    /**
+     * Add a port. Sets the device's IngressLatency to the switch latency.
+     * \param device the device (already on the switch's node)
+     * \param dimension the topology dimension of the port (-1: none)
+     * \param dateline true if the port's link crosses a torus dateline
+     * \return the port index
+     */
+    uint32_t AddPort(Ptr<FabricNetDevice> device, int dimension = -1, bool dateline = false);
+
+    /// \return number of ports
+    uint32_t GetNPorts() const;
+    /// \param port a port index \return its device
+    Ptr<FabricNetDevice> GetPort(uint32_t port) const;
+
+    /**
+     * Set the egress ports for a destination (replaces earlier ones).
+     * \param dst destination address
+     * \param ports egress port indices (several: ECMP)
+     */
+    void SetRoute(uint32_t dst, const std::vector<uint32_t>& ports);
+    /// \param dst destination \return its egress ports (empty if none)
+    const std::vector<uint32_t>& GetRoute(uint32_t dst) const;
+
+    /// \param program appended to the program chain
+    void AddProgram(Ptr<SwitchProgram> program);
+    /// \return number of programs in the chain
+    uint32_t GetNPrograms() const;
+    /// \param i index \return the program
+    Ptr<SwitchProgram> GetProgram(uint32_t i) const;
+
+    /**
+     * Send a packet a program made out of one port (no ingress buffer held).
+     * \param port egress port
+     * \param packet the payload, header not yet added
+     * \param header the header to put on
+     */
+    void SendOnPort(uint32_t port, Ptr<Packet> packet, const FabricHeader& header);
+    /**
+     * Send a packet a program made through the forwarding table.
+     * \param packet the payload, header not yet added
+     * \param header the header to put on (its destination picks the route)
+     */
+    void SendRouted(Ptr<Packet> packet, const FabricHeader& header);
+
+    /// \return packets forwarded
+    uint64_t GetForwardedPackets() const;
+    /// \return packets dropped for want of a route
+    uint64_t GetNoRouteDrops() const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    /// One switch port.
+    struct Port
+    {
+        Ptr<FabricNetDevice> device; //!< the port's device
+        int dimension;               //!< topology dimension, -1 none
+        bool dateline;               //!< link crosses a dateline
+    };
+
+    static constexpr uint32_t NO_INGRESS = 0xffffffff; //!< tag of packets no port holds
+
+    void ReceiveFromPort(uint32_t inPort, Ptr<Packet> packet);
+    void Forward(Ptr<Packet> packet, FabricHeader& header, uint32_t inPort, uint8_t inVc);
+    void Transmit(uint32_t outPort,
+                  Ptr<Packet> packet,
+                  FabricHeader& header,
+                  uint32_t inPort,
+                  uint8_t inVc);
+    uint32_t PickPort(const std::vector<uint32_t>& ports, const FabricHeader& header) const;
+    void PacketLeft(Ptr<FabricNetDevice> device, uint32_t tag, uint8_t tc, uint8_t vc, uint32_t size);
+
+    Time m_latency;
+    uint32_t m_ecmpSeed;
+    std::vector<Port> m_ports;
+    std::unordered_map<uint32_t, std::vector<uint32_t>> m_routes;
+    std::vector<Ptr<SwitchProgram>> m_programs;
+    uint64_t m_forwarded{0};
+    uint64_t m_noRoute{0};
+
+    TracedCallback<Ptr<const Packet>, uint32_t, uint32_t> m_forwardTrace;
+    TracedCallback<Ptr<const Packet>> m_noRouteTrace;
+};
+
+} // namespace ns3
+
+#endif /* FABRIC_SWITCH_H */
