@@ -359,6 +359,7 @@ TopologyConfig::Validate() const
                                     "; expected 1 to 8");
     }
     dlnet::ParseChoice("flow-control", flowControl, {"lossless", "lossy"});
+    dlnet::ParseChoice("load-balancing", loadBalancing, {"flow", "packet"});
     if (!(lossRate >= 0 && lossRate < 1))
     {
         throw std::invalid_argument("loss-rate: got " + std::to_string(lossRate) +
@@ -426,6 +427,9 @@ BuildCluster(const TopologyConfig& c)
     h.SetDeviceAttribute("RxBufferSize", UintegerValue(c.rxBufferBytes));
     h.SetSwitchAttribute("Latency", TimeValue(dlnet::ParseTime("switch-latency", c.switchLatency)));
     h.SetSwitchAttribute("EcmpSeed", UintegerValue(c.ecmpSeed));
+    h.SetSwitchAttribute("LoadBalancing",
+                         EnumValue(c.loadBalancing == "packet" ? FabricSwitch::PER_PACKET
+                                                               : FabricSwitch::PER_FLOW));
     h.SetEndpointAttribute("Window", UintegerValue(c.window));
     h.SetEndpointAttribute("RetransmitTimeout",
                            TimeValue(dlnet::ParseTime("retransmit-timeout", c.retransmitTimeout)));

@@ -47,6 +47,7 @@ struct TopologyConfig
     uint64_t rxBufferBytes{0};      //!< lossless: credits per queue; 0 = from the bandwidth-delay product
     uint32_t window{32};            //!< lossy: unacknowledged packets per message
     std::string retransmitTimeout{"1ms"}; //!< lossy: first retransmission timeout
+    std::string loadBalancing{"flow"}; //!< flow (ECMP hash per message) or packet (spraying)
     uint32_t ecmpSeed{0};           //!< ECMP hash perturbation
     std::string pcapPrefix{""};     //!< non-empty: write PCAP files with this prefix
 

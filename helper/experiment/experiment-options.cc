@@ -133,6 +133,12 @@ TopologyOptions()
          "lossy: first retransmission timeout, e.g. 1ms",
          [](T& c, const std::string& v) { c.retransmitTimeout = v; },
          [](const T& c) { return c.retransmitTimeout; }},
+        {"load-balancing",
+         "equal-cost paths: flow (ECMP hash per message) or packet (per-packet spraying)",
+         [](T& c, const std::string& v) {
+             c.loadBalancing = ParseChoice("load-balancing", v, {"flow", "packet"});
+         },
+         [](const T& c) { return c.loadBalancing; }},
         {"ecmp-seed",
          "perturbation of the ECMP hash",
          [u32](T& c, const std::string& v) { c.ecmpSeed = u32("ecmp-seed", v); },

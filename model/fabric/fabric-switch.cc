@@ -6,6 +6,7 @@
 #include "fabric-net-device.h"
 #include "switch-program.h"
 
+#include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/packet.h"
 #include "ns3/trace-source-accessor.h"
@@ -31,6 +32,15 @@ FabricSwitch::GetTypeId()
                           TimeValue(NanoSeconds(0)),
                           MakeTimeAccessor(&FabricSwitch::m_latency),
                           MakeTimeChecker(Seconds(0)))
+            .AddAttribute("LoadBalancing",
+                          "How a packet picks among equal-cost egress ports: PerFlow (ECMP "
+                          "hash, one path per message) or PerPacket (round-robin spraying)",
+                          EnumValue(FabricSwitch::PER_FLOW),
+                          MakeEnumAccessor(&FabricSwitch::m_loadBalancing),
+                          MakeEnumChecker(FabricSwitch::PER_FLOW,
+                                          "PerFlow",
+                                          FabricSwitch::PER_PACKET,
+                                          "PerPacket"))
             .AddAttribute("EcmpSeed",
                           "Perturbation of the ECMP flow hash",
                           UintegerValue(0),
@@ -107,7 +117,7 @@ FabricSwitch::SetRoute(uint32_t dst, const std::vector<uint32_t>& ports)
     {
         NS_ASSERT_MSG(p < m_ports.size(), "route to " << dst << " names port " << p);
     }
-    m_routes[dst] = ports;
+    m_routes[dst] = Route{ports, 0};
 }
 
 const std::vector<uint32_t>&
@@ -115,7 +125,7 @@ FabricSwitch::GetRoute(uint32_t dst) const
 {
     static const std::vector<uint32_t> none;
     auto it = m_routes.find(dst);
-    return it == m_routes.end() ? none : it->second;
+    return it == m_routes.end() ? none : it->second.ports;
 }
 
 void
@@ -162,7 +172,7 @@ void
 FabricSwitch::Forward(Ptr<Packet> packet, FabricHeader& header, uint32_t inPort, uint8_t inVc)
 {
     auto it = m_routes.find(header.m_dst);
-    if (it == m_routes.end() || it->second.empty())
+    if (it == m_routes.end() || it->second.ports.empty())
     {
         NS_LOG_WARN("no route to " << header.m_dst);
         ++m_noRoute;
@@ -178,11 +188,17 @@ FabricSwitch::Forward(Ptr<Packet> packet, FabricHeader& header, uint32_t inPort,
 }
 
 uint32_t
-FabricSwitch::PickPort(const std::vector<uint32_t>& ports, const FabricHeader& header) const
+FabricSwitch::PickPort(Route& route, const FabricHeader& header) const
 {
+    const std::vector<uint32_t>& ports = route.ports;
     if (ports.size() == 1)
     {
         return ports[0];
+    }
+    if (m_loadBalancing == PER_PACKET)
+    {
+        route.next = (route.next + 1) % ports.size();
+        return ports[route.next];
     }
     // splitmix64 finalizer over the flow identity: cheap, well mixed, stable.
     uint64_t x = (uint64_t(header.m_src) << 32) ^ header.m_dst;

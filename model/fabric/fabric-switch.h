@@ -30,7 +30,8 @@ class SwitchProgram;
  * id) to one or more egress ports; with several, the port is chosen by a
  * hash of (source, destination, message id), so one message keeps one path
  * (ECMP). In lossless mode a packet holds its ingress buffer (the upstream's
- * credit) until it leaves the egress port.
+ * credit) until it leaves the egress port. With LoadBalancing=PerPacket the
+ * switch sprays packets round robin over the equal-cost ports instead.
  *
  * Ports may carry a dimension and a dateline mark (tori): a packet that
  * crosses a dateline moves to virtual channel 1 until it turns into another
@@ -39,6 +40,13 @@ class SwitchProgram;
 class FabricSwitch : public Object
 {
   public:
+    /// How a packet picks among several equal-cost egress ports.
+    enum LoadBalancing
+    {
+        PER_FLOW,   //!< ECMP: hash of (source, destination, message id); a message keeps one path
+        PER_PACKET, //!< packet spraying: round robin per destination; packets may arrive out of order
+    };
+
     static TypeId GetTypeId();
     FabricSwitch();
     ~FabricSwitch() override;
@@ -113,13 +121,21 @@ class FabricSwitch : public Object
                   FabricHeader& header,
                   uint32_t inPort,
                   uint8_t inVc);
-    uint32_t PickPort(const std::vector<uint32_t>& ports, const FabricHeader& header) const;
+    /// Egress ports of one destination.
+    struct Route
+    {
+        std::vector<uint32_t> ports; //!< equal-cost ports
+        uint32_t next{0};            //!< PerPacket: next port in the round robin
+    };
+
+    uint32_t PickPort(Route& route, const FabricHeader& header) const;
     void PacketLeft(Ptr<FabricNetDevice> device, uint32_t tag, uint8_t tc, uint8_t vc, uint32_t size);
 
     Time m_latency;
     uint32_t m_ecmpSeed;
     std::vector<Port> m_ports;
-    std::unordered_map<uint32_t, std::vector<uint32_t>> m_routes;
+    LoadBalancing m_loadBalancing;
+    std::unordered_map<uint32_t, Route> m_routes;
     std::vector<Ptr<SwitchProgram>> m_programs;
     uint64_t m_forwarded{0};
     uint64_t m_noRoute{0};

@@ -1,0 +1,11 @@
+# Run a program and check its exit status and error text:
+#   cmake -DPROGRAM=... -DARGS="a;b" -DSTATUS=2 -DPATTERN=regex -P expect-exit.cmake
+execute_process(COMMAND ${PROGRAM} ${ARGS}
+  RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT status STREQUAL "${STATUS}")
+  message(FATAL_ERROR "exit status ${status}, expected ${STATUS}\nstdout: ${out}\nstderr: ${err}")
+endif()
+if(DEFINED PATTERN AND NOT err MATCHES "${PATTERN}")
+  message(FATAL_ERROR "stderr does not match '${PATTERN}':\n${err}")
+endif()
+message(STATUS "exit ${status}: ${err}")

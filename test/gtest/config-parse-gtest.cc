@@ -1,0 +1,167 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+// Pure logic: the strict parsers, the option tables and config validation.
+
+#include "ns3/config-parse.h"
+#include "ns3/fabric-header.h"
+#include "ns3/packet.h"
+#include "ns3/traffic-experiment.h"
+
+#include <gtest/gtest.h>
+#include <stdexcept>
+
+using namespace ns3;
+using namespace ns3::dlnet;
+
+namespace
+{
+
+/// Run f; expect std::invalid_argument whose message contains every needle.
+template <typename F>
+void
+ExpectInvalid(F f, std::initializer_list<std::string> needles)
+{
+    try
+    {
+        f();
+        ADD_FAILURE() << "no exception";
+    }
+    catch (const std::invalid_argument& e)
+    {
+        for (const auto& n : needles)
+        {
+            EXPECT_NE(std::string(e.what()).find(n), std::string::npos)
+                << "'" << e.what() << "' lacks '" << n << "'";
+        }
+    }
+}
+
+} // namespace
+
+TEST(ParseUnsigned, AcceptsRangeRejectsJunkAndNegatives)
+{
+    EXPECT_EQ(ParseUnsigned("rows", "12", 1, 100), 12u);
+    EXPECT_EQ(ParseUnsigned("rows", " 7 ", 1, 100), 7u);
+    ExpectInvalid([] { ParseUnsigned("rows", "-1", 1, 100); }, {"rows", "-1", "1 to 100"});
+    ExpectInvalid([] { ParseUnsigned("rows", "0", 1, 100); }, {"rows"});
+    ExpectInvalid([] { ParseUnsigned("rows", "4x", 1, 100); }, {"rows"});
+    ExpectInvalid([] { ParseUnsigned("rows", "", 1, 100); }, {"rows"});
+    ExpectInvalid([] { ParseUnsigned("rows", "99999999999999999999999", 1); }, {"rows"});
+}
+
+TEST(ParseBytes, Units)
+{
+    EXPECT_EQ(ParseBytes("size", "4096"), 4096u);
+    EXPECT_EQ(ParseBytes("size", "4KiB"), 4096u);
+    EXPECT_EQ(ParseBytes("size", "1MiB"), 1u << 20);
+    EXPECT_EQ(ParseBytes("size", "2GB"), 2000000000u);
+    EXPECT_EQ(ParseBytes("size", "10B"), 10u);
+    ExpectInvalid([] { ParseBytes("size", "0"); }, {"size", "at least 1"});
+    ExpectInvalid([] { ParseBytes("size", "1.5MiB"); }, {"size"});
+    ExpectInvalid([] { ParseBytes("size", "12 parsecs"); }, {"size"});
+}
+
+TEST(ParseRate, PositiveOnly)
+{
+    EXPECT_EQ(ParseRate("link-rate", "100Gbps").GetBitRate(), 100000000000u);
+    EXPECT_EQ(ParseRate("link-rate", "750GBps").GetBitRate(), 6000000000000u);
+    ExpectInvalid([] { ParseRate("link-rate", "0Gbps"); }, {"link-rate", "0Gbps", "positive"});
+    ExpectInvalid([] { ParseRate("link-rate", "-10Gbps"); }, {"link-rate", "-10Gbps"});
+    ExpectInvalid([] { ParseRate("link-rate", "fast"); }, {"link-rate"});
+}
+
+TEST(ParseTime, NonNegativeWithUnit)
+{
+    EXPECT_EQ(ParseTime("delay", "500ns"), NanoSeconds(500));
+    EXPECT_EQ(ParseTime("delay", "0ns"), Seconds(0));
+    EXPECT_EQ(ParseTime("delay", "1.5us"), NanoSeconds(1500));
+    ExpectInvalid([] { ParseTime("delay", "-1us"); }, {"delay"});
+    ExpectInvalid([] { ParseTime("delay", "1 fortnight"); }, {"delay"});
+    ExpectInvalid([] { ParseTime("delay", "abc"); }, {"delay"});
+}
+
+TEST(ParseChoice, NamesTheChoices)
+{
+    EXPECT_EQ(ParseChoice("topology", "mesh", {"star", "mesh"}), "mesh");
+    ExpectInvalid([] { ParseChoice("topology", "ring", {"star", "mesh", "torus"}); },
+                  {"topology", "ring", "star, mesh or torus"});
+}
+
+TEST(ParseBool, Spellings)
+{
+    EXPECT_TRUE(ParseBool("functional", "yes"));
+    EXPECT_TRUE(ParseBool("functional", "True"));
+    EXPECT_FALSE(ParseBool("functional", "0"));
+    ExpectInvalid([] { ParseBool("functional", "maybe"); }, {"functional", "true or false"});
+}
+
+TEST(FabricHeader, RoundTripAndSize)
+{
+    FabricHeader h;
+    h.m_src = 0xdeadbeef;
+    h.m_dst = 17;
+    h.m_msgId = 123456;
+    h.m_seq = 99;
+    h.m_total = 100;
+    h.m_tc = 3;
+    h.m_protocol = FabricHeader::ACK;
+    h.m_hops = 5;
+    h.SetVc(1);
+    Ptr<Packet> p = Create<Packet>(100);
+    p->AddHeader(h);
+    EXPECT_EQ(p->GetSize(), 100u + FabricHeader::SERIALIZED_SIZE);
+    FabricHeader g;
+    p->RemoveHeader(g);
+    EXPECT_EQ(g.m_src, h.m_src);
+    EXPECT_EQ(g.m_dst, h.m_dst);
+    EXPECT_EQ(g.m_msgId, h.m_msgId);
+    EXPECT_EQ(g.m_seq, h.m_seq);
+    EXPECT_EQ(g.m_total, h.m_total);
+    EXPECT_EQ(g.m_tc, h.m_tc);
+    EXPECT_EQ(g.m_protocol, h.m_protocol);
+    EXPECT_EQ(g.m_hops, h.m_hops);
+    EXPECT_EQ(g.GetVc(), 1);
+    g.SetVc(0);
+    EXPECT_EQ(g.GetVc(), 0);
+}
+
+TEST(TrafficOptions, SetByNameWithDashesOrUnderscores)
+{
+    TrafficConfig c;
+    SetTrafficOption(c, "hosts_per_leaf", "8");
+    SetTrafficOption(c, "link-rate", "25Gbps");
+    SetTrafficOption(c, "functional", "true");
+    EXPECT_EQ(c.topology.hostsPerLeaf, 8u);
+    EXPECT_EQ(c.topology.hostLinkRate, "25Gbps");
+    EXPECT_TRUE(c.functional);
+    ExpectInvalid([&] { SetTrafficOption(c, "colour", "red"); }, {"colour", "known options", "mtu"});
+    ExpectInvalid([&] { SetTrafficOption(c, "rows", "-3"); }, {"rows"});
+    ExpectInvalid([&] { SetTrafficOption(c, "pattern", "gossip"); }, {"pattern", "incast"});
+}
+
+TEST(TrafficConfig, ValidationNamesTheField)
+{
+    TrafficConfig ok;
+    EXPECT_NO_THROW(ok.Validate());
+    auto bad = [&](auto mutate, std::string field) {
+        TrafficConfig c;
+        mutate(c);
+        ExpectInvalid([&] { c.Validate(); }, {field});
+    };
+    bad([](TrafficConfig& c) { c.topology.kind = "mesh"; c.topology.rows = 0; }, "rows");
+    bad([](TrafficConfig& c) { c.topology.kind = "torus"; c.topology.cols = 0; }, "cols");
+    bad([](TrafficConfig& c) { c.topology.mtu = 20; }, "mtu");
+    bad([](TrafficConfig& c) { c.topology.hostLinkRate = "0bps"; }, "host-link-rate");
+    bad([](TrafficConfig& c) { c.topology.fabricLinkRate = "-1Gbps"; }, "fabric-link-rate");
+    bad([](TrafficConfig& c) { c.topology.trafficClasses = 9; }, "traffic-classes");
+    bad([](TrafficConfig& c) { c.topology.flowControl = "pfc"; }, "flow-control");
+    bad([](TrafficConfig& c) { c.topology.flowControl = "lossy"; c.topology.lossRate = 1.5; }, "loss-rate");
+    bad([](TrafficConfig& c) { c.topology.kind = "leaf-spine"; c.topology.oversubscription = 0; }, "oversubscription");
+    bad([](TrafficConfig& c) { c.pattern = "point-to-point"; c.src = 3; c.dst = 3; }, "dst");
+    bad([](TrafficConfig& c) { c.pattern = "incast"; c.target = 100; }, "target");
+    bad([](TrafficConfig& c) { c.pattern = "incast"; c.senders = 8; }, "senders");
+    bad([](TrafficConfig& c) { c.tc = 4; }, "tc");
+    bad([](TrafficConfig& c) { c.seed = 0; }, "seed");
+    bad([](TrafficConfig& c) { c.topology.kind = "star"; c.topology.hosts = 1; }, "topology");
+}
