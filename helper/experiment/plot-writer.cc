@@ -61,7 +61,7 @@ PlotTraffic(const TrafficResult& r, const std::string& dir)
     cdf.SetLegend("completion time (us)", "fraction of messages");
     cdf.AppendExtra("set grid\nset key bottom right\nset yrange [0:1.05]");
     Gnuplot2dDataset cdfData("messages");
-    cdfData.SetStyle(Gnuplot2dDataset::LINES_POINTS);
+    cdfData.SetStyle(Gnuplot2dDataset::STEPS);
     for (std::size_t i = 0; i < fct.size(); ++i)
     {
         cdfData.Add(fct[i], double(i + 1) / fct.size());
