@@ -333,8 +333,8 @@ TopologyConfig::Validate() const
     {
         throw std::invalid_argument("topology: a " + kind + " needs at least 2 ranks");
     }
-    dlnet::ParseRate("host-link-rate", hostLinkRate);
-    dlnet::ParseTime("host-link-delay", hostLinkDelay);
+    dlnet::ParseRate("link-rate", hostLinkRate);
+    dlnet::ParseTime("link-delay", hostLinkDelay);
     if (!fabricLinkRate.empty())
     {
         dlnet::ParseRate("fabric-link-rate", fabricLinkRate);
@@ -399,8 +399,8 @@ BuildCluster(const TopologyConfig& c)
     c.Validate();
     SimulationScope::UsePicoseconds();
     BuildContext ctx(c);
-    ctx.hostRate = dlnet::ParseRate("host-link-rate", c.hostLinkRate);
-    ctx.hostDelay = dlnet::ParseTime("host-link-delay", c.hostLinkDelay);
+    ctx.hostRate = dlnet::ParseRate("link-rate", c.hostLinkRate);
+    ctx.hostDelay = dlnet::ParseTime("link-delay", c.hostLinkDelay);
     ctx.fabricDelay = dlnet::ParseTime("fabric-link-delay", c.fabricLinkDelay);
     if (!c.fabricLinkRate.empty())
     {

@@ -165,10 +165,10 @@ class BadInputTestCase : public TestCase
         TrafficConfig c;
         TrafficConfig bad = c;
         bad.topology.hostLinkRate = "0Gbps";
-        Expect(bad, "host-link-rate");
+        Expect(bad, "link-rate");
         bad = c;
         bad.topology.hostLinkRate = "-10Gbps";
-        Expect(bad, "host-link-rate");
+        Expect(bad, "link-rate");
         bad = c;
         bad.topology.mtu = 24;
         Expect(bad, "mtu");

@@ -152,7 +152,7 @@ TEST(TrafficConfig, ValidationNamesTheField)
     bad([](TrafficConfig& c) { c.topology.kind = "mesh"; c.topology.rows = 0; }, "rows");
     bad([](TrafficConfig& c) { c.topology.kind = "torus"; c.topology.cols = 0; }, "cols");
     bad([](TrafficConfig& c) { c.topology.mtu = 20; }, "mtu");
-    bad([](TrafficConfig& c) { c.topology.hostLinkRate = "0bps"; }, "host-link-rate");
+    bad([](TrafficConfig& c) { c.topology.hostLinkRate = "0bps"; }, "link-rate");
     bad([](TrafficConfig& c) { c.topology.fabricLinkRate = "-1Gbps"; }, "fabric-link-rate");
     bad([](TrafficConfig& c) { c.topology.trafficClasses = 9; }, "traffic-classes");
     bad([](TrafficConfig& c) { c.topology.flowControl = "pfc"; }, "flow-control");

@@ -1,0 +1,267 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+// The Python module `dlnet`: the experiment API with plain Python values.
+//
+//   import dlnet
+//   out = dlnet.run_traffic(topology="star", hosts=8, pattern="incast",
+//                           message_bytes="1MiB")
+//   out["result"]["makespan_s"], out["config"]["link-rate"], out["wall_seconds"]
+//
+// Configs are dicts and keyword arguments keyed by the option names of the
+// examples' command lines (kebab-case, or with underscores); results are the
+// JSON the result writers produce, as dicts and lists. Bad input raises
+// ValueError with the C++ message, which names the field.
+
+#include "ns3/log.h"
+#include "ns3/plot-writer.h"
+#include "ns3/result-writer.h"
+#include "ns3/traffic-experiment.h"
+
+#include <nlohmann/json.hpp>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cmath>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+namespace py = pybind11;
+
+namespace ns3
+{
+NS_LOG_COMPONENT_DEFINE("DlnetPython");
+} // namespace ns3
+
+namespace
+{
+
+/// ns-3 is not thread-safe: one simulation at a time, even with the GIL released.
+std::mutex g_simulatorMutex;
+
+/**
+ * The text the option parsers expect for a Python value.
+ * \param key the option, for error messages
+ * \param value a str, int, float or bool
+ * \return bool -> "true"/"false"; int -> decimal; float -> its shortest
+ *         round-trip text (repr), or the integer text when it is a whole
+ *         number (1e6 -> "1000000", so that byte counts may be floats); str as is
+ */
+std::string
+    OptionText(const std::string& key, const py::handle& value)
+{
+    if (py::isinstance<py::bool_>(value))
+    {
+        return value.cast<bool>() ? "true" : "false";
+    }
+    if (py::isinstance<py::str>(value))
+    {
+        return value.cast<std::string>();
+    }
+    if (py::isinstance<py::int_>(value) || py::hasattr(value, "__index__"))
+    {
+        // int(operator.index(v)): Python ints of any size, numpy integers.
+        PyObject* index = PyNumber_Index(value.ptr());
+        if (!index)
+        {
+            throw py::error_already_set();
+        }
+        return py::str(py::reinterpret_steal<py::object>(index));
+    }
+    if (py::isinstance<py::float_>(value) || py::hasattr(value, "__float__"))
+    {
+        double v = py::float_(py::reinterpret_borrow<py::object>(value));
+        if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9007199254740992.0)
+        {
+            return py::str(py::int_(static_cast<long long>(v)));
+        }
+        return py::repr(py::float_(v));
+    }
+    throw py::type_error(key + ": expected str, int, float or bool, got "
+                         + std::string(py::str(py::type::handle_of(value).attr("__name__"))));
+}
+
+/// Apply every key of a mapping to the config (throws std::invalid_argument).
+void
+    ApplyOptions(ns3::TrafficConfig& config, const py::handle& options)
+{
+    for (auto item : py::reinterpret_borrow<py::dict>(options))
+    {
+        if (!py::isinstance<py::str>(item.first))
+        {
+            throw py::type_error("option names must be str, got "
+                                 + std::string(py::repr(item.first)));
+        }
+        std::string key = item.first.cast<std::string>();
+        ns3::SetTrafficOption(config, key, OptionText(key, item.second));
+    }
+}
+
+/// nlohmann::json -> dict, list, int, float, str, bool or None.
+py::object
+    ToPython(const nlohmann::json& j)
+{
+    switch (j.type())
+    {
+        case nlohmann::json::value_t::null:
+        case nlohmann::json::value_t::discarded:
+            return py::none();
+        case nlohmann::json::value_t::boolean:
+            return py::bool_(j.get<bool>());
+        case nlohmann::json::value_t::number_integer:
+            return py::int_(j.get<int64_t>());
+        case nlohmann::json::value_t::number_unsigned:
+            return py::int_(j.get<uint64_t>());
+        case nlohmann::json::value_t::number_float:
+            return py::float_(j.get<double>());
+        case nlohmann::json::value_t::string:
+            return py::str(j.get_ref<const std::string&>());
+        case nlohmann::json::value_t::array:
+        {
+            py::list out;
+            for (const auto& v : j)
+            {
+                out.append(ToPython(v));
+            }
+            return std::move(out);
+        }
+        case nlohmann::json::value_t::object:
+        {
+            py::dict out;
+            for (const auto& [k, v] : j.items())
+            {
+                out[py::str(k)] = ToPython(v);
+            }
+            return std::move(out);
+        }
+        case nlohmann::json::value_t::binary:
+        {
+            const auto& b = j.get_binary();
+            return py::bytes(reinterpret_cast<const char*>(b.data()), b.size());
+        }
+    }
+    return py::none();
+}
+
+py::dict
+    RunTrafficPy(const std::optional<py::dict>& config,
+                 const py::object& resultsDir,
+                 const py::kwargs& kwargs)
+{
+    ns3::TrafficConfig c;
+    if (config)
+    {
+        ApplyOptions(c, *config);
+    }
+    ApplyOptions(c, kwargs); // keyword arguments override the dict
+    std::string dir;
+    if (!resultsDir.is_none())
+    {
+        dir = py::str(py::module_::import("os").attr("fspath")(resultsDir));
+    }
+
+    ns3::TrafficResult result;
+    {
+        py::gil_scoped_release release;
+        std::lock_guard<std::mutex> lock(g_simulatorMutex);
+        result = ns3::RunTraffic(c);
+        if (!dir.empty())
+        {
+            ns3::WriteTrafficResults(c, result, dir);
+            ns3::PlotTraffic(result, dir);
+        }
+    }
+
+    py::dict out;
+    out["config"] = ToPython(ns3::ToJson(c));
+    out["result"] = ToPython(ns3::ToJson(result));
+    out["wall_seconds"] = result.wallSeconds;
+    return out;
+}
+
+py::list
+    TrafficOptionsPy()
+{
+    const ns3::TrafficConfig defaults;
+    py::list out;
+    for (const auto& o : ns3::TrafficOptions())
+    {
+        py::dict d;
+        d["name"] = o.name;
+        d["help"] = o.help;
+        d["default"] = o.get(defaults);
+        out.append(d);
+    }
+    return out;
+}
+
+/// The docstring of run_traffic, with every option, its default and its help.
+std::string
+    RunTrafficDoc()
+{
+    std::string doc
+        = "Run one traffic experiment and return {'config', 'result', 'wall_seconds'}.\n"
+          "\n"
+          "Options come from the dict `config` and from keyword arguments (which win),\n"
+          "named as on the examples' command lines, with '-' or '_'. Values may be str,\n"
+          "int, float or bool. 'config' maps every option name to its value text;\n"
+          "'result' is the summary with 'messages' and 'links' lists, as in result.json.\n"
+          "`results_dir` (optional) also writes messages.csv, links.csv, result.json and\n"
+          "the PNG plots there. Bad options raise ValueError naming the field.\n"
+          "\n"
+          "Options (default):\n";
+    const ns3::TrafficConfig defaults;
+    for (const auto& o : ns3::TrafficOptions())
+    {
+        std::string name = o.name;
+        for (auto& ch : name)
+        {
+            ch = (ch == '-') ? '_' : ch;
+        }
+        std::string value = o.get(defaults);
+        doc += "  " + name + " (" + (value.empty() ? "''" : value) + "): " + o.help + "\n";
+    }
+    return doc;
+}
+
+} // namespace
+
+PYBIND11_MODULE(dlnet, m)
+{
+    m.doc() = "dlnet: packet-level simulation of distributed deep-learning networks (ns-3).\n"
+              "Each call runs one experiment in a fresh simulator and returns plain Python "
+              "values.";
+    m.attr("__version__") = DLNET_VERSION;
+
+    // Bad user input is std::invalid_argument (ValueError by pybind11's default);
+    // out_of_range would become IndexError, but it is bad input too.
+    py::register_local_exception_translator(
+        [](std::exception_ptr p)
+        {
+            try
+            {
+                if (p)
+                {
+                    std::rethrow_exception(p);
+                }
+            }
+            catch (const std::out_of_range& e)
+            {
+                PyErr_SetString(PyExc_ValueError, e.what());
+            }
+        });
+
+    static const std::string runTrafficDoc = RunTrafficDoc();
+    m.def("run_traffic",
+          &RunTrafficPy,
+          py::arg("config") = py::none(),
+          py::kw_only(),
+          py::arg("results_dir") = py::none(),
+          runTrafficDoc.c_str());
+    m.def("traffic_options",
+          &TrafficOptionsPy,
+          "The options of run_traffic: a list of {'name', 'help', 'default'} "
+          "(name in kebab-case; '_' works too).");
+}
