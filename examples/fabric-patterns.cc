@@ -54,7 +54,9 @@ PrintSummary(const TrafficConfig& c, const TrafficResult& r)
     {
         mean += f / fct.size();
     }
-    std::printf("\n%-28s %s\n", "topology", (r.topology + ", " + std::to_string(r.ranks) + " ranks").c_str());
+    std::printf("\n%-28s %s\n",
+                "topology",
+                (r.topology + ", " + std::to_string(r.ranks) + " ranks").c_str());
     std::printf("%-28s %s, %llu B per message, %s\n",
                 "pattern",
                 r.pattern.c_str(),
@@ -112,27 +114,29 @@ PrintSummary(const TrafficConfig& c, const TrafficResult& r)
 int
 main(int argc, char* argv[])
 {
-    return GuardedMain([&]() {
-        TrafficConfig config;
-        std::string results = "results/fabric-patterns";
-        ExperimentCommandLine cmd(__FILE__);
-        cmd.AddOptions(TrafficOptions(), config);
-        cmd.AddValue("results", "folder for CSV, JSON and PNG output", results);
-        cmd.Parse(argc, argv);
+    return GuardedMain(
+        [&]()
+        {
+            TrafficConfig config;
+            std::string results = "results/fabric-patterns";
+            ExperimentCommandLine cmd(__FILE__);
+            cmd.AddOptions(TrafficOptions(), config);
+            cmd.AddValue("results", "folder for CSV, JSON and PNG output", results);
+            cmd.Parse(argc, argv);
 
-        TrafficResult result = RunTraffic(config);
-        PrintSummary(config, result);
-        WriteTrafficResults(config, result, results);
-        std::printf("\nresults: %s/messages.csv, links.csv, result.json\n", results.c_str());
-        for (const auto& png : PlotTraffic(result, results))
-        {
-            std::printf("plot:    %s\n", png.c_str());
-        }
-        if (!result.allDelivered || !result.allIntact || result.duplicateDeliveries > 0)
-        {
-            std::cerr << "error: not every message was delivered intact exactly once\n";
-            return 1;
-        }
-        return 0;
-    });
+            TrafficResult result = RunTraffic(config);
+            PrintSummary(config, result);
+            WriteTrafficResults(config, result, results);
+            std::printf("\nresults: %s/messages.csv, links.csv, result.json\n", results.c_str());
+            for (const auto& png : PlotTraffic(result, results))
+            {
+                std::printf("plot:    %s\n", png.c_str());
+            }
+            if (!result.allDelivered || !result.allIntact || result.duplicateDeliveries > 0)
+            {
+                std::cerr << "error: not every message was delivered intact exactly once\n";
+                return 1;
+            }
+            return 0;
+        });
 }

@@ -24,22 +24,22 @@ struct Cluster
     /// One full-duplex link.
     struct Link
     {
-        std::string tier;     //!< "host", "fabric" (leaf-spine uplink, mesh link) or "local"
-        std::string from;     //!< name of the node of device a
-        std::string to;       //!< name of the node of device b
+        std::string tier;       //!< "host", "fabric" (leaf-spine uplink, mesh link) or "local"
+        std::string from;       //!< name of the node of device a
+        std::string to;         //!< name of the node of device b
         Ptr<FabricNetDevice> a; //!< one end
         Ptr<FabricNetDevice> b; //!< the other end
     };
 
-    std::string kind;                          //!< star, leaf-spine, mesh or torus
-    NodeContainer nodes;                       //!< every node
+    std::string kind;                           //!< star, leaf-spine, mesh or torus
+    NodeContainer nodes;                        //!< every node
     std::vector<Ptr<FabricEndpoint>> endpoints; //!< by rank
-    std::vector<Ptr<FabricSwitch>> switches;   //!< every switch
-    std::vector<std::string> switchNames;      //!< by switch index
-    std::vector<Link> links;                   //!< every link
-    Ptr<FabricEndpointDirectory> directory;    //!< endpoints by address
-    uint32_t rows{0};                          //!< mesh/torus: rows (Y)
-    uint32_t cols{0};                          //!< mesh/torus: columns (X)
+    std::vector<Ptr<FabricSwitch>> switches;    //!< every switch
+    std::vector<std::string> switchNames;       //!< by switch index
+    std::vector<Link> links;                    //!< every link
+    Ptr<FabricEndpointDirectory> directory;     //!< endpoints by address
+    uint32_t rows{0};                           //!< mesh/torus: rows (Y)
+    uint32_t cols{0};                           //!< mesh/torus: columns (X)
 
     /// \return number of ranks
     uint32_t GetNRanks() const

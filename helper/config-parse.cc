@@ -55,11 +55,16 @@ JoinChoices(const std::vector<std::string>& allowed)
 uint64_t
 ParseUnsigned(const std::string& field, const std::string& text, uint64_t min, uint64_t max)
 {
-    std::string allowed =
-        "a whole number from " + std::to_string(min) +
-        (max == UINT64_MAX ? std::string(" up") : " to " + std::to_string(max));
+    std::string allowed = "a whole number from " + std::to_string(min)
+                          + (max == UINT64_MAX ? std::string(" up") : " to " + std::to_string(max));
     std::string t = Trim(text);
-    if (t.empty() || !std::all_of(t.begin(), t.end(), [](char c) { return std::isdigit(c); }))
+    if (t.empty()
+        || !std::all_of(t.begin(),
+                        t.end(),
+                        [](char c)
+                        {
+                            return std::isdigit(c);
+                        }))
     {
         Fail(field, text, allowed);
     }
@@ -113,8 +118,8 @@ ParseBytes(const std::string& field, const std::string& text, uint64_t min)
         {"KB", 1000ULL},
         {"B", 1ULL},
     };
-    std::string allowed = "a byte count of at least " + std::to_string(min) +
-                          ", optionally with a unit (B, KB, MB, GB, KiB, MiB, GiB)";
+    std::string allowed = "a byte count of at least " + std::to_string(min)
+                          + ", optionally with a unit (B, KB, MB, GB, KiB, MiB, GiB)";
     std::string t = Trim(text);
     uint64_t scale = 1;
     for (const auto& [unit, factor] : units)
@@ -183,10 +188,11 @@ ParseTime(const std::string& field, const std::string& text)
     {
         Fail(field, text, allowed);
     }
-    static const std::vector<std::string> units = {"s", "ms", "us", "ns", "ps", "fs", "min", "h", "d", ""};
+    static const std::vector<std::string> units
+        = {"s", "ms", "us", "ns", "ps", "fs", "min", "h", "d", ""};
     std::string unit = t.substr(used);
-    if (!std::isfinite(number) || number < 0 ||
-        std::find(units.begin(), units.end(), unit) == units.end())
+    if (!std::isfinite(number) || number < 0
+        || std::find(units.begin(), units.end(), unit) == units.end())
     {
         Fail(field, text, allowed);
     }
@@ -197,7 +203,13 @@ bool
 ParseBool(const std::string& field, const std::string& text)
 {
     std::string t = Trim(text);
-    std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return std::tolower(c); });
+    std::transform(t.begin(),
+                   t.end(),
+                   t.begin(),
+                   [](unsigned char c)
+                   {
+                       return std::tolower(c);
+                   });
     if (t == "1" || t == "true" || t == "yes" || t == "on")
     {
         return true;

@@ -102,11 +102,12 @@ FabricHelper::EnablePcapInternal(std::string prefix,
         return;
     }
     PcapHelper pcapHelper;
-    std::string filename = explicitFilename ? prefix : pcapHelper.GetFilenameFromDevice(prefix, device);
-    Ptr<PcapFileWrapper> file = pcapHelper.CreateFile(filename, std::ios::out, static_cast<PcapHelper::DataLinkType>(DLT_FABRIC));
-    pcapHelper.HookDefaultSink<FabricNetDevice>(device,
-                                                promiscuous ? "PromiscSniffer" : "Sniffer",
-                                                file);
+    std::string filename
+        = explicitFilename ? prefix : pcapHelper.GetFilenameFromDevice(prefix, device);
+    Ptr<PcapFileWrapper> file = pcapHelper.CreateFile(
+        filename, std::ios::out, static_cast<PcapHelper::DataLinkType>(DLT_FABRIC));
+    pcapHelper.HookDefaultSink<FabricNetDevice>(
+        device, promiscuous ? "PromiscSniffer" : "Sniffer", file);
 }
 
 } // namespace ns3

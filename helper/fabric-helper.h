@@ -25,7 +25,7 @@ namespace ns3
  */
 class FabricHelper : public PcapHelperForDevice
 {
-  public:
+public:
     FabricHelper();
 
     /// Attribute of every FabricNetDevice created from now on.
@@ -55,7 +55,7 @@ class FabricHelper : public PcapHelperForDevice
                                         uint32_t address,
                                         Ptr<FabricEndpointDirectory> directory) const;
 
-  private:
+private:
     void EnablePcapInternal(std::string prefix,
                             Ptr<NetDevice> nd,
                             bool promiscuous,

@@ -6,13 +6,12 @@
 #include "config-parse.h"
 #include "fabric-helper.h"
 
-#include "ns3/simulation-scope.h"
-
 #include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/error-model.h"
 #include "ns3/log.h"
 #include "ns3/pointer.h"
+#include "ns3/simulation-scope.h"
 #include "ns3/uinteger.h"
 
 #include <array>
@@ -109,8 +108,8 @@ BuildStar(BuildContext& ctx)
     for (uint32_t r = 0; r < c.hosts; ++r)
     {
         Ptr<Node> host = ctx.NewNode();
-        auto [hostDev, swDev] =
-            ctx.Link(host, HostName(r), swNode, "switch", ctx.hostRate, ctx.hostDelay, "host");
+        auto [hostDev, swDev]
+            = ctx.Link(host, HostName(r), swNode, "switch", ctx.hostRate, ctx.hostDelay, "host");
         uint32_t port = sw->AddPort(swDev);
         sw->SetRoute(r, {port});
         ctx.NewEndpoint(host, hostDev, r);
@@ -155,8 +154,8 @@ BuildLeafSpine(BuildContext& ctx)
         {
             uint32_t rank = l * c.hostsPerLeaf + h;
             Ptr<Node> host = ctx.NewNode();
-            auto [hostDev, leafDev] =
-                ctx.Link(host, HostName(rank), leafNode, leafName, ctx.hostRate, ctx.hostDelay, "host");
+            auto [hostDev, leafDev] = ctx.Link(
+                host, HostName(rank), leafNode, leafName, ctx.hostRate, ctx.hostDelay, "host");
             leaf->SetRoute(rank, {leaf->AddPort(leafDev)});
             ctx.NewEndpoint(host, hostDev, rank);
         }
@@ -185,16 +184,17 @@ BuildGrid(BuildContext& ctx, bool torus)
     std::vector<Ptr<Node>> nodes;
     std::vector<Ptr<FabricSwitch>> routers;
     std::vector<uint32_t> localPort;
-    auto name = [cols](uint32_t r) {
-        return "npu" + std::to_string(r) + "-x" + std::to_string(r % cols) + "-y" +
-               std::to_string(r / cols);
+    auto name = [cols](uint32_t r)
+    {
+        return "npu" + std::to_string(r) + "-x" + std::to_string(r % cols) + "-y"
+               + std::to_string(r / cols);
     };
     for (uint32_t r = 0; r < rows * cols; ++r)
     {
         nodes.push_back(ctx.NewNode());
         routers.push_back(ctx.NewSwitch(nodes.back(), "router" + std::to_string(r)));
-        auto [npuDev, routerDev] =
-            ctx.Link(nodes[r], name(r), nodes[r], name(r), localRate, Seconds(0), "local");
+        auto [npuDev, routerDev]
+            = ctx.Link(nodes[r], name(r), nodes[r], name(r), localRate, Seconds(0), "local");
         localPort.push_back(routers[r]->AddPort(routerDev));
         ctx.NewEndpoint(nodes[r], npuDev, r);
     }
@@ -204,9 +204,10 @@ BuildGrid(BuildContext& ctx, bool torus)
     {
         p.fill(UINT32_MAX);
     }
-    auto connect = [&](uint32_t a, uint32_t b, int dim, bool dateline) {
-        auto [da, db] =
-            ctx.Link(nodes[a], name(a), nodes[b], name(b), ctx.fabricRate, ctx.fabricDelay, "fabric");
+    auto connect = [&](uint32_t a, uint32_t b, int dim, bool dateline)
+    {
+        auto [da, db] = ctx.Link(
+            nodes[a], name(a), nodes[b], name(b), ctx.fabricRate, ctx.fabricDelay, "fabric");
         port[a][2 * dim] = routers[a]->AddPort(da, dim, dateline);     // a -> b is the + direction
         port[b][2 * dim + 1] = routers[b]->AddPort(db, dim, dateline); // b -> a is the - direction
     };
@@ -235,7 +236,8 @@ BuildGrid(BuildContext& ctx, bool torus)
     }
     // Dimension-order routing: X first, then Y; on a torus the shorter way
     // round, the + direction on a tie.
-    auto step = [torus](uint32_t from, uint32_t to, uint32_t size) -> int {
+    auto step = [torus](uint32_t from, uint32_t to, uint32_t size) -> int
+    {
         if (from == to)
         {
             return 0;
@@ -295,7 +297,8 @@ void
 TopologyConfig::Validate() const
 {
     dlnet::ParseChoice("topology", kind, TopologyKinds());
-    auto positive = [](const std::string& field, uint64_t v) {
+    auto positive = [](const std::string& field, uint64_t v)
+    {
         if (v == 0)
         {
             throw std::invalid_argument(field + ": got 0; expected a whole number of at least 1");
@@ -312,8 +315,8 @@ TopologyConfig::Validate() const
         positive("spines", spines);
         if (!(oversubscription > 0) || !std::isfinite(oversubscription))
         {
-            throw std::invalid_argument("oversubscription: got " + std::to_string(oversubscription) +
-                                        "; expected a number greater than 0 (1 = non-blocking)");
+            throw std::invalid_argument("oversubscription: got " + std::to_string(oversubscription)
+                                        + "; expected a number greater than 0 (1 = non-blocking)");
         }
     }
     else
@@ -326,8 +329,8 @@ TopologyConfig::Validate() const
                                             : uint64_t(rows) * cols;
     if (ranks > MAX_RANKS)
     {
-        throw std::invalid_argument("topology: " + std::to_string(ranks) + " ranks; at most " +
-                                    std::to_string(MAX_RANKS) + " are supported");
+        throw std::invalid_argument("topology: " + std::to_string(ranks) + " ranks; at most "
+                                    + std::to_string(MAX_RANKS) + " are supported");
     }
     if (kind != "star" && ranks < 2)
     {
@@ -347,23 +350,22 @@ TopologyConfig::Validate() const
     dlnet::ParseTime("switch-latency", switchLatency);
     if (mtu <= FabricHeader::SERIALIZED_SIZE || mtu > (1u << 20))
     {
-        throw std::invalid_argument("mtu: got " + std::to_string(mtu) + "; expected " +
-                                    std::to_string(FabricHeader::SERIALIZED_SIZE + 1) +
-                                    " to 1048576 bytes (the " +
-                                    std::to_string(FabricHeader::SERIALIZED_SIZE) +
-                                    "-byte FabricHeader included)");
+        throw std::invalid_argument(
+            "mtu: got " + std::to_string(mtu) + "; expected "
+            + std::to_string(FabricHeader::SERIALIZED_SIZE + 1) + " to 1048576 bytes (the "
+            + std::to_string(FabricHeader::SERIALIZED_SIZE) + "-byte FabricHeader included)");
     }
     if (trafficClasses < 1 || trafficClasses > 8)
     {
-        throw std::invalid_argument("traffic-classes: got " + std::to_string(trafficClasses) +
-                                    "; expected 1 to 8");
+        throw std::invalid_argument("traffic-classes: got " + std::to_string(trafficClasses)
+                                    + "; expected 1 to 8");
     }
     dlnet::ParseChoice("flow-control", flowControl, {"lossless", "lossy"});
     dlnet::ParseChoice("load-balancing", loadBalancing, {"flow", "packet"});
     if (!(lossRate >= 0 && lossRate < 1))
     {
-        throw std::invalid_argument("loss-rate: got " + std::to_string(lossRate) +
-                                    "; expected a probability in [0, 1)");
+        throw std::invalid_argument("loss-rate: got " + std::to_string(lossRate)
+                                    + "; expected a probability in [0, 1)");
     }
     if (lossRate > 0 && flowControl != "lossy")
     {
@@ -372,15 +374,15 @@ TopologyConfig::Validate() const
     }
     if (flowControl == "lossy" && bufferBytes < mtu)
     {
-        throw std::invalid_argument("buffer-bytes: got " + std::to_string(bufferBytes) +
-                                    "; must hold one packet of mtu (" + std::to_string(mtu) +
-                                    ") bytes");
+        throw std::invalid_argument("buffer-bytes: got " + std::to_string(bufferBytes)
+                                    + "; must hold one packet of mtu (" + std::to_string(mtu)
+                                    + ") bytes");
     }
     if (rxBufferBytes != 0 && rxBufferBytes < mtu)
     {
-        throw std::invalid_argument("rx-buffer-bytes: got " + std::to_string(rxBufferBytes) +
-                                    "; expected 0 (automatic) or at least mtu (" +
-                                    std::to_string(mtu) + ") bytes");
+        throw std::invalid_argument("rx-buffer-bytes: got " + std::to_string(rxBufferBytes)
+                                    + "; expected 0 (automatic) or at least mtu ("
+                                    + std::to_string(mtu) + ") bytes");
     }
     if (rxBufferBytes > UINT32_MAX || bufferBytes > UINT32_MAX)
     {
@@ -408,8 +410,8 @@ BuildCluster(const TopologyConfig& c)
     }
     else if (c.kind == "leaf-spine")
     {
-        double uplink = ctx.hostRate.GetBitRate() * double(c.hostsPerLeaf) /
-                        (double(c.spines) * c.oversubscription);
+        double uplink = ctx.hostRate.GetBitRate() * double(c.hostsPerLeaf)
+                        / (double(c.spines) * c.oversubscription);
         ctx.fabricRate = DataRate(static_cast<uint64_t>(std::llround(uplink)));
     }
     else
@@ -420,16 +422,16 @@ BuildCluster(const TopologyConfig& c)
     FabricHelper& h = ctx.helper;
     h.SetDeviceAttribute("Mtu", UintegerValue(c.mtu));
     h.SetDeviceAttribute("TrafficClasses", UintegerValue(c.trafficClasses));
-    h.SetDeviceAttribute("FlowControl",
-                         EnumValue(c.flowControl == "lossy" ? FabricNetDevice::LOSSY
-                                                            : FabricNetDevice::LOSSLESS));
+    h.SetDeviceAttribute(
+        "FlowControl",
+        EnumValue(c.flowControl == "lossy" ? FabricNetDevice::LOSSY : FabricNetDevice::LOSSLESS));
     h.SetDeviceAttribute("TxBufferSize", UintegerValue(c.bufferBytes));
     h.SetDeviceAttribute("RxBufferSize", UintegerValue(c.rxBufferBytes));
     h.SetSwitchAttribute("Latency", TimeValue(dlnet::ParseTime("switch-latency", c.switchLatency)));
     h.SetSwitchAttribute("EcmpSeed", UintegerValue(c.ecmpSeed));
-    h.SetSwitchAttribute("LoadBalancing",
-                         EnumValue(c.loadBalancing == "packet" ? FabricSwitch::PER_PACKET
-                                                               : FabricSwitch::PER_FLOW));
+    h.SetSwitchAttribute(
+        "LoadBalancing",
+        EnumValue(c.loadBalancing == "packet" ? FabricSwitch::PER_PACKET : FabricSwitch::PER_FLOW));
     h.SetEndpointAttribute("Window", UintegerValue(c.window));
     h.SetEndpointAttribute("RetransmitTimeout",
                            TimeValue(dlnet::ParseTime("retransmit-timeout", c.retransmitTimeout)));

@@ -24,32 +24,35 @@ struct TopologyConfig
 {
     std::string kind{"star"}; //!< star, leaf-spine, mesh or torus
 
-    uint32_t hosts{8};          //!< star: hosts on the switch
-    uint32_t leaves{2};         //!< leaf-spine: leaf switches
-    uint32_t hostsPerLeaf{4};   //!< leaf-spine: hosts under each leaf
-    uint32_t spines{2};         //!< leaf-spine: spine switches
-    double oversubscription{1}; //!< leaf-spine: host bandwidth / uplink bandwidth per leaf; sets the uplink rate
-    uint32_t rows{4};           //!< mesh/torus: rows
-    uint32_t cols{4};           //!< mesh/torus: columns
+    uint32_t hosts{8};        //!< star: hosts on the switch
+    uint32_t leaves{2};       //!< leaf-spine: leaf switches
+    uint32_t hostsPerLeaf{4}; //!< leaf-spine: hosts under each leaf
+    uint32_t spines{2};       //!< leaf-spine: spine switches
+    double oversubscription{
+        1}; //!< leaf-spine: host bandwidth / uplink bandwidth per leaf; sets the uplink rate
+    uint32_t rows{4}; //!< mesh/torus: rows
+    uint32_t cols{4}; //!< mesh/torus: columns
 
-    std::string hostLinkRate{"100Gbps"};  //!< host-switch links (star, leaf-spine)
-    std::string hostLinkDelay{"500ns"};   //!< host-switch links
-    std::string fabricLinkRate{""};       //!< switch-switch links; empty: leaf-spine derives it from oversubscription, mesh/torus use hostLinkRate
+    std::string hostLinkRate{"100Gbps"}; //!< host-switch links (star, leaf-spine)
+    std::string hostLinkDelay{"500ns"};  //!< host-switch links
+    std::string fabricLinkRate{""};      //!< switch-switch links; empty: leaf-spine derives it from
+                                         //!< oversubscription, mesh/torus use hostLinkRate
     std::string fabricLinkDelay{"500ns"}; //!< switch-switch links
     std::string localLinkRate{""};        //!< mesh/torus: NPU-router link; empty: ports x link rate
     std::string switchLatency{"0ns"};     //!< every switch
 
-    uint32_t mtu{4096};             //!< largest packet, header included
-    uint32_t trafficClasses{4};     //!< 1..8
+    uint32_t mtu{4096};                  //!< largest packet, header included
+    uint32_t trafficClasses{4};          //!< 1..8
     std::string flowControl{"lossless"}; //!< lossless or lossy
-    double lossRate{0};             //!< lossy: packet error rate on every receiver
-    uint64_t bufferBytes{1 << 20};  //!< lossy: drop-tail buffer per output queue
-    uint64_t rxBufferBytes{0};      //!< lossless: credits per queue; 0 = from the bandwidth-delay product
-    uint32_t window{32};            //!< lossy: unacknowledged packets per message
+    double lossRate{0};                  //!< lossy: packet error rate on every receiver
+    uint64_t bufferBytes{1 << 20};       //!< lossy: drop-tail buffer per output queue
+    uint64_t rxBufferBytes{
+        0};              //!< lossless: credits per queue; 0 = from the bandwidth-delay product
+    uint32_t window{32}; //!< lossy: unacknowledged packets per message
     std::string retransmitTimeout{"1ms"}; //!< lossy: first retransmission timeout
-    std::string loadBalancing{"flow"}; //!< flow (ECMP hash per message) or packet (spraying)
-    uint32_t ecmpSeed{0};           //!< ECMP hash perturbation
-    std::string pcapPrefix{""};     //!< non-empty: write PCAP files with this prefix
+    std::string loadBalancing{"flow"};    //!< flow (ECMP hash per message) or packet (spraying)
+    uint32_t ecmpSeed{0};                 //!< ECMP hash perturbation
+    std::string pcapPrefix{""};           //!< non-empty: write PCAP files with this prefix
 
     /// Throw std::invalid_argument naming the first bad field.
     void Validate() const;

@@ -28,13 +28,13 @@ Slurp(const std::string& path)
 
 class DeterminismTestCase : public TestCase
 {
-  public:
+public:
     DeterminismTestCase()
         : TestCase("same config and seed give byte-identical result files")
     {
     }
 
-  private:
+private:
     void DoRun() override
     {
         TrafficConfig c;
@@ -67,13 +67,13 @@ class DeterminismTestCase : public TestCase
 /// finish as if alone, while class 1 yields.
 class StrictPriorityTestCase : public TestCase
 {
-  public:
+public:
     StrictPriorityTestCase()
         : TestCase("strict priority: class 0 finishes as if alone over a saturated port")
     {
     }
 
-  private:
+private:
     void DoRun() override
     {
         SimulationScope scope(1, 1);
@@ -84,21 +84,30 @@ class StrictPriorityTestCase : public TestCase
         Time highDone;
         Time lowDone;
         const uint64_t bytes = 1 << 20;
-        Simulator::Schedule(Seconds(0), [&]() {
-            cluster.endpoints[1]->Send(0,
-                                       4 * bytes,
-                                       1,
-                                       FabricEndpoint::MessageCallback(
-                                           [&](const FabricMessage& m) { lowDone = m.delivered; }));
-        });
-        Simulator::Schedule(MicroSeconds(5), [&]() {
-            cluster.endpoints[2]->Send(0,
-                                       bytes,
-                                       0,
-                                       FabricEndpoint::MessageCallback([&](const FabricMessage& m) {
-                                           highDone = m.delivered - m.sent;
-                                       }));
-        });
+        Simulator::Schedule(Seconds(0),
+                            [&]()
+                            {
+                                cluster.endpoints[1]->Send(0,
+                                                           4 * bytes,
+                                                           1,
+                                                           FabricEndpoint::MessageCallback(
+                                                               [&](const FabricMessage& m)
+                                                               {
+                                                                   lowDone = m.delivered;
+                                                               }));
+                            });
+        Simulator::Schedule(MicroSeconds(5),
+                            [&]()
+                            {
+                                cluster.endpoints[2]->Send(0,
+                                                           bytes,
+                                                           0,
+                                                           FabricEndpoint::MessageCallback(
+                                                               [&](const FabricMessage& m)
+                                                               {
+                                                                   highDone = m.delivered - m.sent;
+                                                               }));
+                            });
         Simulator::Run();
         uint64_t packets = (bytes + 4071) / 4072;
         double alone = (bytes + 24.0 * packets) * 8 / 100e9 + 4096 * 8 / 100e9 + 1e-6;
@@ -110,13 +119,13 @@ class StrictPriorityTestCase : public TestCase
 
 class FunctionalLosslessTestCase : public TestCase
 {
-  public:
+public:
     FunctionalLosslessTestCase()
         : TestCase("functional mode carries the bytes intact on every topology")
     {
     }
 
-  private:
+private:
     void DoRun() override
     {
         for (const char* kind : {"star", "leaf-spine", "mesh", "torus"})
@@ -136,13 +145,13 @@ class FunctionalLosslessTestCase : public TestCase
 
 class BadInputTestCase : public TestCase
 {
-  public:
+public:
     BadInputTestCase()
         : TestCase("bad input raises std::invalid_argument naming the field")
     {
     }
 
-  private:
+private:
     void Expect(TrafficConfig c, const std::string& field)
     {
         bool thrown = false;
@@ -197,13 +206,13 @@ class BadInputTestCase : public TestCase
 
 class PcapTestCase : public TestCase
 {
-  public:
+public:
     PcapTestCase()
         : TestCase("pcap option writes one capture per device with every packet")
     {
     }
 
-  private:
+private:
     void DoRun() override
     {
         std::string dir = std::filesystem::temp_directory_path() / "dlnet-pcap";
@@ -221,9 +230,8 @@ class PcapTestCase : public TestCase
             ++files;
             // 24-byte file header + per packet a 16-byte record header and the
             // packet (promiscuous: sent or received on this device).
-            NS_TEST_EXPECT_MSG_EQ(std::filesystem::file_size(e.path()),
-                                  24 + 3 * 16 + 10000 + 3 * 24,
-                                  e.path());
+            NS_TEST_EXPECT_MSG_EQ(
+                std::filesystem::file_size(e.path()), 24 + 3 * 16 + 10000 + 3 * 24, e.path());
         }
         NS_TEST_ASSERT_MSG_EQ(files, 4, "two links, four devices");
         std::filesystem::remove_all(dir);
@@ -234,7 +242,7 @@ class PcapTestCase : public TestCase
 
 class FabricBehaviourTestSuite : public TestSuite
 {
-  public:
+public:
     FabricBehaviourTestSuite()
         : TestSuite("dlnet-fabric-behaviour", UNIT)
     {

@@ -31,16 +31,16 @@ Incast(uint64_t bytes)
 
 class LosslessIncastTestCase : public TestCase
 {
-  public:
+public:
     LosslessIncastTestCase(std::string flowControlNote, uint32_t rxBuffer)
-        : TestCase("lossless 8-to-1 incast, rx buffer " +
-                   (rxBuffer ? std::to_string(rxBuffer) + " B" : std::string("automatic")) +
-                   flowControlNote),
-          m_rxBuffer(rxBuffer)
+        : TestCase("lossless 8-to-1 incast, rx buffer "
+                   + (rxBuffer ? std::to_string(rxBuffer) + " B" : std::string("automatic"))
+                   + flowControlNote)
+        , m_rxBuffer(rxBuffer)
     {
     }
 
-  private:
+private:
     void DoRun() override
     {
         TrafficConfig c = Incast(8 << 20);
@@ -91,16 +91,16 @@ class LosslessIncastTestCase : public TestCase
 
 class LossyIncastTestCase : public TestCase
 {
-  public:
+public:
     LossyIncastTestCase(double loss, uint32_t mtu)
-        : TestCase("lossy 8-to-1 incast, functional, loss " + std::to_string(loss) + ", mtu " +
-                   std::to_string(mtu)),
-          m_loss(loss),
-          m_mtu(mtu)
+        : TestCase("lossy 8-to-1 incast, functional, loss " + std::to_string(loss) + ", mtu "
+                   + std::to_string(mtu))
+        , m_loss(loss)
+        , m_mtu(mtu)
     {
     }
 
-  private:
+private:
     void DoRun() override
     {
         TrafficConfig c = Incast(1 << 20);
@@ -134,13 +134,13 @@ class LossyIncastTestCase : public TestCase
 /// A tiny drop-tail buffer overflows in lossy mode: the endpoint recovers.
 class LossyOverflowTestCase : public TestCase
 {
-  public:
+public:
     LossyOverflowTestCase()
         : TestCase("lossy incast into a 16 KiB buffer: overflow drops recovered")
     {
     }
 
-  private:
+private:
     void DoRun() override
     {
         TrafficConfig c = Incast(256 << 10);
@@ -160,13 +160,14 @@ class LossyOverflowTestCase : public TestCase
 
 class FabricIncastTestSuite : public TestSuite
 {
-  public:
+public:
     FabricIncastTestSuite()
         : TestSuite("dlnet-fabric-incast", UNIT)
     {
         AddTestCase(new LosslessIncastTestCase("", 0), TestCase::QUICK);
-        AddTestCase(new LosslessIncastTestCase(" (one packet of credit per link: credit-limited)", 4096),
-                    TestCase::QUICK);
+        AddTestCase(
+            new LosslessIncastTestCase(" (one packet of credit per link: credit-limited)", 4096),
+            TestCase::QUICK);
         AddTestCase(new LossyIncastTestCase(0.0, 4096), TestCase::QUICK);
         AddTestCase(new LossyIncastTestCase(0.01, 4096), TestCase::QUICK);
         AddTestCase(new LossyIncastTestCase(0.05, 1500), TestCase::QUICK);

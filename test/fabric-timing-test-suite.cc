@@ -61,18 +61,18 @@ BuildChain(uint32_t k, DataRate rate, Time delay, uint32_t mtu, Time latency)
 
 class ChainTimingTestCase : public TestCase
 {
-  public:
+public:
     ChainTimingTestCase(uint32_t k, uint64_t bytes, std::string rate, uint32_t mtu, Time latency)
-        : TestCase(Describe(k, bytes, rate, mtu, latency)),
-          m_k(k),
-          m_bytes(bytes),
-          m_rate(rate),
-          m_mtu(mtu),
-          m_latency(latency)
+        : TestCase(Describe(k, bytes, rate, mtu, latency))
+        , m_k(k)
+        , m_bytes(bytes)
+        , m_rate(rate)
+        , m_mtu(mtu)
+        , m_latency(latency)
     {
     }
 
-  private:
+private:
     static std::string Describe(uint32_t k, uint64_t bytes, std::string rate, uint32_t mtu, Time l)
     {
         std::ostringstream os;
@@ -89,15 +89,19 @@ class ChainTimingTestCase : public TestCase
         Chain chain = BuildChain(m_k, rate, delay, m_mtu, m_latency);
         Time done;
         uint32_t hops = 0;
-        Simulator::Schedule(MicroSeconds(3), [&]() {
-            chain.src->Send(1,
-                            m_bytes,
-                            0,
-                            FabricEndpoint::MessageCallback([&](const FabricMessage& m) {
-                                done = m.delivered - m.sent;
-                                hops = m.hops;
-                            }));
-        });
+        Simulator::Schedule(MicroSeconds(3),
+                            [&]()
+                            {
+                                chain.src->Send(1,
+                                                m_bytes,
+                                                0,
+                                                FabricEndpoint::MessageCallback(
+                                                    [&](const FabricMessage& m)
+                                                    {
+                                                        done = m.delivered - m.sent;
+                                                        hops = m.hops;
+                                                    }));
+                            });
         Simulator::Run();
 
         uint64_t payload = m_mtu - FabricHeader::SERIALIZED_SIZE;
@@ -105,8 +109,8 @@ class ChainTimingTestCase : public TestCase
         uint64_t wire = m_bytes + packets * FabricHeader::SERIALIZED_SIZE;
         uint64_t largest = std::min<uint64_t>(m_bytes, payload) + FabricHeader::SERIALIZED_SIZE;
         double bps = rate.GetBitRate();
-        double expected = wire * 8.0 / bps + (m_k - 1) * largest * 8.0 / bps +
-                          m_k * delay.GetSeconds() + (m_k - 1) * m_latency.GetSeconds();
+        double expected = wire * 8.0 / bps + (m_k - 1) * largest * 8.0 / bps
+                          + m_k * delay.GetSeconds() + (m_k - 1) * m_latency.GetSeconds();
         NS_TEST_ASSERT_MSG_EQ(hops, m_k - 1, "switches on the path");
         NS_TEST_ASSERT_MSG_EQ_TOL(done.GetSeconds(),
                                   expected,
@@ -124,13 +128,13 @@ class ChainTimingTestCase : public TestCase
 /// The same through the experiment API: a 2-host star is a 2-link chain.
 class StarPointToPointTestCase : public TestCase
 {
-  public:
+public:
     StarPointToPointTestCase()
         : TestCase("point-to-point on a star through RunTraffic matches the formula")
     {
     }
 
-  private:
+private:
     void DoRun() override
     {
         TrafficConfig c;
@@ -146,8 +150,8 @@ class StarPointToPointTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(r.messages.size(), 1, "one message");
         uint64_t payload = 9000 - 24;
         uint64_t packets = (c.messageBytes + payload - 1) / payload;
-        double expected = (c.messageBytes + packets * 24.0) * 8 / 25e9 + 9000 * 8 / 25e9 + 2e-6 +
-                          300e-9;
+        double expected
+            = (c.messageBytes + packets * 24.0) * 8 / 25e9 + 9000 * 8 / 25e9 + 2e-6 + 300e-9;
         NS_TEST_ASSERT_MSG_EQ_TOL(r.messages[0].fct, expected, 0.005 * expected, "star p2p time");
         NS_TEST_ASSERT_MSG_EQ(r.messages[0].packets, packets, "packet count");
     }
@@ -158,7 +162,7 @@ class StarPointToPointTestCase : public TestCase
 /// Single-link and multi-hop message timing.
 class FabricTimingTestSuite : public TestSuite
 {
-  public:
+public:
     FabricTimingTestSuite()
         : TestSuite("dlnet-fabric-timing", UNIT)
     {

@@ -34,15 +34,15 @@ LeafSpinePermutation(double oversubscription, const std::string& loadBalancing)
 
 class OversubscriptionTestCase : public TestCase
 {
-  public:
+public:
     explicit OversubscriptionTestCase(std::string loadBalancing)
-        : TestCase("leaf-spine 2:1 oversubscription halves cross-leaf permutation throughput (" +
-                   loadBalancing + " load balancing)"),
-          m_lb(loadBalancing)
+        : TestCase("leaf-spine 2:1 oversubscription halves cross-leaf permutation throughput ("
+                   + loadBalancing + " load balancing)")
+        , m_lb(loadBalancing)
     {
     }
 
-  private:
+private:
     void DoRun() override
     {
         TrafficResult full = RunTraffic(LeafSpinePermutation(1, m_lb));
@@ -56,10 +56,8 @@ class OversubscriptionTestCase : public TestCase
             // fabric delivers every host's full payload rate.
             double ideal = 8 * 100e9 * (4096.0 - 24) / 4096;
             NS_TEST_ASSERT_MSG_EQ_TOL(full.aggregateGoodput, ideal, 0.03 * ideal, "1:1 goodput");
-            NS_TEST_ASSERT_MSG_EQ_TOL(half.aggregateGoodput,
-                                      ideal / 2,
-                                      0.03 * ideal / 2,
-                                      "2:1 goodput");
+            NS_TEST_ASSERT_MSG_EQ_TOL(
+                half.aggregateGoodput, ideal / 2, 0.03 * ideal / 2, "2:1 goodput");
         }
     }
 
@@ -68,13 +66,13 @@ class OversubscriptionTestCase : public TestCase
 
 class EcmpSpreadTestCase : public TestCase
 {
-  public:
+public:
     EcmpSpreadTestCase()
         : TestCase("ECMP spreads flows over every spine, one path per message")
     {
     }
 
-  private:
+private:
     void DoRun() override
     {
         TrafficConfig c = LeafSpinePermutation(1, "flow");
@@ -113,17 +111,17 @@ class EcmpSpreadTestCase : public TestCase
 
 class GridHopsTestCase : public TestCase
 {
-  public:
+public:
     GridHopsTestCase(std::string kind, uint32_t cols, uint32_t rows)
-        : TestCase(kind + " " + std::to_string(cols) + "x" + std::to_string(rows) +
-                   ": X-Y routing hop counts equal the (wrap-around) Manhattan distance"),
-          m_kind(kind),
-          m_cols(cols),
-          m_rows(rows)
+        : TestCase(kind + " " + std::to_string(cols) + "x" + std::to_string(rows)
+                   + ": X-Y routing hop counts equal the (wrap-around) Manhattan distance")
+        , m_kind(kind)
+        , m_cols(cols)
+        , m_rows(rows)
     {
     }
 
-  private:
+private:
     void DoRun() override
     {
         TrafficConfig c;
@@ -136,18 +134,17 @@ class GridHopsTestCase : public TestCase
         uint32_t n = m_cols * m_rows;
         NS_TEST_ASSERT_MSG_EQ(r.messages.size(), n * (n - 1), "every pair");
         bool torus = m_kind == "torus";
-        auto dist = [torus](uint32_t a, uint32_t b, uint32_t size) {
+        auto dist = [torus](uint32_t a, uint32_t b, uint32_t size)
+        {
             uint32_t d = a > b ? a - b : b - a;
             return torus ? std::min(d, size - d) : d;
         };
         for (const auto& m : r.messages)
         {
-            uint32_t expected = dist(m.src % m_cols, m.dst % m_cols, m_cols) +
-                                dist(m.src / m_cols, m.dst / m_cols, m_rows);
+            uint32_t expected = dist(m.src % m_cols, m.dst % m_cols, m_cols)
+                                + dist(m.src / m_cols, m.dst / m_cols, m_rows);
             // A packet crosses the router of every node on its path: distance + 1.
-            NS_TEST_ASSERT_MSG_EQ(m.hops - 1,
-                                  expected,
-                                  "hops from " << m.src << " to " << m.dst);
+            NS_TEST_ASSERT_MSG_EQ(m.hops - 1, expected, "hops from " << m.src << " to " << m.dst);
         }
         NS_TEST_ASSERT_MSG_EQ(r.allDelivered, true, "all delivered");
     }
@@ -162,13 +159,13 @@ class GridHopsTestCase : public TestCase
 /// would deadlock; the run must deliver everything.
 class TorusDeadlockTestCase : public TestCase
 {
-  public:
+public:
     TorusDeadlockTestCase()
         : TestCase("torus 4x4 all-to-all under tight credits completes (dateline VCs)")
     {
     }
 
-  private:
+private:
     void DoRun() override
     {
         TrafficConfig c;
@@ -188,7 +185,7 @@ class TorusDeadlockTestCase : public TestCase
 
 class TopologyTestSuite : public TestSuite
 {
-  public:
+public:
     TopologyTestSuite()
         : TestSuite("dlnet-topology", UNIT)
     {

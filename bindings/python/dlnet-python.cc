@@ -50,7 +50,7 @@ std::mutex g_simulatorMutex;
  *         number (1e6 -> "1000000", so that byte counts may be floats); str as is
  */
 std::string
-    OptionText(const std::string& key, const py::handle& value)
+OptionText(const std::string& key, const py::handle& value)
 {
     if (py::isinstance<py::bool_>(value))
     {
@@ -85,7 +85,7 @@ std::string
 
 /// Apply every key of a mapping to the config (throws std::invalid_argument).
 void
-    ApplyOptions(ns3::TrafficConfig& config, const py::handle& options)
+ApplyOptions(ns3::TrafficConfig& config, const py::handle& options)
 {
     for (auto item : py::reinterpret_borrow<py::dict>(options))
     {
@@ -101,7 +101,7 @@ void
 
 /// nlohmann::json -> dict, list, int, float, str, bool or None.
 py::object
-    ToPython(const nlohmann::json& j)
+ToPython(const nlohmann::json& j)
 {
     switch (j.type())
     {
@@ -146,9 +146,9 @@ py::object
 }
 
 py::dict
-    RunTrafficPy(const std::optional<py::dict>& config,
-                 const py::object& resultsDir,
-                 const py::kwargs& kwargs)
+RunTrafficPy(const std::optional<py::dict>& config,
+             const py::object& resultsDir,
+             const py::kwargs& kwargs)
 {
     ns3::TrafficConfig c;
     if (config)
@@ -182,7 +182,7 @@ py::dict
 }
 
 py::list
-    TrafficOptionsPy()
+TrafficOptionsPy()
 {
     const ns3::TrafficConfig defaults;
     py::list out;
@@ -199,7 +199,7 @@ py::list
 
 /// The docstring of run_traffic, with every option, its default and its help.
 std::string
-    RunTrafficDoc()
+RunTrafficDoc()
 {
     std::string doc
         = "Run one traffic experiment and return {'config', 'result', 'wall_seconds'}.\n"

@@ -15,8 +15,8 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("DlnetCommandLine");
 
 ExperimentCommandLine::ExperimentCommandLine(const std::string& file)
-    : m_cmd(file),
-      m_error(std::make_shared<std::string>())
+    : m_cmd(file)
+    , m_error(std::make_shared<std::string>())
 {
 }
 
@@ -28,31 +28,40 @@ ExperimentCommandLine::AddFlag(const std::string& name,
 {
     m_names.push_back(name);
     auto error = m_error;
-    m_cmd.AddValue(
-        name,
-        help,
-        Callback<bool, std::string>([set, error](std::string value) {
-            try
-            {
-                set(value);
-            }
-            catch (const std::invalid_argument& e)
-            {
-                if (error->empty())
-                {
-                    *error = e.what();
-                }
-            }
-            return true;
-        }),
-        defaultValue);
+    m_cmd.AddValue(name,
+                   help,
+                   Callback<bool, std::string>(
+                       [set, error](std::string value)
+                       {
+                           try
+                           {
+                               set(value);
+                           }
+                           catch (const std::invalid_argument& e)
+                           {
+                               if (error->empty())
+                               {
+                                   *error = e.what();
+                               }
+                           }
+                           return true;
+                       }),
+                   defaultValue);
 }
 
 void
-ExperimentCommandLine::AddValue(const std::string& name, const std::string& help, std::string& value)
+ExperimentCommandLine::AddValue(const std::string& name,
+                                const std::string& help,
+                                std::string& value)
 {
     std::string* target = &value;
-    AddFlag(name, help, value, [target](const std::string& v) { *target = v; });
+    AddFlag(name,
+            help,
+            value,
+            [target](const std::string& v)
+            {
+                *target = v;
+            });
 }
 
 void
@@ -77,13 +86,13 @@ ExperimentCommandLine::Parse(int argc, char** argv)
         }
         if (arg.rfind("--", 0) != 0)
         {
-            throw std::invalid_argument("command line: unexpected argument '" + arg +
-                                        "'; options are written --name=value");
+            throw std::invalid_argument("command line: unexpected argument '" + arg
+                                        + "'; options are written --name=value");
         }
         std::string name = arg.substr(2, arg.find('=') - 2);
-        bool known = std::find(m_names.begin(), m_names.end(), name) != m_names.end() ||
-                     std::find(ns3Flags.begin(), ns3Flags.end(), name) != ns3Flags.end() ||
-                     name.find("::") != std::string::npos;
+        bool known = std::find(m_names.begin(), m_names.end(), name) != m_names.end()
+                     || std::find(ns3Flags.begin(), ns3Flags.end(), name) != ns3Flags.end()
+                     || name.find("::") != std::string::npos;
         if (!known)
         {
             std::string all;
@@ -91,8 +100,8 @@ ExperimentCommandLine::Parse(int argc, char** argv)
             {
                 all += (all.empty() ? "--" : ", --") + n;
             }
-            throw std::invalid_argument("command line: unknown option --" + name +
-                                        "; known options: " + all);
+            throw std::invalid_argument("command line: unknown option --" + name
+                                        + "; known options: " + all);
         }
     }
     m_cmd.Parse(argc, argv);

@@ -24,7 +24,7 @@ namespace ns3
  */
 class ExperimentCommandLine
 {
-  public:
+public:
     /// \param file pass __FILE__, as to CommandLine
     explicit ExperimentCommandLine(const std::string& file);
 
@@ -39,9 +39,13 @@ class ExperimentCommandLine
         {
             auto set = o.set;
             Config* target = &config;
-            AddFlag(o.name, o.help, o.get(config), [set, target](const std::string& v) {
-                set(*target, v);
-            });
+            AddFlag(o.name,
+                    o.help,
+                    o.get(config),
+                    [set, target](const std::string& v)
+                    {
+                        set(*target, v);
+                    });
         }
     }
 
@@ -54,7 +58,7 @@ class ExperimentCommandLine
      */
     void Parse(int argc, char** argv);
 
-  private:
+private:
     void AddFlag(const std::string& name,
                  const std::string& help,
                  const std::string& defaultValue,

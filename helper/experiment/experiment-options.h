@@ -43,8 +43,14 @@ LiftTopologyOptions()
     {
         out.push_back({o.name,
                        o.help,
-                       [set = o.set](Config& c, const std::string& v) { set(c.topology, v); },
-                       [get = o.get](const Config& c) { return get(c.topology); }});
+                       [set = o.set](Config& c, const std::string& v)
+                       {
+                           set(c.topology, v);
+                       },
+                       [get = o.get](const Config& c)
+                       {
+                           return get(c.topology);
+                       }});
     }
     return out;
 }

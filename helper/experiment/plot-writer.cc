@@ -48,7 +48,8 @@ PlotTraffic(const TrafficResult& r, const std::string& dir)
 {
     MakeResultsDir(dir);
     std::vector<std::string> written;
-    std::string title = r.pattern + " on " + r.topology + " (" + std::to_string(r.ranks) + " ranks)";
+    std::string title
+        = r.pattern + " on " + r.topology + " (" + std::to_string(r.ranks) + " ranks)";
 
     std::vector<double> fct;
     for (const auto& m : r.messages)
@@ -83,8 +84,8 @@ PlotTraffic(const TrafficResult& r, const std::string& dir)
     Gnuplot links;
     links.SetTitle("Link utilisation over the makespan, " + title);
     links.SetLegend("link direction", "utilisation (%)");
-    std::string extra = "set grid ytics\nset yrange [0:105]\nset xrange [-1:" +
-                        std::to_string(used.size()) + "]\nset key off\n";
+    std::string extra = "set grid ytics\nset yrange [0:105]\nset xrange [-1:"
+                        + std::to_string(used.size()) + "]\nset key off\n";
     if (used.size() <= 64)
     {
         // Name each link direction while the names still fit under the axis.

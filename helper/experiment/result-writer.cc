@@ -133,9 +133,9 @@ WriteTrafficResults(const TrafficConfig& config, const TrafficResult& r, const s
         out << "tier,from,to,rate_bps,tx_bytes,tx_packets,drops,max_queue_bytes,utilisation\n";
         for (const auto& l : r.links)
         {
-            out << l.tier << ',' << l.from << ',' << l.to << ',' << Num(l.rate) << ','
-                << l.txBytes << ',' << l.txPackets << ',' << l.drops << ',' << l.maxQueueBytes
-                << ',' << Num(l.utilisation) << '\n';
+            out << l.tier << ',' << l.from << ',' << l.to << ',' << Num(l.rate) << ',' << l.txBytes
+                << ',' << l.txPackets << ',' << l.drops << ',' << l.maxQueueBytes << ','
+                << Num(l.utilisation) << '\n';
         }
     }
     {

@@ -7,6 +7,7 @@
 #include "traffic-experiment.h"
 
 #include <nlohmann/json.hpp>
+
 #include <string>
 
 namespace ns3

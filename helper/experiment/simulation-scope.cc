@@ -40,11 +40,12 @@ SimulationScope::UsePicoseconds()
     // Nanosecond steps round a 4 KiB packet at 750 GB/s (5.46 ns) by up to
     // 9%; picoseconds keep serialization exact to 0.01% and still reach 106
     // days of simulated time. ns-3 allows the change once per process.
-    static const bool done = []() {
+    static const bool done = []()
+    {
         Time::SetResolution(Time::PS);
         return true;
     }();
-    (void)done;
+    (void) done;
 }
 
 void

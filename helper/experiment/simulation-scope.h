@@ -18,7 +18,7 @@ namespace ns3
  */
 class SimulationScope
 {
-  public:
+public:
     /// \param seed RngSeedManager seed (at least 1) \param run RngSeedManager run
     SimulationScope(uint32_t seed, uint64_t run);
     ~SimulationScope();

@@ -44,7 +44,8 @@ std::vector<uint8_t>
 MessageBytes(uint32_t seed, uint32_t src, uint32_t dst, uint32_t k, uint64_t bytes)
 {
     std::vector<uint8_t> out(bytes);
-    uint64_t state = Mix((uint64_t(seed) << 40) ^ (uint64_t(src) << 20) ^ dst ^ (uint64_t(k) << 60));
+    uint64_t state
+        = Mix((uint64_t(seed) << 40) ^ (uint64_t(src) << 20) ^ dst ^ (uint64_t(k) << 60));
     for (uint64_t i = 0; i < bytes; i += 8)
     {
         state = Mix(state);
@@ -117,10 +118,8 @@ MakeFlows(const TrafficConfig& c, uint32_t n)
 const std::vector<std::string>&
 TrafficPatterns()
 {
-    static const std::vector<std::string> patterns = {"point-to-point",
-                                                      "incast",
-                                                      "all-to-all",
-                                                      "permutation"};
+    static const std::vector<std::string> patterns
+        = {"point-to-point", "incast", "all-to-all", "permutation"};
     return patterns;
 }
 
@@ -138,18 +137,19 @@ TrafficConfig::Validate() const
     {
         throw std::invalid_argument("messages: got 0; expected at least 1 message per flow");
     }
-    auto rank = [n, this](const std::string& field, uint32_t r) {
+    auto rank = [n, this](const std::string& field, uint32_t r)
+    {
         if (r >= n)
         {
-            throw std::invalid_argument(field + ": rank " + std::to_string(r) +
-                                        " is out of range; the " + topology.kind +
-                                        " has ranks 0 to " + std::to_string(n - 1));
+            throw std::invalid_argument(field + ": rank " + std::to_string(r)
+                                        + " is out of range; the " + topology.kind
+                                        + " has ranks 0 to " + std::to_string(n - 1));
         }
     };
     if (n < 2)
     {
-        throw std::invalid_argument("topology: traffic needs at least 2 ranks, the " +
-                                    topology.kind + " has " + std::to_string(n));
+        throw std::invalid_argument("topology: traffic needs at least 2 ranks, the " + topology.kind
+                                    + " has " + std::to_string(n));
     }
     if (pattern == "point-to-point")
     {
@@ -157,8 +157,8 @@ TrafficConfig::Validate() const
         rank("dst", dst);
         if (src == dst)
         {
-            throw std::invalid_argument("dst: equals src (" + std::to_string(src) +
-                                        "); a message must cross the fabric");
+            throw std::invalid_argument("dst: equals src (" + std::to_string(src)
+                                        + "); a message must cross the fabric");
         }
     }
     if (pattern == "incast")
@@ -166,19 +166,20 @@ TrafficConfig::Validate() const
         rank("target", target);
         if (senders > n - 1)
         {
-            throw std::invalid_argument("senders: got " + std::to_string(senders) +
-                                        "; expected 0 (all others) to " + std::to_string(n - 1));
+            throw std::invalid_argument("senders: got " + std::to_string(senders)
+                                        + "; expected 0 (all others) to " + std::to_string(n - 1));
         }
     }
     if (pattern == "permutation" && (shift % n) == 0 && shift != 0)
     {
-        throw std::invalid_argument("shift: " + std::to_string(shift) + " is a multiple of the " +
-                                    std::to_string(n) + " ranks, so every rank would send to itself");
+        throw std::invalid_argument("shift: " + std::to_string(shift) + " is a multiple of the "
+                                    + std::to_string(n)
+                                    + " ranks, so every rank would send to itself");
     }
     if (tc >= topology.trafficClasses)
     {
-        throw std::invalid_argument("tc: got " + std::to_string(tc) + "; expected 0 to " +
-                                    std::to_string(topology.trafficClasses - 1));
+        throw std::invalid_argument("tc: got " + std::to_string(tc) + "; expected 0 to "
+                                    + std::to_string(topology.trafficClasses - 1));
     }
     if (seed == 0)
     {
@@ -216,8 +217,9 @@ RunTraffic(const TrafficConfig& c)
     std::map<std::pair<uint32_t, uint32_t>, FabricPayload> sentBytes;
     for (uint32_t r = 0; r < n; ++r)
     {
-        cluster.endpoints[r]->SetReceiveCallback(
-            FabricEndpoint::MessageCallback([&](const FabricMessage& m) {
+        cluster.endpoints[r]->SetReceiveCallback(FabricEndpoint::MessageCallback(
+            [&](const FabricMessage& m)
+            {
                 auto key = std::make_pair(m.src, m.msgId);
                 if (deliveries[key]++ > 0)
                 {
@@ -243,29 +245,29 @@ RunTraffic(const TrafficConfig& c)
                 result.messages.push_back(r);
             }));
     }
-    Simulator::Schedule(Seconds(0), [&]() {
-        for (uint32_t k = 0; k < c.messages; ++k)
+    Simulator::Schedule(
+        Seconds(0),
+        [&]()
         {
-            for (const Flow& f : flows)
+            for (uint32_t k = 0; k < c.messages; ++k)
             {
-                FabricPayload data;
-                if (c.functional)
+                for (const Flow& f : flows)
                 {
-                    data = std::make_shared<const std::vector<uint8_t>>(
-                        MessageBytes(c.seed, f.src, f.dst, k, c.messageBytes));
-                }
-                uint32_t id = cluster.endpoints[f.src]->Send(f.dst,
-                                                             c.messageBytes,
-                                                             c.tc,
-                                                             FabricEndpoint::MessageCallback(),
-                                                             data);
-                if (data)
-                {
-                    sentBytes[{f.src, id}] = data;
+                    FabricPayload data;
+                    if (c.functional)
+                    {
+                        data = std::make_shared<const std::vector<uint8_t>>(
+                            MessageBytes(c.seed, f.src, f.dst, k, c.messageBytes));
+                    }
+                    uint32_t id = cluster.endpoints[f.src]->Send(
+                        f.dst, c.messageBytes, c.tc, FabricEndpoint::MessageCallback(), data);
+                    if (data)
+                    {
+                        sentBytes[{f.src, id}] = data;
+                    }
                 }
             }
-        }
-    });
+        });
     Simulator::Stop(dlnet::ParseTime("stop-time", c.stopTime));
     Simulator::Run();
 
@@ -278,8 +280,7 @@ RunTraffic(const TrafficConfig& c)
         result.makespan = std::max(result.makespan, m.end);
         result.allIntact = result.allIntact && m.intact;
     }
-    result.aggregateGoodput =
-        result.makespan > 0 ? result.payloadBytes * 8.0 / result.makespan : 0;
+    result.aggregateGoodput = result.makespan > 0 ? result.payloadBytes * 8.0 / result.makespan : 0;
     for (const auto& ep : cluster.endpoints)
     {
         result.duplicatePackets += ep->GetDuplicatePackets();
@@ -306,8 +307,8 @@ RunTraffic(const TrafficConfig& c)
         }
     }
     result.events = Simulator::GetEventCount();
-    result.wallSeconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
+    result.wallSeconds
+        = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
     return result;
 }
 
@@ -319,64 +320,144 @@ TrafficOptions()
     using dlnet::ParseChoice;
     using dlnet::ParseUnsigned;
     using C = TrafficConfig;
-    auto u32 = [](const std::string& f, const std::string& v) {
+    auto u32 = [](const std::string& f, const std::string& v)
+    {
         return static_cast<uint32_t>(ParseUnsigned(f, v, 0, UINT32_MAX));
     };
-    static const std::vector<ExperimentOption<C>> options = [u32]() {
+    static const std::vector<ExperimentOption<C>> options = [u32]()
+    {
         std::vector<ExperimentOption<C>> o = LiftTopologyOptions<C>();
         std::vector<ExperimentOption<C>> own = {
             {"pattern",
              "point-to-point, incast, all-to-all or permutation",
-             [](C& c, const std::string& v) { c.pattern = ParseChoice("pattern", v, TrafficPatterns()); },
-             [](const C& c) { return c.pattern; }},
+             [](C& c, const std::string& v)
+             {
+                 c.pattern = ParseChoice("pattern", v, TrafficPatterns());
+             },
+             [](const C& c)
+             {
+                 return c.pattern;
+             }},
             {"message-bytes",
              "bytes per message, e.g. 1MiB",
-             [](C& c, const std::string& v) { c.messageBytes = ParseBytes("message-bytes", v); },
-             [](const C& c) { return std::to_string(c.messageBytes); }},
+             [](C& c, const std::string& v)
+             {
+                 c.messageBytes = ParseBytes("message-bytes", v);
+             },
+             [](const C& c)
+             {
+                 return std::to_string(c.messageBytes);
+             }},
             {"messages",
              "messages per flow, all sent at time 0",
-             [u32](C& c, const std::string& v) { c.messages = u32("messages", v); },
-             [](const C& c) { return std::to_string(c.messages); }},
+             [u32](C& c, const std::string& v)
+             {
+                 c.messages = u32("messages", v);
+             },
+             [](const C& c)
+             {
+                 return std::to_string(c.messages);
+             }},
             {"src",
              "point-to-point: source rank",
-             [u32](C& c, const std::string& v) { c.src = u32("src", v); },
-             [](const C& c) { return std::to_string(c.src); }},
+             [u32](C& c, const std::string& v)
+             {
+                 c.src = u32("src", v);
+             },
+             [](const C& c)
+             {
+                 return std::to_string(c.src);
+             }},
             {"dst",
              "point-to-point: destination rank",
-             [u32](C& c, const std::string& v) { c.dst = u32("dst", v); },
-             [](const C& c) { return std::to_string(c.dst); }},
+             [u32](C& c, const std::string& v)
+             {
+                 c.dst = u32("dst", v);
+             },
+             [](const C& c)
+             {
+                 return std::to_string(c.dst);
+             }},
             {"target",
              "incast: the rank the others send to",
-             [u32](C& c, const std::string& v) { c.target = u32("target", v); },
-             [](const C& c) { return std::to_string(c.target); }},
+             [u32](C& c, const std::string& v)
+             {
+                 c.target = u32("target", v);
+             },
+             [](const C& c)
+             {
+                 return std::to_string(c.target);
+             }},
             {"senders",
              "incast: number of senders (the ranks after target); 0 = all others",
-             [u32](C& c, const std::string& v) { c.senders = u32("senders", v); },
-             [](const C& c) { return std::to_string(c.senders); }},
+             [u32](C& c, const std::string& v)
+             {
+                 c.senders = u32("senders", v);
+             },
+             [](const C& c)
+             {
+                 return std::to_string(c.senders);
+             }},
             {"shift",
              "permutation: 0 = random derangement (seeded), k = rank r sends to r+k",
-             [u32](C& c, const std::string& v) { c.shift = u32("shift", v); },
-             [](const C& c) { return std::to_string(c.shift); }},
+             [u32](C& c, const std::string& v)
+             {
+                 c.shift = u32("shift", v);
+             },
+             [](const C& c)
+             {
+                 return std::to_string(c.shift);
+             }},
             {"tc",
              "traffic class of the messages",
-             [u32](C& c, const std::string& v) { c.tc = u32("tc", v); },
-             [](const C& c) { return std::to_string(c.tc); }},
+             [u32](C& c, const std::string& v)
+             {
+                 c.tc = u32("tc", v);
+             },
+             [](const C& c)
+             {
+                 return std::to_string(c.tc);
+             }},
             {"functional",
              "carry real bytes and check them at the destination",
-             [](C& c, const std::string& v) { c.functional = ParseBool("functional", v); },
-             [](const C& c) { return std::string(c.functional ? "true" : "false"); }},
+             [](C& c, const std::string& v)
+             {
+                 c.functional = ParseBool("functional", v);
+             },
+             [](const C& c)
+             {
+                 return std::string(c.functional ? "true" : "false");
+             }},
             {"seed",
              "random seed (at least 1)",
-             [u32](C& c, const std::string& v) { c.seed = u32("seed", v); },
-             [](const C& c) { return std::to_string(c.seed); }},
+             [u32](C& c, const std::string& v)
+             {
+                 c.seed = u32("seed", v);
+             },
+             [](const C& c)
+             {
+                 return std::to_string(c.seed);
+             }},
             {"run",
              "random run number",
-             [](C& c, const std::string& v) { c.run = ParseUnsigned("run", v); },
-             [](const C& c) { return std::to_string(c.run); }},
+             [](C& c, const std::string& v)
+             {
+                 c.run = ParseUnsigned("run", v);
+             },
+             [](const C& c)
+             {
+                 return std::to_string(c.run);
+             }},
             {"stop-time",
              "simulated-time limit, e.g. 100s",
-             [](C& c, const std::string& v) { c.stopTime = v; },
-             [](const C& c) { return c.stopTime; }},
+             [](C& c, const std::string& v)
+             {
+                 c.stopTime = v;
+             },
+             [](const C& c)
+             {
+                 return c.stopTime;
+             }},
         };
         o.insert(o.begin(), own.begin(), own.end());
         return o;

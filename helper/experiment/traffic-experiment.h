@@ -20,20 +20,21 @@ namespace ns3
  */
 struct TrafficConfig
 {
-    TopologyConfig topology;             //!< where the traffic runs
-    std::string pattern{"permutation"};  //!< point-to-point, incast, all-to-all or permutation
-    uint64_t messageBytes{1 << 20};      //!< bytes per message
-    uint32_t messages{1};                //!< messages per flow, sent at once
-    uint32_t src{0};                     //!< point-to-point: source rank
-    uint32_t dst{1};                     //!< point-to-point: destination rank
-    uint32_t target{0};                  //!< incast: the rank everybody sends to
-    uint32_t senders{0};                 //!< incast: senders (the ranks after target); 0 = all others
-    uint32_t shift{0};                   //!< permutation: 0 = random derangement, k = rank r sends to r+k
-    uint32_t tc{0};                      //!< traffic class of every message
-    bool functional{false};              //!< carry and check real bytes
-    uint32_t seed{1};                    //!< RngSeedManager seed
-    uint64_t run{1};                     //!< RngSeedManager run
-    std::string stopTime{"100s"};        //!< simulated-time limit (a run that hits it reports undelivered messages)
+    TopologyConfig topology;            //!< where the traffic runs
+    std::string pattern{"permutation"}; //!< point-to-point, incast, all-to-all or permutation
+    uint64_t messageBytes{1 << 20};     //!< bytes per message
+    uint32_t messages{1};               //!< messages per flow, sent at once
+    uint32_t src{0};                    //!< point-to-point: source rank
+    uint32_t dst{1};                    //!< point-to-point: destination rank
+    uint32_t target{0};                 //!< incast: the rank everybody sends to
+    uint32_t senders{0};    //!< incast: senders (the ranks after target); 0 = all others
+    uint32_t shift{0};      //!< permutation: 0 = random derangement, k = rank r sends to r+k
+    uint32_t tc{0};         //!< traffic class of every message
+    bool functional{false}; //!< carry and check real bytes
+    uint32_t seed{1};       //!< RngSeedManager seed
+    uint64_t run{1};        //!< RngSeedManager run
+    std::string stopTime{
+        "100s"}; //!< simulated-time limit (a run that hits it reports undelivered messages)
 
     /// Throw std::invalid_argument naming the first bad field.
     void Validate() const;
@@ -47,12 +48,12 @@ struct MessageResult
     uint32_t msgId{0};
     uint64_t bytes{0};
     uint32_t packets{0};
-    uint32_t hops{0};       //!< switches on its path
-    double start{0};        //!< s
-    double end{0};          //!< s, last byte delivered
-    double fct{0};          //!< s, end - start
-    double goodput{0};      //!< bit/s, bytes * 8 / fct
-    bool intact{true};      //!< functional mode: bytes equal what was sent
+    uint32_t hops{0};  //!< switches on its path
+    double start{0};   //!< s
+    double end{0};     //!< s, last byte delivered
+    double fct{0};     //!< s, end - start
+    double goodput{0}; //!< bit/s, bytes * 8 / fct
+    bool intact{true}; //!< functional mode: bytes equal what was sent
 };
 
 /// One direction of one link.
@@ -61,12 +62,12 @@ struct LinkResult
     std::string tier;
     std::string from;
     std::string to;
-    double rate{0};             //!< bit/s
+    double rate{0}; //!< bit/s
     uint64_t txBytes{0};
     uint64_t txPackets{0};
-    uint64_t drops{0};          //!< at the sender's queue and the receiver's error model
+    uint64_t drops{0}; //!< at the sender's queue and the receiver's error model
     uint64_t maxQueueBytes{0};
-    double utilisation{0};      //!< busy fraction of the makespan
+    double utilisation{0}; //!< busy fraction of the makespan
 };
 
 /// What a traffic experiment measured.
@@ -83,13 +84,13 @@ struct TrafficResult
     uint64_t duplicatePackets{0};    //!< packets the receivers dropped as duplicates
     uint64_t retransmissions{0};
     uint64_t drops{0};
-    uint64_t payloadBytes{0};        //!< delivered
-    double makespan{0};              //!< s, last delivery
-    double aggregateGoodput{0};      //!< bit/s, payloadBytes * 8 / makespan
+    uint64_t payloadBytes{0};   //!< delivered
+    double makespan{0};         //!< s, last delivery
+    double aggregateGoodput{0}; //!< bit/s, payloadBytes * 8 / makespan
     bool allDelivered{false};
     bool allIntact{false};
-    uint64_t events{0};              //!< simulator events executed
-    double wallSeconds{0};           //!< not written to result files (not deterministic)
+    uint64_t events{0};    //!< simulator events executed
+    double wallSeconds{0}; //!< not written to result files (not deterministic)
 };
 
 /// \return the allowed patterns

@@ -56,23 +56,16 @@ FabricChannel::TransmitStart(Ptr<const FabricNetDevice> src, Ptr<Packet> packet,
     // The receiver's ingress processing latency (a switch's cut-through or
     // pipeline delay) is folded into the arrival event: one event per hop.
     Time arrival = txTime + m_delay + dst->GetIngressLatency();
-    Simulator::ScheduleWithContext(dst->GetNode()->GetId(),
-                                   arrival,
-                                   &FabricNetDevice::Receive,
-                                   dst,
-                                   packet);
+    Simulator::ScheduleWithContext(
+        dst->GetNode()->GetId(), arrival, &FabricNetDevice::Receive, dst, packet);
 }
 
 void
 FabricChannel::ReturnCredit(Ptr<const FabricNetDevice> src, uint32_t queue, uint32_t bytes) const
 {
     Ptr<FabricNetDevice> dst = GetPeer(src);
-    Simulator::ScheduleWithContext(dst->GetNode()->GetId(),
-                                   m_delay,
-                                   &FabricNetDevice::AddCredit,
-                                   dst,
-                                   queue,
-                                   bytes);
+    Simulator::ScheduleWithContext(
+        dst->GetNode()->GetId(), m_delay, &FabricNetDevice::AddCredit, dst, queue, bytes);
 }
 
 Time

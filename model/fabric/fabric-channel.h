@@ -24,7 +24,7 @@ class Packet;
  */
 class FabricChannel : public Channel
 {
-  public:
+public:
     static TypeId GetTypeId();
     FabricChannel();
 
@@ -62,10 +62,10 @@ class FabricChannel : public Channel
     std::size_t GetNDevices() const override;
     Ptr<NetDevice> GetDevice(std::size_t i) const override;
 
-  private:
-    Time m_delay;                   //!< propagation delay
-    Ptr<FabricNetDevice> m_dev[2];  //!< the two ends
-    std::size_t m_nDevices{0};      //!< ends attached so far
+private:
+    Time m_delay;                  //!< propagation delay
+    Ptr<FabricNetDevice> m_dev[2]; //!< the two ends
+    std::size_t m_nDevices{0};     //!< ends attached so far
 };
 
 } // namespace ns3

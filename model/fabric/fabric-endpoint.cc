@@ -23,7 +23,7 @@ NS_OBJECT_ENSURE_REGISTERED(FabricEndpoint);
 
 namespace
 {
-constexpr uint32_t TAG_DATA = 1; //!< device tag of data packets (acks carry 0)
+constexpr uint32_t TAG_DATA = 1;       //!< device tag of data packets (acks carry 0)
 constexpr uint8_t FLAG_PAYLOAD = 0x02; //!< header flag: the packet carries real bytes
 } // namespace
 
@@ -55,41 +55,41 @@ FabricEndpointDirectory::Unregister(uint32_t address)
 TypeId
 FabricEndpoint::GetTypeId()
 {
-    static TypeId tid =
-        TypeId("ns3::FabricEndpoint")
-            .SetParent<Object>()
-            .SetGroupName("Dlnet")
-            .AddConstructor<FabricEndpoint>()
-            .AddAttribute("Window",
-                          "Lossy mode: packets of one message sent and not yet acknowledged, "
-                          "at most (0: no limit)",
-                          UintegerValue(32),
-                          MakeUintegerAccessor(&FabricEndpoint::m_window),
-                          MakeUintegerChecker<uint32_t>())
-            .AddAttribute("RetransmitTimeout",
-                          "Lossy mode: time without acknowledgement progress after which "
-                          "unacknowledged packets are sent again; doubles on each expiry",
-                          TimeValue(MilliSeconds(1)),
-                          MakeTimeAccessor(&FabricEndpoint::m_rto),
-                          MakeTimeChecker(NanoSeconds(1)))
-            .AddAttribute("MaxRetransmitTimeout",
-                          "Lossy mode: ceiling of the doubled retransmission timeout",
-                          TimeValue(MilliSeconds(100)),
-                          MakeTimeAccessor(&FabricEndpoint::m_maxRto),
-                          MakeTimeChecker(NanoSeconds(1)))
-            .AddAttribute("StageDepth",
-                          "Data packets per traffic class kept ready in the device's queue",
-                          UintegerValue(2),
-                          MakeUintegerAccessor(&FabricEndpoint::m_stageDepth),
-                          MakeUintegerChecker<uint32_t>(1))
-            .AddTraceSource("MessageDelivered",
-                            "A message addressed to this endpoint has fully arrived",
-                            MakeTraceSourceAccessor(&FabricEndpoint::m_deliveredTrace),
-                            "ns3::FabricEndpoint::MessageTracedCallback")
-            .AddTraceSource("Retransmit",
-                            "A data packet is sent again: destination, message id, packet index",
-                            MakeTraceSourceAccessor(&FabricEndpoint::m_retransmitTrace),
-                            "ns3::FabricEndpoint::RetransmitTracedCallback");
+    static TypeId tid
+        = TypeId("ns3::FabricEndpoint")
+              .SetParent<Object>()
+              .SetGroupName("Dlnet")
+              .AddConstructor<FabricEndpoint>()
+              .AddAttribute("Window",
+                            "Lossy mode: packets of one message sent and not yet acknowledged, "
+                            "at most (0: no limit)",
+                            UintegerValue(32),
+                            MakeUintegerAccessor(&FabricEndpoint::m_window),
+                            MakeUintegerChecker<uint32_t>())
+              .AddAttribute("RetransmitTimeout",
+                            "Lossy mode: time without acknowledgement progress after which "
+                            "unacknowledged packets are sent again; doubles on each expiry",
+                            TimeValue(MilliSeconds(1)),
+                            MakeTimeAccessor(&FabricEndpoint::m_rto),
+                            MakeTimeChecker(NanoSeconds(1)))
+              .AddAttribute("MaxRetransmitTimeout",
+                            "Lossy mode: ceiling of the doubled retransmission timeout",
+                            TimeValue(MilliSeconds(100)),
+                            MakeTimeAccessor(&FabricEndpoint::m_maxRto),
+                            MakeTimeChecker(NanoSeconds(1)))
+              .AddAttribute("StageDepth",
+                            "Data packets per traffic class kept ready in the device's queue",
+                            UintegerValue(2),
+                            MakeUintegerAccessor(&FabricEndpoint::m_stageDepth),
+                            MakeUintegerChecker<uint32_t>(1))
+              .AddTraceSource("MessageDelivered",
+                              "A message addressed to this endpoint has fully arrived",
+                              MakeTraceSourceAccessor(&FabricEndpoint::m_deliveredTrace),
+                              "ns3::FabricEndpoint::MessageTracedCallback")
+              .AddTraceSource("Retransmit",
+                              "A data packet is sent again: destination, message id, packet index",
+                              MakeTraceSourceAccessor(&FabricEndpoint::m_retransmitTrace),
+                              "ns3::FabricEndpoint::RetransmitTracedCallback");
     return tid;
 }
 
@@ -160,11 +160,8 @@ FabricEndpoint::SetReceiveCallback(MessageCallback cb)
 }
 
 uint32_t
-FabricEndpoint::Send(uint32_t dst,
-                     uint64_t bytes,
-                     uint8_t tc,
-                     MessageCallback onDelivered,
-                     FabricPayload data)
+FabricEndpoint::Send(
+    uint32_t dst, uint64_t bytes, uint8_t tc, MessageCallback onDelivered, FabricPayload data)
 {
     NS_LOG_FUNCTION(this << dst << bytes << +tc);
     if (!m_device)
@@ -177,15 +174,15 @@ FabricEndpoint::Send(uint32_t dst,
     }
     if (tc >= m_device->GetTrafficClasses())
     {
-        throw std::invalid_argument("FabricEndpoint::Send tc: " + std::to_string(tc) +
-                                    " is not below TrafficClasses (" +
-                                    std::to_string(m_device->GetTrafficClasses()) + ")");
+        throw std::invalid_argument("FabricEndpoint::Send tc: " + std::to_string(tc)
+                                    + " is not below TrafficClasses ("
+                                    + std::to_string(m_device->GetTrafficClasses()) + ")");
     }
     if (data && data->size() != bytes)
     {
-        throw std::invalid_argument("FabricEndpoint::Send data: holds " +
-                                    std::to_string(data->size()) + " bytes, message is " +
-                                    std::to_string(bytes));
+        throw std::invalid_argument("FabricEndpoint::Send data: holds "
+                                    + std::to_string(data->size()) + " bytes, message is "
+                                    + std::to_string(bytes));
     }
     m_device->Setup();
     uint32_t segment = m_device->GetMaxPacketSize() - FabricHeader::SERIALIZED_SIZE;
@@ -305,7 +302,8 @@ FabricEndpoint::SendPacket(uint32_t msgId, OutMessage& m)
     }
     uint64_t offset = uint64_t(seq) * m.segment;
     uint32_t len = static_cast<uint32_t>(std::min<uint64_t>(m.segment, m.bytes - offset));
-    Ptr<Packet> packet = m.data ? Create<Packet>(m.data->data() + offset, len) : Create<Packet>(len);
+    Ptr<Packet> packet
+        = m.data ? Create<Packet>(m.data->data() + offset, len) : Create<Packet>(len);
     FabricHeader h;
     h.m_src = m_address;
     h.m_dst = m.dst;
@@ -365,11 +363,8 @@ FabricEndpoint::Timeout(uint32_t msgId)
 }
 
 void
-FabricEndpoint::PacketLeft(Ptr<FabricNetDevice> device,
-                           uint32_t tag,
-                           uint8_t tc,
-                           uint8_t vc,
-                           uint32_t size)
+FabricEndpoint::PacketLeft(
+    Ptr<FabricNetDevice> device, uint32_t tag, uint8_t tc, uint8_t vc, uint32_t size)
 {
     if (tag == TAG_DATA)
     {

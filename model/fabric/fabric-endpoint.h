@@ -33,7 +33,7 @@ class Packet;
  */
 class FabricEndpointDirectory : public SimpleRefCount<FabricEndpointDirectory>
 {
-  public:
+public:
     /// \param address an address \param endpoint its endpoint (not owned)
     void Register(uint32_t address, FabricEndpoint* endpoint);
     /// \param address an address \return its endpoint, or null
@@ -41,7 +41,7 @@ class FabricEndpointDirectory : public SimpleRefCount<FabricEndpointDirectory>
     /// \param address forget this address
     void Unregister(uint32_t address);
 
-  private:
+private:
     std::vector<FabricEndpoint*> m_endpoints;
 };
 
@@ -62,7 +62,7 @@ class FabricEndpointDirectory : public SimpleRefCount<FabricEndpointDirectory>
  */
 class FabricEndpoint : public Object
 {
-  public:
+public:
     /// Called with the record of a delivered message.
     typedef Callback<void, const FabricMessage&> MessageCallback;
     /// Signature of the MessageDelivered trace source.
@@ -118,10 +118,10 @@ class FabricEndpoint : public Object
     /// Called through the directory by a destination; fills in the send time.
     void NotifyDelivered(FabricMessage& message);
 
-  protected:
+protected:
     void DoDispose() override;
 
-  private:
+private:
     /// Per-packet state at the source (lossy mode).
     enum PacketState : uint8_t
     {
@@ -136,9 +136,9 @@ class FabricEndpoint : public Object
     {
         uint32_t dst;
         uint64_t bytes;
-        uint32_t total;       //!< packets
-        uint32_t segment;     //!< payload bytes per full packet
-        uint32_t nextSeq{0};  //!< next never-sent packet
+        uint32_t total;      //!< packets
+        uint32_t segment;    //!< payload bytes per full packet
+        uint32_t nextSeq{0}; //!< next never-sent packet
         uint8_t tc;
         FabricPayload data;
         MessageCallback onDelivered;
@@ -168,7 +168,8 @@ class FabricEndpoint : public Object
     void ReceiveData(Ptr<Packet> packet, const FabricHeader& header);
     void ReceiveAck(const FabricHeader& header);
     void SendAck(const FabricHeader& data);
-    void PacketLeft(Ptr<FabricNetDevice> device, uint32_t tag, uint8_t tc, uint8_t vc, uint32_t size);
+    void PacketLeft(
+        Ptr<FabricNetDevice> device, uint32_t tag, uint8_t tc, uint8_t vc, uint32_t size);
     void Fill(uint8_t tc);
     bool HasWork(const OutMessage& m) const;
     void SendPacket(uint32_t msgId, OutMessage& m);

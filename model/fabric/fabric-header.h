@@ -22,7 +22,7 @@ namespace ns3
  */
 class FabricHeader : public Header
 {
-  public:
+public:
     /// Protocol numbers carried in the header.
     enum Protocol : uint8_t
     {
@@ -45,15 +45,15 @@ class FabricHeader : public Header
     uint32_t Deserialize(Buffer::Iterator start) override;
     void Print(std::ostream& os) const override;
 
-    uint32_t m_src{0};      //!< source address
-    uint32_t m_dst{0};      //!< destination address
-    uint32_t m_msgId{0};    //!< message id, unique per source
-    uint32_t m_seq{0};      //!< packet index within the message
-    uint32_t m_total{0};    //!< packets in the message
-    uint8_t m_tc{0};        //!< traffic class (0 = highest priority)
-    uint8_t m_protocol{0};  //!< a FabricHeader::Protocol or a switch program's number
-    uint8_t m_hops{0};      //!< switches that forwarded the packet
-    uint8_t m_flags{0};     //!< FabricHeader::Flag bits
+    uint32_t m_src{0};     //!< source address
+    uint32_t m_dst{0};     //!< destination address
+    uint32_t m_msgId{0};   //!< message id, unique per source
+    uint32_t m_seq{0};     //!< packet index within the message
+    uint32_t m_total{0};   //!< packets in the message
+    uint8_t m_tc{0};       //!< traffic class (0 = highest priority)
+    uint8_t m_protocol{0}; //!< a FabricHeader::Protocol or a switch program's number
+    uint8_t m_hops{0};     //!< switches that forwarded the packet
+    uint8_t m_flags{0};    //!< FabricHeader::Flag bits
 
     /// \return the virtual channel (0 or 1) the packet travels on
     uint8_t GetVc() const

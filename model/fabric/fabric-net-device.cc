@@ -28,81 +28,80 @@ NS_OBJECT_ENSURE_REGISTERED(FabricNetDevice);
 TypeId
 FabricNetDevice::GetTypeId()
 {
-    static TypeId tid =
-        TypeId("ns3::FabricNetDevice")
-            .SetParent<NetDevice>()
-            .SetGroupName("Dlnet")
-            .AddConstructor<FabricNetDevice>()
-            .AddAttribute("DataRate",
-                          "Serialization rate of the link",
-                          DataRateValue(DataRate("100Gbps")),
-                          MakeDataRateAccessor(&FabricNetDevice::m_rate),
-                          MakeDataRateChecker())
-            .AddAttribute("Mtu",
-                          "Largest packet, FabricHeader included, in bytes (up to 1 MiB)",
-                          UintegerValue(4096),
-                          MakeUintegerAccessor(&FabricNetDevice::m_maxPacketSize),
-                          MakeUintegerChecker<uint32_t>(0, 1 << 20))
-            .AddAttribute("TrafficClasses",
-                          "Number of traffic classes (strict priority, class 0 first)",
-                          UintegerValue(4),
-                          MakeUintegerAccessor(&FabricNetDevice::m_trafficClasses),
-                          MakeUintegerChecker<uint8_t>(1, 8))
-            .AddAttribute("FlowControl",
-                          "Lossless (credit-based) or Lossy (drop-tail plus error model)",
-                          EnumValue(FabricNetDevice::LOSSLESS),
-                          MakeEnumAccessor(&FabricNetDevice::m_flowControl),
-                          MakeEnumChecker(FabricNetDevice::LOSSLESS,
-                                          "Lossless",
-                                          FabricNetDevice::LOSSY,
-                                          "Lossy"))
-            .AddAttribute("RxBufferSize",
-                          "Receive buffer per queue advertised as credits to the peer "
-                          "(lossless mode), bytes; 0 sizes it from the link's "
-                          "bandwidth-delay product so that one flow can fill the link",
-                          UintegerValue(0),
-                          MakeUintegerAccessor(&FabricNetDevice::m_rxBufferSize),
-                          MakeUintegerChecker<uint32_t>())
-            .AddAttribute("TxBufferSize",
-                          "Drop-tail output buffer per queue in lossy mode, bytes",
-                          UintegerValue(1 << 20),
-                          MakeUintegerAccessor(&FabricNetDevice::m_txBufferSize),
-                          MakeUintegerChecker<uint32_t>())
-            .AddAttribute("IngressLatency",
-                          "Processing latency of the node behind this device, applied to "
-                          "every packet it receives (a switch's pipeline latency)",
-                          TimeValue(Seconds(0)),
-                          MakeTimeAccessor(&FabricNetDevice::m_ingressLatency),
-                          MakeTimeChecker(Seconds(0)))
-            .AddAttribute("ReceiveErrorModel",
-                          "Error model applied to received packets (lossy mode only)",
-                          PointerValue(),
-                          MakePointerAccessor(&FabricNetDevice::m_receiveErrorModel),
-                          MakePointerChecker<ErrorModel>())
-            .AddTraceSource("MacTx",
-                            "A packet starts serialization",
-                            MakeTraceSourceAccessor(&FabricNetDevice::m_macTxTrace),
-                            "ns3::Packet::TracedCallback")
-            .AddTraceSource("MacRx",
-                            "A packet has arrived and is handed to the node",
-                            MakeTraceSourceAccessor(&FabricNetDevice::m_macRxTrace),
-                            "ns3::Packet::TracedCallback")
-            .AddTraceSource("Drop",
-                            "A packet was dropped (buffer full or receive error)",
-                            MakeTraceSourceAccessor(&FabricNetDevice::m_dropTrace),
-                            "ns3::FabricNetDevice::DropTracedCallback")
-            .AddTraceSource("QueueBytes",
-                            "Bytes queued for transmission over all queues",
-                            MakeTraceSourceAccessor(&FabricNetDevice::m_queuedBytes),
-                            "ns3::TracedValueCallback::Uint64")
-            .AddTraceSource("Sniffer",
-                            "Packets sent or received, for packet capture",
-                            MakeTraceSourceAccessor(&FabricNetDevice::m_snifferTrace),
-                            "ns3::Packet::TracedCallback")
-            .AddTraceSource("PromiscSniffer",
-                            "Packets sent or received, for promiscuous packet capture",
-                            MakeTraceSourceAccessor(&FabricNetDevice::m_promiscSnifferTrace),
-                            "ns3::Packet::TracedCallback");
+    static TypeId tid
+        = TypeId("ns3::FabricNetDevice")
+              .SetParent<NetDevice>()
+              .SetGroupName("Dlnet")
+              .AddConstructor<FabricNetDevice>()
+              .AddAttribute("DataRate",
+                            "Serialization rate of the link",
+                            DataRateValue(DataRate("100Gbps")),
+                            MakeDataRateAccessor(&FabricNetDevice::m_rate),
+                            MakeDataRateChecker())
+              .AddAttribute("Mtu",
+                            "Largest packet, FabricHeader included, in bytes (up to 1 MiB)",
+                            UintegerValue(4096),
+                            MakeUintegerAccessor(&FabricNetDevice::m_maxPacketSize),
+                            MakeUintegerChecker<uint32_t>(0, 1 << 20))
+              .AddAttribute("TrafficClasses",
+                            "Number of traffic classes (strict priority, class 0 first)",
+                            UintegerValue(4),
+                            MakeUintegerAccessor(&FabricNetDevice::m_trafficClasses),
+                            MakeUintegerChecker<uint8_t>(1, 8))
+              .AddAttribute(
+                  "FlowControl",
+                  "Lossless (credit-based) or Lossy (drop-tail plus error model)",
+                  EnumValue(FabricNetDevice::LOSSLESS),
+                  MakeEnumAccessor(&FabricNetDevice::m_flowControl),
+                  MakeEnumChecker(
+                      FabricNetDevice::LOSSLESS, "Lossless", FabricNetDevice::LOSSY, "Lossy"))
+              .AddAttribute("RxBufferSize",
+                            "Receive buffer per queue advertised as credits to the peer "
+                            "(lossless mode), bytes; 0 sizes it from the link's "
+                            "bandwidth-delay product so that one flow can fill the link",
+                            UintegerValue(0),
+                            MakeUintegerAccessor(&FabricNetDevice::m_rxBufferSize),
+                            MakeUintegerChecker<uint32_t>())
+              .AddAttribute("TxBufferSize",
+                            "Drop-tail output buffer per queue in lossy mode, bytes",
+                            UintegerValue(1 << 20),
+                            MakeUintegerAccessor(&FabricNetDevice::m_txBufferSize),
+                            MakeUintegerChecker<uint32_t>())
+              .AddAttribute("IngressLatency",
+                            "Processing latency of the node behind this device, applied to "
+                            "every packet it receives (a switch's pipeline latency)",
+                            TimeValue(Seconds(0)),
+                            MakeTimeAccessor(&FabricNetDevice::m_ingressLatency),
+                            MakeTimeChecker(Seconds(0)))
+              .AddAttribute("ReceiveErrorModel",
+                            "Error model applied to received packets (lossy mode only)",
+                            PointerValue(),
+                            MakePointerAccessor(&FabricNetDevice::m_receiveErrorModel),
+                            MakePointerChecker<ErrorModel>())
+              .AddTraceSource("MacTx",
+                              "A packet starts serialization",
+                              MakeTraceSourceAccessor(&FabricNetDevice::m_macTxTrace),
+                              "ns3::Packet::TracedCallback")
+              .AddTraceSource("MacRx",
+                              "A packet has arrived and is handed to the node",
+                              MakeTraceSourceAccessor(&FabricNetDevice::m_macRxTrace),
+                              "ns3::Packet::TracedCallback")
+              .AddTraceSource("Drop",
+                              "A packet was dropped (buffer full or receive error)",
+                              MakeTraceSourceAccessor(&FabricNetDevice::m_dropTrace),
+                              "ns3::FabricNetDevice::DropTracedCallback")
+              .AddTraceSource("QueueBytes",
+                              "Bytes queued for transmission over all queues",
+                              MakeTraceSourceAccessor(&FabricNetDevice::m_queuedBytes),
+                              "ns3::TracedValueCallback::Uint64")
+              .AddTraceSource("Sniffer",
+                              "Packets sent or received, for packet capture",
+                              MakeTraceSourceAccessor(&FabricNetDevice::m_snifferTrace),
+                              "ns3::Packet::TracedCallback")
+              .AddTraceSource("PromiscSniffer",
+                              "Packets sent or received, for promiscuous packet capture",
+                              MakeTraceSourceAccessor(&FabricNetDevice::m_promiscSnifferTrace),
+                              "ns3::Packet::TracedCallback");
     return tid;
 }
 
@@ -150,10 +149,10 @@ FabricNetDevice::Setup()
     }
     if (m_maxPacketSize <= FabricHeader::SERIALIZED_SIZE)
     {
-        throw std::invalid_argument(
-            "FabricNetDevice Mtu: " + std::to_string(m_maxPacketSize) +
-            " bytes leaves no room for payload; must exceed the " +
-            std::to_string(FabricHeader::SERIALIZED_SIZE) + "-byte FabricHeader");
+        throw std::invalid_argument("FabricNetDevice Mtu: " + std::to_string(m_maxPacketSize)
+                                    + " bytes leaves no room for payload; must exceed the "
+                                    + std::to_string(FabricHeader::SERIALIZED_SIZE)
+                                    + "-byte FabricHeader");
     }
     if (m_flowControl == LOSSLESS && m_receiveErrorModel)
     {
@@ -191,9 +190,9 @@ FabricNetDevice::AdvertisedRxBuffer(DataRate senderRate, uint32_t senderMaxPacke
         if (m_flowControl == LOSSLESS && m_rxBufferSize < senderMaxPacket)
         {
             throw std::invalid_argument(
-                "FabricNetDevice RxBufferSize: " + std::to_string(m_rxBufferSize) +
-                " bytes cannot hold one packet of the peer's Mtu (" +
-                std::to_string(senderMaxPacket) + " bytes); the link would stall");
+                "FabricNetDevice RxBufferSize: " + std::to_string(m_rxBufferSize)
+                + " bytes cannot hold one packet of the peer's Mtu ("
+                + std::to_string(senderMaxPacket) + " bytes); the link would stall");
         }
         return m_rxBufferSize;
     }

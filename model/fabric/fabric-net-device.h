@@ -39,7 +39,7 @@ class Packet;
  */
 class FabricNetDevice : public NetDevice
 {
-  public:
+public:
     /// Link-level flow control mode.
     enum FlowControl
     {
@@ -171,11 +171,11 @@ class FabricNetDevice : public NetDevice
     void SetPromiscReceiveCallback(PromiscReceiveCallback cb) override;
     bool SupportsSendFrom() const override;
 
-  protected:
+protected:
     void DoDispose() override;
     void DoInitialize() override;
 
-  private:
+private:
     /// One queued packet.
     struct Item
     {
@@ -209,8 +209,9 @@ class FabricNetDevice : public NetDevice
     uint32_t m_maxPacketSize;
     uint8_t m_trafficClasses;
     FlowControl m_flowControl;
-    uint32_t m_rxBufferSize;   //!< per queue; 0 selects a size from the link's bandwidth-delay product
-    uint32_t m_txBufferSize;   //!< per queue, lossy mode
+    uint32_t
+        m_rxBufferSize; //!< per queue; 0 selects a size from the link's bandwidth-delay product
+    uint32_t m_txBufferSize; //!< per queue, lossy mode
     Time m_ingressLatency;
     Ptr<ErrorModel> m_receiveErrorModel;
 

@@ -21,40 +21,39 @@ NS_OBJECT_ENSURE_REGISTERED(FabricSwitch);
 TypeId
 FabricSwitch::GetTypeId()
 {
-    static TypeId tid =
-        TypeId("ns3::FabricSwitch")
-            .SetParent<Object>()
-            .SetGroupName("Dlnet")
-            .AddConstructor<FabricSwitch>()
-            .AddAttribute("Latency",
-                          "Switching latency from the last bit in to the packet joining its "
-                          "egress queue",
-                          TimeValue(NanoSeconds(0)),
-                          MakeTimeAccessor(&FabricSwitch::m_latency),
-                          MakeTimeChecker(Seconds(0)))
-            .AddAttribute("LoadBalancing",
-                          "How a packet picks among equal-cost egress ports: PerFlow (ECMP "
-                          "hash, one path per message) or PerPacket (round-robin spraying)",
-                          EnumValue(FabricSwitch::PER_FLOW),
-                          MakeEnumAccessor(&FabricSwitch::m_loadBalancing),
-                          MakeEnumChecker(FabricSwitch::PER_FLOW,
-                                          "PerFlow",
-                                          FabricSwitch::PER_PACKET,
-                                          "PerPacket"))
-            .AddAttribute("EcmpSeed",
-                          "Perturbation of the ECMP flow hash",
-                          UintegerValue(0),
-                          MakeUintegerAccessor(&FabricSwitch::m_ecmpSeed),
-                          MakeUintegerChecker<uint32_t>())
-            .AddTraceSource("Forward",
-                            "A packet joins an egress queue: packet (header on), "
-                            "ingress port, egress port",
-                            MakeTraceSourceAccessor(&FabricSwitch::m_forwardTrace),
-                            "ns3::FabricSwitch::ForwardTracedCallback")
-            .AddTraceSource("NoRoute",
-                            "A packet was dropped: no route for its destination",
-                            MakeTraceSourceAccessor(&FabricSwitch::m_noRouteTrace),
-                            "ns3::Packet::TracedCallback");
+    static TypeId tid
+        = TypeId("ns3::FabricSwitch")
+              .SetParent<Object>()
+              .SetGroupName("Dlnet")
+              .AddConstructor<FabricSwitch>()
+              .AddAttribute("Latency",
+                            "Switching latency from the last bit in to the packet joining its "
+                            "egress queue",
+                            TimeValue(NanoSeconds(0)),
+                            MakeTimeAccessor(&FabricSwitch::m_latency),
+                            MakeTimeChecker(Seconds(0)))
+              .AddAttribute(
+                  "LoadBalancing",
+                  "How a packet picks among equal-cost egress ports: PerFlow (ECMP "
+                  "hash, one path per message) or PerPacket (round-robin spraying)",
+                  EnumValue(FabricSwitch::PER_FLOW),
+                  MakeEnumAccessor(&FabricSwitch::m_loadBalancing),
+                  MakeEnumChecker(
+                      FabricSwitch::PER_FLOW, "PerFlow", FabricSwitch::PER_PACKET, "PerPacket"))
+              .AddAttribute("EcmpSeed",
+                            "Perturbation of the ECMP flow hash",
+                            UintegerValue(0),
+                            MakeUintegerAccessor(&FabricSwitch::m_ecmpSeed),
+                            MakeUintegerChecker<uint32_t>())
+              .AddTraceSource("Forward",
+                              "A packet joins an egress queue: packet (header on), "
+                              "ingress port, egress port",
+                              MakeTraceSourceAccessor(&FabricSwitch::m_forwardTrace),
+                              "ns3::FabricSwitch::ForwardTracedCallback")
+              .AddTraceSource("NoRoute",
+                              "A packet was dropped: no route for its destination",
+                              MakeTraceSourceAccessor(&FabricSwitch::m_noRouteTrace),
+                              "ns3::Packet::TracedCallback");
     return tid;
 }
 
@@ -90,7 +89,8 @@ FabricSwitch::AddPort(Ptr<FabricNetDevice> device, int dimension, bool dateline)
     m_ports.push_back(Port{device, dimension, dateline});
     device->SetAttribute("IngressLatency", TimeValue(m_latency));
     device->SetFabricReceiveCallback(FabricNetDevice::FabricRxCallback(
-        [this, index](Ptr<FabricNetDevice>, Ptr<Packet> packet) {
+        [this, index](Ptr<FabricNetDevice>, Ptr<Packet> packet)
+        {
             ReceiveFromPort(index, packet);
         }));
     device->SetDequeueCallback(MakeCallback(&FabricSwitch::PacketLeft, this));
@@ -211,11 +211,8 @@ FabricSwitch::PickPort(Route& route, const FabricHeader& header) const
 }
 
 void
-FabricSwitch::Transmit(uint32_t outPort,
-                       Ptr<Packet> packet,
-                       FabricHeader& header,
-                       uint32_t inPort,
-                       uint8_t inVc)
+FabricSwitch::Transmit(
+    uint32_t outPort, Ptr<Packet> packet, FabricHeader& header, uint32_t inPort, uint8_t inVc)
 {
     const Port& out = m_ports[outPort];
     if (out.dimension < 0)
@@ -239,11 +236,8 @@ FabricSwitch::Transmit(uint32_t outPort,
 }
 
 void
-FabricSwitch::PacketLeft(Ptr<FabricNetDevice> device,
-                         uint32_t tag,
-                         uint8_t tc,
-                         uint8_t vc,
-                         uint32_t size)
+FabricSwitch::PacketLeft(
+    Ptr<FabricNetDevice> device, uint32_t tag, uint8_t tc, uint8_t vc, uint32_t size)
 {
     if (tag != NO_INGRESS)
     {

@@ -39,12 +39,13 @@ class SwitchProgram;
  */
 class FabricSwitch : public Object
 {
-  public:
+public:
     /// How a packet picks among several equal-cost egress ports.
     enum LoadBalancing
     {
         PER_FLOW,   //!< ECMP: hash of (source, destination, message id); a message keeps one path
-        PER_PACKET, //!< packet spraying: round robin per destination; packets may arrive out of order
+        PER_PACKET, //!< packet spraying: round robin per destination; packets may arrive out of
+                    //!< order
     };
 
     static TypeId GetTypeId();
@@ -100,10 +101,10 @@ class FabricSwitch : public Object
     /// \return packets dropped for want of a route
     uint64_t GetNoRouteDrops() const;
 
-  protected:
+protected:
     void DoDispose() override;
 
-  private:
+private:
     /// One switch port.
     struct Port
     {
@@ -116,11 +117,8 @@ class FabricSwitch : public Object
 
     void ReceiveFromPort(uint32_t inPort, Ptr<Packet> packet);
     void Forward(Ptr<Packet> packet, FabricHeader& header, uint32_t inPort, uint8_t inVc);
-    void Transmit(uint32_t outPort,
-                  Ptr<Packet> packet,
-                  FabricHeader& header,
-                  uint32_t inPort,
-                  uint8_t inVc);
+    void Transmit(
+        uint32_t outPort, Ptr<Packet> packet, FabricHeader& header, uint32_t inPort, uint8_t inVc);
     /// Egress ports of one destination.
     struct Route
     {
@@ -129,7 +127,8 @@ class FabricSwitch : public Object
     };
 
     uint32_t PickPort(Route& route, const FabricHeader& header) const;
-    void PacketLeft(Ptr<FabricNetDevice> device, uint32_t tag, uint8_t tc, uint8_t vc, uint32_t size);
+    void PacketLeft(
+        Ptr<FabricNetDevice> device, uint32_t tag, uint8_t tc, uint8_t vc, uint32_t size);
 
     Time m_latency;
     uint32_t m_ecmpSeed;

@@ -31,7 +31,7 @@ class Packet;
  */
 class SwitchProgram : public Object
 {
-  public:
+public:
     /// What happens to a packet after a program has seen it.
     enum Verdict
     {
@@ -56,12 +56,12 @@ class SwitchProgram : public Object
      */
     void SetSwitch(FabricSwitch* sw);
 
-  protected:
+protected:
     /// \return the switch that runs this program
     FabricSwitch* GetSwitch() const;
     void DoDispose() override;
 
-  private:
+private:
     FabricSwitch* m_switch{nullptr}; //!< not owned: the switch owns its programs
 };
 

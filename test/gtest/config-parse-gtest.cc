@@ -9,6 +9,7 @@
 #include "ns3/traffic-experiment.h"
 
 #include <gtest/gtest.h>
+
 #include <stdexcept>
 
 using namespace ns3;
@@ -43,11 +44,36 @@ TEST(ParseUnsigned, AcceptsRangeRejectsJunkAndNegatives)
 {
     EXPECT_EQ(ParseUnsigned("rows", "12", 1, 100), 12u);
     EXPECT_EQ(ParseUnsigned("rows", " 7 ", 1, 100), 7u);
-    ExpectInvalid([] { ParseUnsigned("rows", "-1", 1, 100); }, {"rows", "-1", "1 to 100"});
-    ExpectInvalid([] { ParseUnsigned("rows", "0", 1, 100); }, {"rows"});
-    ExpectInvalid([] { ParseUnsigned("rows", "4x", 1, 100); }, {"rows"});
-    ExpectInvalid([] { ParseUnsigned("rows", "", 1, 100); }, {"rows"});
-    ExpectInvalid([] { ParseUnsigned("rows", "99999999999999999999999", 1); }, {"rows"});
+    ExpectInvalid(
+        []
+        {
+            ParseUnsigned("rows", "-1", 1, 100);
+        },
+        {"rows", "-1", "1 to 100"});
+    ExpectInvalid(
+        []
+        {
+            ParseUnsigned("rows", "0", 1, 100);
+        },
+        {"rows"});
+    ExpectInvalid(
+        []
+        {
+            ParseUnsigned("rows", "4x", 1, 100);
+        },
+        {"rows"});
+    ExpectInvalid(
+        []
+        {
+            ParseUnsigned("rows", "", 1, 100);
+        },
+        {"rows"});
+    ExpectInvalid(
+        []
+        {
+            ParseUnsigned("rows", "99999999999999999999999", 1);
+        },
+        {"rows"});
 }
 
 TEST(ParseBytes, Units)
@@ -57,18 +83,48 @@ TEST(ParseBytes, Units)
     EXPECT_EQ(ParseBytes("size", "1MiB"), 1u << 20);
     EXPECT_EQ(ParseBytes("size", "2GB"), 2000000000u);
     EXPECT_EQ(ParseBytes("size", "10B"), 10u);
-    ExpectInvalid([] { ParseBytes("size", "0"); }, {"size", "at least 1"});
-    ExpectInvalid([] { ParseBytes("size", "1.5MiB"); }, {"size"});
-    ExpectInvalid([] { ParseBytes("size", "12 parsecs"); }, {"size"});
+    ExpectInvalid(
+        []
+        {
+            ParseBytes("size", "0");
+        },
+        {"size", "at least 1"});
+    ExpectInvalid(
+        []
+        {
+            ParseBytes("size", "1.5MiB");
+        },
+        {"size"});
+    ExpectInvalid(
+        []
+        {
+            ParseBytes("size", "12 parsecs");
+        },
+        {"size"});
 }
 
 TEST(ParseRate, PositiveOnly)
 {
     EXPECT_EQ(ParseRate("link-rate", "100Gbps").GetBitRate(), 100000000000u);
     EXPECT_EQ(ParseRate("link-rate", "750GBps").GetBitRate(), 6000000000000u);
-    ExpectInvalid([] { ParseRate("link-rate", "0Gbps"); }, {"link-rate", "0Gbps", "positive"});
-    ExpectInvalid([] { ParseRate("link-rate", "-10Gbps"); }, {"link-rate", "-10Gbps"});
-    ExpectInvalid([] { ParseRate("link-rate", "fast"); }, {"link-rate"});
+    ExpectInvalid(
+        []
+        {
+            ParseRate("link-rate", "0Gbps");
+        },
+        {"link-rate", "0Gbps", "positive"});
+    ExpectInvalid(
+        []
+        {
+            ParseRate("link-rate", "-10Gbps");
+        },
+        {"link-rate", "-10Gbps"});
+    ExpectInvalid(
+        []
+        {
+            ParseRate("link-rate", "fast");
+        },
+        {"link-rate"});
 }
 
 TEST(ParseTime, NonNegativeWithUnit)
@@ -76,16 +132,35 @@ TEST(ParseTime, NonNegativeWithUnit)
     EXPECT_EQ(ParseTime("delay", "500ns"), NanoSeconds(500));
     EXPECT_EQ(ParseTime("delay", "0ns"), Seconds(0));
     EXPECT_EQ(ParseTime("delay", "1.5us"), NanoSeconds(1500));
-    ExpectInvalid([] { ParseTime("delay", "-1us"); }, {"delay"});
-    ExpectInvalid([] { ParseTime("delay", "1 fortnight"); }, {"delay"});
-    ExpectInvalid([] { ParseTime("delay", "abc"); }, {"delay"});
+    ExpectInvalid(
+        []
+        {
+            ParseTime("delay", "-1us");
+        },
+        {"delay"});
+    ExpectInvalid(
+        []
+        {
+            ParseTime("delay", "1 fortnight");
+        },
+        {"delay"});
+    ExpectInvalid(
+        []
+        {
+            ParseTime("delay", "abc");
+        },
+        {"delay"});
 }
 
 TEST(ParseChoice, NamesTheChoices)
 {
     EXPECT_EQ(ParseChoice("topology", "mesh", {"star", "mesh"}), "mesh");
-    ExpectInvalid([] { ParseChoice("topology", "ring", {"star", "mesh", "torus"}); },
-                  {"topology", "ring", "star, mesh or torus"});
+    ExpectInvalid(
+        []
+        {
+            ParseChoice("topology", "ring", {"star", "mesh", "torus"});
+        },
+        {"topology", "ring", "star, mesh or torus"});
 }
 
 TEST(ParseBool, Spellings)
@@ -93,7 +168,12 @@ TEST(ParseBool, Spellings)
     EXPECT_TRUE(ParseBool("functional", "yes"));
     EXPECT_TRUE(ParseBool("functional", "True"));
     EXPECT_FALSE(ParseBool("functional", "0"));
-    ExpectInvalid([] { ParseBool("functional", "maybe"); }, {"functional", "true or false"});
+    ExpectInvalid(
+        []
+        {
+            ParseBool("functional", "maybe");
+        },
+        {"functional", "true or false"});
 }
 
 TEST(FabricHeader, RoundTripAndSize)
@@ -135,33 +215,138 @@ TEST(TrafficOptions, SetByNameWithDashesOrUnderscores)
     EXPECT_EQ(c.topology.hostsPerLeaf, 8u);
     EXPECT_EQ(c.topology.hostLinkRate, "25Gbps");
     EXPECT_TRUE(c.functional);
-    ExpectInvalid([&] { SetTrafficOption(c, "colour", "red"); }, {"colour", "known options", "mtu"});
-    ExpectInvalid([&] { SetTrafficOption(c, "rows", "-3"); }, {"rows"});
-    ExpectInvalid([&] { SetTrafficOption(c, "pattern", "gossip"); }, {"pattern", "incast"});
+    ExpectInvalid(
+        [&]
+        {
+            SetTrafficOption(c, "colour", "red");
+        },
+        {"colour", "known options", "mtu"});
+    ExpectInvalid(
+        [&]
+        {
+            SetTrafficOption(c, "rows", "-3");
+        },
+        {"rows"});
+    ExpectInvalid(
+        [&]
+        {
+            SetTrafficOption(c, "pattern", "gossip");
+        },
+        {"pattern", "incast"});
 }
 
 TEST(TrafficConfig, ValidationNamesTheField)
 {
     TrafficConfig ok;
     EXPECT_NO_THROW(ok.Validate());
-    auto bad = [&](auto mutate, std::string field) {
+    auto bad = [&](auto mutate, std::string field)
+    {
         TrafficConfig c;
         mutate(c);
-        ExpectInvalid([&] { c.Validate(); }, {field});
+        ExpectInvalid(
+            [&]
+            {
+                c.Validate();
+            },
+            {field});
     };
-    bad([](TrafficConfig& c) { c.topology.kind = "mesh"; c.topology.rows = 0; }, "rows");
-    bad([](TrafficConfig& c) { c.topology.kind = "torus"; c.topology.cols = 0; }, "cols");
-    bad([](TrafficConfig& c) { c.topology.mtu = 20; }, "mtu");
-    bad([](TrafficConfig& c) { c.topology.hostLinkRate = "0bps"; }, "link-rate");
-    bad([](TrafficConfig& c) { c.topology.fabricLinkRate = "-1Gbps"; }, "fabric-link-rate");
-    bad([](TrafficConfig& c) { c.topology.trafficClasses = 9; }, "traffic-classes");
-    bad([](TrafficConfig& c) { c.topology.flowControl = "pfc"; }, "flow-control");
-    bad([](TrafficConfig& c) { c.topology.flowControl = "lossy"; c.topology.lossRate = 1.5; }, "loss-rate");
-    bad([](TrafficConfig& c) { c.topology.kind = "leaf-spine"; c.topology.oversubscription = 0; }, "oversubscription");
-    bad([](TrafficConfig& c) { c.pattern = "point-to-point"; c.src = 3; c.dst = 3; }, "dst");
-    bad([](TrafficConfig& c) { c.pattern = "incast"; c.target = 100; }, "target");
-    bad([](TrafficConfig& c) { c.pattern = "incast"; c.senders = 8; }, "senders");
-    bad([](TrafficConfig& c) { c.tc = 4; }, "tc");
-    bad([](TrafficConfig& c) { c.seed = 0; }, "seed");
-    bad([](TrafficConfig& c) { c.topology.kind = "star"; c.topology.hosts = 1; }, "topology");
+    bad(
+        [](TrafficConfig& c)
+        {
+            c.topology.kind = "mesh";
+            c.topology.rows = 0;
+        },
+        "rows");
+    bad(
+        [](TrafficConfig& c)
+        {
+            c.topology.kind = "torus";
+            c.topology.cols = 0;
+        },
+        "cols");
+    bad(
+        [](TrafficConfig& c)
+        {
+            c.topology.mtu = 20;
+        },
+        "mtu");
+    bad(
+        [](TrafficConfig& c)
+        {
+            c.topology.hostLinkRate = "0bps";
+        },
+        "link-rate");
+    bad(
+        [](TrafficConfig& c)
+        {
+            c.topology.fabricLinkRate = "-1Gbps";
+        },
+        "fabric-link-rate");
+    bad(
+        [](TrafficConfig& c)
+        {
+            c.topology.trafficClasses = 9;
+        },
+        "traffic-classes");
+    bad(
+        [](TrafficConfig& c)
+        {
+            c.topology.flowControl = "pfc";
+        },
+        "flow-control");
+    bad(
+        [](TrafficConfig& c)
+        {
+            c.topology.flowControl = "lossy";
+            c.topology.lossRate = 1.5;
+        },
+        "loss-rate");
+    bad(
+        [](TrafficConfig& c)
+        {
+            c.topology.kind = "leaf-spine";
+            c.topology.oversubscription = 0;
+        },
+        "oversubscription");
+    bad(
+        [](TrafficConfig& c)
+        {
+            c.pattern = "point-to-point";
+            c.src = 3;
+            c.dst = 3;
+        },
+        "dst");
+    bad(
+        [](TrafficConfig& c)
+        {
+            c.pattern = "incast";
+            c.target = 100;
+        },
+        "target");
+    bad(
+        [](TrafficConfig& c)
+        {
+            c.pattern = "incast";
+            c.senders = 8;
+        },
+        "senders");
+    bad(
+        [](TrafficConfig& c)
+        {
+            c.tc = 4;
+        },
+        "tc");
+    bad(
+        [](TrafficConfig& c)
+        {
+            c.seed = 0;
+        },
+        "seed");
+    bad(
+        [](TrafficConfig& c)
+        {
+            c.topology.kind = "star";
+            c.topology.hosts = 1;
+        },
+        "topology");
 }
