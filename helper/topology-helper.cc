@@ -38,7 +38,7 @@ struct BuildContext
     DataRate fabricRate;
     Time fabricDelay;
     Cluster cluster;
-    int64_t nextStream{0};
+    int64_t nextStream{1 << 16}; //!< loss models; streams below are the experiments'
 
     explicit BuildContext(const TopologyConfig& c)
         : config(c)
@@ -342,7 +342,10 @@ TopologyConfig::Validate() const
     {
         dlnet::ParseRate("fabric-link-rate", fabricLinkRate);
     }
-    dlnet::ParseTime("fabric-link-delay", fabricLinkDelay);
+    if (!fabricLinkDelay.empty())
+    {
+        dlnet::ParseTime("fabric-link-delay", fabricLinkDelay);
+    }
     if (!localLinkRate.empty())
     {
         dlnet::ParseRate("local-link-rate", localLinkRate);
@@ -403,7 +406,9 @@ BuildCluster(const TopologyConfig& c)
     BuildContext ctx(c);
     ctx.hostRate = dlnet::ParseRate("link-rate", c.hostLinkRate);
     ctx.hostDelay = dlnet::ParseTime("link-delay", c.hostLinkDelay);
-    ctx.fabricDelay = dlnet::ParseTime("fabric-link-delay", c.fabricLinkDelay);
+    ctx.fabricDelay = c.fabricLinkDelay.empty()
+                          ? ctx.hostDelay
+                          : dlnet::ParseTime("fabric-link-delay", c.fabricLinkDelay);
     if (!c.fabricLinkRate.empty())
     {
         ctx.fabricRate = dlnet::ParseRate("fabric-link-rate", c.fabricLinkRate);

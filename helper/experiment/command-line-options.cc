@@ -67,7 +67,7 @@ ExperimentCommandLine::AddValue(const std::string& name,
 void
 ExperimentCommandLine::Parse(int argc, char** argv)
 {
-    // ns-3's own flags (--PrintHelp, --PrintAttributes=..., --ns3::...) pass through.
+    // ns-3's own help flags (--PrintHelp, --PrintAttributes=...) pass through.
     static const std::vector<std::string> ns3Flags = {"help",
                                                       "PrintHelp",
                                                       "PrintGlobals",
@@ -91,8 +91,15 @@ ExperimentCommandLine::Parse(int argc, char** argv)
         }
         std::string name = arg.substr(2, arg.find('=') - 2);
         bool known = std::find(m_names.begin(), m_names.end(), name) != m_names.end()
-                     || std::find(ns3Flags.begin(), ns3Flags.end(), name) != ns3Flags.end()
-                     || name.find("::") != std::string::npos;
+                     || std::find(ns3Flags.begin(), ns3Flags.end(), name) != ns3Flags.end();
+        if (name.find("::") != std::string::npos)
+        {
+            // Each experiment resets ns-3's configuration before it builds
+            // (Config::Reset), so such a flag would be silently ignored.
+            throw std::invalid_argument("command line: --" + name
+                                        + ": ns-3 attribute paths are not taken; use the "
+                                          "dlnet options (--PrintHelp lists them)");
+        }
         if (!known)
         {
             std::string all;

@@ -118,7 +118,7 @@ TopologyOptions()
              return std::to_string(c.cols);
          }},
         {"link-rate",
-         "host-switch link rate (mesh/torus: every link), e.g. 100Gbps",
+         "host-switch link rate (mesh/torus: every NPU-NPU link), e.g. 100Gbps",
          [](T& c, const std::string& v)
          {
              c.hostLinkRate = v;
@@ -128,7 +128,7 @@ TopologyOptions()
              return c.hostLinkRate;
          }},
         {"link-delay",
-         "host-switch link propagation delay, e.g. 500ns",
+         "host-switch link propagation delay (mesh/torus: every NPU-NPU link), e.g. 500ns",
          [](T& c, const std::string& v)
          {
              c.hostLinkDelay = v;
@@ -148,7 +148,7 @@ TopologyOptions()
              return c.fabricLinkRate;
          }},
         {"fabric-link-delay",
-         "switch-switch link propagation delay",
+         "switch-switch link propagation delay; empty: link-delay",
          [](T& c, const std::string& v)
          {
              c.fabricLinkDelay = v;
@@ -158,7 +158,7 @@ TopologyOptions()
              return c.fabricLinkDelay;
          }},
         {"local-link-rate",
-         "mesh/torus: NPU-to-router rate; empty: 4 x link rate",
+         "mesh/torus: NPU-to-router rate; empty: 4 x the NPU-NPU link rate",
          [](T& c, const std::string& v)
          {
              c.localLinkRate = v;

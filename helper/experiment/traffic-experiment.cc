@@ -189,10 +189,15 @@ TrafficConfig::Validate() const
     {
         throw std::invalid_argument("stop-time: got 0; expected a positive time");
     }
-    if (functional && messageBytes * uint64_t(messages) > (1ULL << 30))
+    uint64_t flows = pattern == "point-to-point" ? 1
+                     : pattern == "incast"       ? (senders ? senders : n - 1)
+                     : pattern == "all-to-all"   ? uint64_t(n) * (n - 1)
+                                                 : n;
+    if (functional && messageBytes > (1ULL << 30) / messages / flows)
     {
-        throw std::invalid_argument("message-bytes: functional mode keeps every message in "
-                                    "memory; at most 1 GiB per flow");
+        throw std::invalid_argument(
+            "message-bytes: functional mode keeps every message in "
+            "memory; message-bytes x messages x flows must stay within 1 GiB");
     }
 }
 
@@ -281,6 +286,9 @@ RunTraffic(const TrafficConfig& c)
         result.allIntact = result.allIntact && m.intact;
     }
     result.aggregateGoodput = result.makespan > 0 ? result.payloadBytes * 8.0 / result.makespan : 0;
+    // Links may still carry acknowledgements or credits after the last
+    // delivery: utilisation is over everything that was simulated.
+    double window = std::max(result.makespan, Simulator::Now().GetSeconds());
     for (const auto& ep : cluster.endpoints)
     {
         result.duplicatePackets += ep->GetDuplicatePackets();
@@ -301,7 +309,7 @@ RunTraffic(const TrafficConfig& c)
             l.txPackets = tx->GetTxPackets();
             l.drops = tx->GetQueueDrops() + rx->GetRxErrorDrops();
             l.maxQueueBytes = tx->GetMaxQueuedBytes();
-            l.utilisation = result.makespan > 0 ? l.txBytes * 8.0 / (l.rate * result.makespan) : 0;
+            l.utilisation = window > 0 ? l.txBytes * 8.0 / (l.rate * window) : 0;
             result.drops += l.drops;
             result.links.push_back(l);
         }

@@ -23,8 +23,7 @@ NS_OBJECT_ENSURE_REGISTERED(FabricEndpoint);
 
 namespace
 {
-constexpr uint32_t TAG_DATA = 1;       //!< device tag of data packets (acks carry 0)
-constexpr uint8_t FLAG_PAYLOAD = 0x02; //!< header flag: the packet carries real bytes
+constexpr uint32_t TAG_DATA = 1; //!< device tag of data packets (acks carry 0)
 } // namespace
 
 void
@@ -312,7 +311,7 @@ FabricEndpoint::SendPacket(uint32_t msgId, OutMessage& m)
     h.m_total = m.total;
     h.m_tc = m.tc;
     h.m_protocol = FabricHeader::DATA;
-    h.m_flags = m.data ? FLAG_PAYLOAD : 0;
+    h.m_flags = m.data ? FabricHeader::FLAG_PAYLOAD : 0;
     packet->AddHeader(h);
     ++m_staged[m.tc];
     if (!m_device->Enqueue(packet, m.tc, 0, TAG_DATA))
@@ -469,7 +468,7 @@ FabricEndpoint::ReceiveData(Ptr<Packet> packet, const FabricHeader& h)
         {
             in.got.assign(in.total, false);
         }
-        if (h.m_flags & FLAG_PAYLOAD)
+        if (h.m_flags & FabricHeader::FLAG_PAYLOAD)
         {
             in.fragments.resize(in.total);
         }

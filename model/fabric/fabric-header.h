@@ -18,7 +18,7 @@ namespace ns3
  * 24 bytes: source and destination address (an endpoint rank or a group id
  * owned by a switch program), message id (unique per source), packet index
  * within the message and the message's packet count, traffic class,
- * protocol, a switch-hop counter and flags (virtual channel, last packet).
+ * protocol, a switch-hop counter and flags (virtual channel, real payload).
  */
 class FabricHeader : public Header
 {
@@ -33,7 +33,8 @@ public:
     /// Flag bits.
     enum Flag : uint8_t
     {
-        FLAG_VC1 = 0x01, //!< packet travels on virtual channel 1 (crossed a dateline)
+        FLAG_VC1 = 0x01,     //!< packet travels on virtual channel 1 (crossed a dateline)
+        FLAG_PAYLOAD = 0x02, //!< packet carries real bytes (functional mode)
     };
 
     static constexpr uint32_t SERIALIZED_SIZE = 24; //!< bytes on the wire

@@ -475,6 +475,10 @@ FabricNetDevice::GetAddress() const
 bool
 FabricNetDevice::SetMtu(const uint16_t mtu)
 {
+    if (m_ready)
+    {
+        return false; // queues and credits are sized: set the Mtu attribute before Setup
+    }
     m_maxPacketSize = mtu;
     return true;
 }

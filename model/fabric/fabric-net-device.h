@@ -52,7 +52,6 @@ public:
     {
         DROP_QUEUE_FULL, //!< the output buffer was full (lossy mode)
         DROP_ERROR,      //!< the receive error model corrupted it (lossy mode)
-        DROP_LINK_DOWN,  //!< no channel attached
     };
 
     /// Called when a packet leaves an output queue for the wire; carries the

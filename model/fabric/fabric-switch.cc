@@ -154,22 +154,33 @@ FabricSwitch::ReceiveFromPort(uint32_t inPort, Ptr<Packet> packet)
     uint32_t wireSize = packet->GetSize();
     FabricHeader header;
     packet->RemoveHeader(header);
-    uint8_t inVc = header.GetVc();
+    // The credit belongs to the queue the packet arrived in, whatever a
+    // program later does to its header.
+    uint32_t ingress = (inPort << 4) | (uint32_t(header.m_tc) << 1) | header.GetVc();
     for (auto& program : m_programs)
     {
         if (program->Process(packet, header, inPort) == SwitchProgram::CONSUMED)
         {
-            m_ports[inPort].device->ReleaseRxBuffer(header.m_tc, inVc, wireSize);
+            ReleaseIngress(ingress, wireSize);
             return;
         }
     }
     NS_ASSERT_MSG(packet->GetSize() + FabricHeader::SERIALIZED_SIZE == wireSize,
                   "a switch program changed the size of a packet it passed on");
-    Forward(packet, header, inPort, inVc);
+    Forward(packet, header, ingress);
 }
 
 void
-FabricSwitch::Forward(Ptr<Packet> packet, FabricHeader& header, uint32_t inPort, uint8_t inVc)
+FabricSwitch::ReleaseIngress(uint32_t ingress, uint32_t size)
+{
+    if (ingress != NO_INGRESS)
+    {
+        m_ports[ingress >> 4].device->ReleaseRxBuffer((ingress >> 1) & 7, ingress & 1, size);
+    }
+}
+
+void
+FabricSwitch::Forward(Ptr<Packet> packet, FabricHeader& header, uint32_t ingress)
 {
     auto it = m_routes.find(header.m_dst);
     if (it == m_routes.end() || it->second.ports.empty())
@@ -178,13 +189,10 @@ FabricSwitch::Forward(Ptr<Packet> packet, FabricHeader& header, uint32_t inPort,
         ++m_noRoute;
         packet->AddHeader(header);
         m_noRouteTrace(packet);
-        if (inPort != NO_INGRESS)
-        {
-            m_ports[inPort].device->ReleaseRxBuffer(header.m_tc, inVc, packet->GetSize());
-        }
+        ReleaseIngress(ingress, packet->GetSize());
         return;
     }
-    Transmit(PickPort(it->second, header), packet, header, inPort, inVc);
+    Transmit(PickPort(it->second, header), packet, header, ingress);
 }
 
 uint32_t
@@ -197,8 +205,9 @@ FabricSwitch::PickPort(Route& route, const FabricHeader& header) const
     }
     if (m_loadBalancing == PER_PACKET)
     {
+        uint32_t port = ports[route.next];
         route.next = (route.next + 1) % ports.size();
-        return ports[route.next];
+        return port;
     }
     // splitmix64 finalizer over the flow identity: cheap, well mixed, stable.
     uint64_t x = (uint64_t(header.m_src) << 32) ^ header.m_dst;
@@ -211,10 +220,10 @@ FabricSwitch::PickPort(Route& route, const FabricHeader& header) const
 }
 
 void
-FabricSwitch::Transmit(
-    uint32_t outPort, Ptr<Packet> packet, FabricHeader& header, uint32_t inPort, uint8_t inVc)
+FabricSwitch::Transmit(uint32_t outPort, Ptr<Packet> packet, FabricHeader& header, uint32_t ingress)
 {
     const Port& out = m_ports[outPort];
+    uint32_t inPort = ingress == NO_INGRESS ? NO_INGRESS : ingress >> 4;
     if (out.dimension < 0)
     {
         header.SetVc(0);
@@ -222,7 +231,7 @@ FabricSwitch::Transmit(
     else
     {
         bool sameDimension = inPort != NO_INGRESS && m_ports[inPort].dimension == out.dimension;
-        header.SetVc(((sameDimension && inVc) || out.dateline) ? 1 : 0);
+        header.SetVc(((sameDimension && header.GetVc()) || out.dateline) ? 1 : 0);
     }
     if (header.m_hops < 0xff)
     {
@@ -231,18 +240,14 @@ FabricSwitch::Transmit(
     packet->AddHeader(header);
     ++m_forwarded;
     m_forwardTrace(packet, inPort, outPort);
-    uint32_t tag = (inPort == NO_INGRESS) ? NO_INGRESS : (inPort << 1) | inVc;
-    out.device->Enqueue(packet, header.m_tc, header.GetVc(), tag);
+    out.device->Enqueue(packet, header.m_tc, header.GetVc(), ingress);
 }
 
 void
 FabricSwitch::PacketLeft(
     Ptr<FabricNetDevice> device, uint32_t tag, uint8_t tc, uint8_t vc, uint32_t size)
 {
-    if (tag != NO_INGRESS)
-    {
-        m_ports[tag >> 1].device->ReleaseRxBuffer(tc, tag & 1, size);
-    }
+    ReleaseIngress(tag, size);
 }
 
 void
@@ -250,14 +255,14 @@ FabricSwitch::SendOnPort(uint32_t port, Ptr<Packet> packet, const FabricHeader& 
 {
     NS_ASSERT(port < m_ports.size());
     FabricHeader h = header;
-    Transmit(port, packet, h, NO_INGRESS, 0);
+    Transmit(port, packet, h, NO_INGRESS);
 }
 
 void
 FabricSwitch::SendRouted(Ptr<Packet> packet, const FabricHeader& header)
 {
     FabricHeader h = header;
-    Forward(packet, h, NO_INGRESS, 0);
+    Forward(packet, h, NO_INGRESS);
 }
 
 uint64_t

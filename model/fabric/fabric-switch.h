@@ -40,6 +40,11 @@ class SwitchProgram;
 class FabricSwitch : public Object
 {
 public:
+    /// Signature of the Forward trace source.
+    typedef void (*ForwardTracedCallback)(Ptr<const Packet> packet,
+                                          uint32_t inPort,
+                                          uint32_t outPort);
+
     /// How a packet picks among several equal-cost egress ports.
     enum LoadBalancing
     {
@@ -116,9 +121,10 @@ private:
     static constexpr uint32_t NO_INGRESS = 0xffffffff; //!< tag of packets no port holds
 
     void ReceiveFromPort(uint32_t inPort, Ptr<Packet> packet);
-    void Forward(Ptr<Packet> packet, FabricHeader& header, uint32_t inPort, uint8_t inVc);
-    void Transmit(
-        uint32_t outPort, Ptr<Packet> packet, FabricHeader& header, uint32_t inPort, uint8_t inVc);
+    // ingress: (port << 4) | (class << 1) | vc of the queue the packet holds, or NO_INGRESS
+    void Forward(Ptr<Packet> packet, FabricHeader& header, uint32_t ingress);
+    void Transmit(uint32_t outPort, Ptr<Packet> packet, FabricHeader& header, uint32_t ingress);
+    void ReleaseIngress(uint32_t ingress, uint32_t size);
     /// Egress ports of one destination.
     struct Route
     {
