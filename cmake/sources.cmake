@@ -7,6 +7,12 @@ set(DLNET_SOURCES
   model/fabric/switch-program.cc
   model/fabric/fabric-switch.cc
   model/fabric/fabric-endpoint.cc
+  model/collective/collective-types.cc
+  model/collective/communicator.cc
+  model/collective/collective-schedule.cc
+  model/collective/reduction.cc
+  model/collective/collective-engine.cc
+  model/collective/alpha-beta-model.cc
   helper/config-parse.cc
   helper/fabric-helper.cc
   helper/cluster.cc
@@ -15,6 +21,8 @@ set(DLNET_SOURCES
   helper/experiment/experiment-options.cc
   helper/experiment/simulation-scope.cc
   helper/experiment/traffic-experiment.cc
+  helper/experiment/collective-experiment.cc
+  helper/experiment/collective-report.cc
   helper/experiment/result-writer.cc
   helper/experiment/plot-writer.cc
 )
@@ -27,6 +35,12 @@ set(DLNET_HEADERS
   model/fabric/fabric-switch.h
   model/fabric/fabric-message.h
   model/fabric/fabric-endpoint.h
+  model/collective/collective-types.h
+  model/collective/communicator.h
+  model/collective/collective-schedule.h
+  model/collective/reduction.h
+  model/collective/collective-engine.h
+  model/collective/alpha-beta-model.h
   helper/config-parse.h
   helper/fabric-helper.h
   helper/cluster.h
@@ -35,6 +49,8 @@ set(DLNET_HEADERS
   helper/experiment/experiment-options.h
   helper/experiment/simulation-scope.h
   helper/experiment/traffic-experiment.h
+  helper/experiment/collective-experiment.h
+  helper/experiment/collective-report.h
   helper/experiment/result-writer.h
   helper/experiment/plot-writer.h
   helper/dlnet-module.h

@@ -5,8 +5,15 @@
 #ifndef DLNET_MODULE_H
 #define DLNET_MODULE_H
 
+#include "ns3/alpha-beta-model.h"
 #include "ns3/cluster.h"
+#include "ns3/collective-engine.h"
+#include "ns3/collective-experiment.h"
+#include "ns3/collective-report.h"
+#include "ns3/collective-schedule.h"
+#include "ns3/collective-types.h"
 #include "ns3/command-line-options.h"
+#include "ns3/communicator.h"
 #include "ns3/config-parse.h"
 #include "ns3/experiment-options.h"
 #include "ns3/fabric-channel.h"
@@ -17,6 +24,7 @@
 #include "ns3/fabric-net-device.h"
 #include "ns3/fabric-switch.h"
 #include "ns3/plot-writer.h"
+#include "ns3/reduction.h"
 #include "ns3/result-writer.h"
 #include "ns3/simulation-scope.h"
 #include "ns3/switch-program.h"

@@ -279,9 +279,53 @@ TopologyKinds()
     return kinds;
 }
 
+TopologyConfig
+TopologyConfig::Shaped() const
+{
+    TopologyConfig t = *this;
+    if (nodes == 0)
+    {
+        return t;
+    }
+    if (kind == "star")
+    {
+        t.hosts = nodes;
+    }
+    else if (kind == "leaf-spine")
+    {
+        if (hostsPerLeaf == 0 || nodes % hostsPerLeaf != 0)
+        {
+            throw std::invalid_argument("nodes: " + std::to_string(nodes)
+                                        + " is not a multiple of hosts-per-leaf ("
+                                        + std::to_string(hostsPerLeaf) + ")");
+        }
+        t.leaves = nodes / hostsPerLeaf;
+    }
+    else
+    {
+        // the most square factorization: cols >= rows
+        uint32_t rows = 1;
+        for (uint32_t r = 1; r * r <= nodes; ++r)
+        {
+            if (nodes % r == 0)
+            {
+                rows = r;
+            }
+        }
+        t.rows = rows;
+        t.cols = nodes / rows;
+    }
+    t.nodes = 0;
+    return t;
+}
+
 uint32_t
 TopologyConfig::GetNRanks() const
 {
+    if (nodes != 0)
+    {
+        return Shaped().GetNRanks();
+    }
     if (kind == "star")
     {
         return hosts;
@@ -297,6 +341,11 @@ void
 TopologyConfig::Validate() const
 {
     dlnet::ParseChoice("topology", kind, TopologyKinds());
+    if (nodes != 0)
+    {
+        Shaped().Validate();
+        return;
+    }
     auto positive = [](const std::string& field, uint64_t v)
     {
         if (v == 0)
@@ -399,9 +448,10 @@ TopologyConfig::Validate() const
 }
 
 Cluster
-BuildCluster(const TopologyConfig& c)
+BuildCluster(const TopologyConfig& config)
 {
-    c.Validate();
+    config.Validate();
+    const TopologyConfig c = config.Shaped();
     SimulationScope::UsePicoseconds();
     BuildContext ctx(c);
     ctx.hostRate = dlnet::ParseRate("link-rate", c.hostLinkRate);

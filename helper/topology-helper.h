@@ -24,6 +24,8 @@ struct TopologyConfig
 {
     std::string kind{"star"}; //!< star, leaf-spine, mesh or torus
 
+    uint32_t nodes{0};        //!< 0, or the rank count: sets hosts, leaves (hostsPerLeaf kept) or a
+                              //!< near-square rows x cols
     uint32_t hosts{8};        //!< star: hosts on the switch
     uint32_t leaves{2};       //!< leaf-spine: leaf switches
     uint32_t hostsPerLeaf{4}; //!< leaf-spine: hosts under each leaf
@@ -56,6 +58,8 @@ struct TopologyConfig
 
     /// Throw std::invalid_argument naming the first bad field.
     void Validate() const;
+    /// \return this config with the shape fields set from nodes (itself when nodes is 0)
+    TopologyConfig Shaped() const;
     /// \return number of ranks the topology has
     uint32_t GetNRanks() const;
 };

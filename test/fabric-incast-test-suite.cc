@@ -8,6 +8,7 @@
 #include "ns3/test.h"
 
 #include <algorithm>
+#include <iostream>
 
 using namespace ns3;
 
@@ -70,6 +71,10 @@ private:
             hi = std::max(hi, m.goodput);
         }
         double fair = portPayloadRate / 8;
+        std::cout << "measured: " << GetName() << ": drops " << r.drops << ", goodput "
+                  << r.aggregateGoodput / 1e9 << " Gbit/s (expected " << portPayloadRate / 1e9
+                  << "), shares " << lo / 1e9 << " to " << hi / 1e9 << " Gbit/s (fair "
+                  << portPayloadRate / 8e9 << ")" << std::endl;
         NS_TEST_ASSERT_MSG_EQ_TOL(lo, fair, 0.05 * fair, "smallest share");
         NS_TEST_ASSERT_MSG_EQ_TOL(hi, fair, 0.05 * fair, "largest share");
         // Back-pressure held the excess at the senders: the switch queue
@@ -112,6 +117,11 @@ private:
         c.functional = true;
         c.messages = 2;
         TrafficResult r = RunTraffic(c);
+        std::cout << "measured: " << GetName() << ": delivered " << r.deliveredMessages << "/"
+                  << r.expectedMessages << ", intact " << r.allIntact << ", duplicate deliveries "
+                  << r.duplicateDeliveries << ", drops " << r.drops << ", retransmissions "
+                  << r.retransmissions << ", duplicate packets dropped " << r.duplicatePackets
+                  << std::endl;
         NS_TEST_ASSERT_MSG_EQ(r.deliveredMessages, r.expectedMessages, "every message delivered");
         NS_TEST_ASSERT_MSG_EQ(r.duplicateDeliveries, 0, "no message delivered twice");
         NS_TEST_ASSERT_MSG_EQ(r.allIntact, true, "every byte equal to what was sent");

@@ -8,6 +8,7 @@
 #include "ns3/test.h"
 
 #include <cstdlib>
+#include <iostream>
 #include <map>
 
 using namespace ns3;
@@ -49,6 +50,9 @@ private:
         TrafficResult half = RunTraffic(LeafSpinePermutation(2, m_lb));
         NS_TEST_ASSERT_MSG_EQ(full.allDelivered && half.allDelivered, true, "all delivered");
         double ratio = half.aggregateGoodput / full.aggregateGoodput;
+        std::cout << "measured: " << m_lb << " load balancing: goodput 1:1 "
+                  << full.aggregateGoodput / 1e9 << " Gbit/s, 2:1 " << half.aggregateGoodput / 1e9
+                  << " Gbit/s, ratio " << ratio << std::endl;
         NS_TEST_ASSERT_MSG_EQ_TOL(ratio, 0.5, 0.03 * 0.5, "throughput ratio 2:1 vs 1:1");
         if (m_lb == "packet")
         {
@@ -94,6 +98,12 @@ private:
             }
         }
         NS_TEST_ASSERT_MSG_EQ(upBytes.size(), 4, "four spines");
+        std::cout << "measured: leaf-to-spine bytes per spine:";
+        for (const auto& [spine, bytes] : upBytes)
+        {
+            std::cout << " " << spine << " " << 100.0 * bytes / total << "%";
+        }
+        std::cout << std::endl;
         for (const auto& [spine, bytes] : upBytes)
         {
             // 192 cross-leaf messages hashed over 4 spines: each carries a share.
@@ -139,14 +149,19 @@ private:
             uint32_t d = a > b ? a - b : b - a;
             return torus ? std::min(d, size - d) : d;
         };
+        uint32_t maxHops = 0;
         for (const auto& m : r.messages)
         {
+            maxHops = std::max(maxHops, m.hops - 1);
             uint32_t expected = dist(m.src % m_cols, m.dst % m_cols, m_cols)
                                 + dist(m.src / m_cols, m.dst / m_cols, m_rows);
             // A packet crosses the router of every node on its path: distance + 1.
             NS_TEST_ASSERT_MSG_EQ(m.hops - 1, expected, "hops from " << m.src << " to " << m.dst);
         }
         NS_TEST_ASSERT_MSG_EQ(r.allDelivered, true, "all delivered");
+        std::cout << "measured: " << m_kind << " " << m_cols << "x" << m_rows << ": "
+                  << r.messages.size() << " pairs checked, longest path " << maxHops << " hops"
+                  << std::endl;
     }
 
     std::string m_kind;

@@ -8,6 +8,7 @@
 
 #include "ns3/command-line.h"
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <string>
@@ -29,14 +30,20 @@ public:
     explicit ExperimentCommandLine(const std::string& file);
 
     /**
-     * Register every option of a table; values are parsed into config when
-     * Parse runs.
+     * Register every option of a table but those in except; values are
+     * parsed into config when Parse runs.
      */
     template <typename Config>
-    void AddOptions(const std::vector<ExperimentOption<Config>>& options, Config& config)
+    void AddOptions(const std::vector<ExperimentOption<Config>>& options,
+                    Config& config,
+                    const std::vector<std::string>& except = {})
     {
         for (const auto& o : options)
         {
+            if (std::find(except.begin(), except.end(), o.name) != except.end())
+            {
+                continue; // the program registers this flag itself
+            }
             auto set = o.set;
             Config* target = &config;
             AddFlag(o.name,

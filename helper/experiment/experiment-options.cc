@@ -47,6 +47,17 @@ TopologyOptions()
          {
              return c.kind;
          }},
+        {"nodes",
+         "ranks of the topology (0: use hosts, leaves or rows x cols): a star's hosts, "
+         "leaf-spine leaves of hosts-per-leaf each, the most square mesh/torus",
+         [u32](T& c, const std::string& v)
+         {
+             c.nodes = u32("nodes", v);
+         },
+         [](const T& c)
+         {
+             return std::to_string(c.nodes);
+         }},
         {"hosts",
          "star: hosts on the switch",
          [u32](T& c, const std::string& v)
@@ -129,6 +140,16 @@ TopologyOptions()
          }},
         {"link-delay",
          "host-switch link propagation delay (mesh/torus: every NPU-NPU link), e.g. 500ns",
+         [](T& c, const std::string& v)
+         {
+             c.hostLinkDelay = v;
+         },
+         [](const T& c)
+         {
+             return c.hostLinkDelay;
+         }},
+        {"latency",
+         "the same as link-delay",
          [](T& c, const std::string& v)
          {
              c.hostLinkDelay = v;

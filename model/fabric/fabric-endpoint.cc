@@ -133,7 +133,8 @@ FabricEndpoint::Setup(uint32_t address,
     m_directory = directory;
     m_directory->Register(address, this);
     m_lossy = device->GetFlowControl() == FabricNetDevice::LOSSY;
-    m_roundRobin.assign(device->GetTrafficClasses(), std::deque<uint32_t>());
+    m_destinations.assign(device->GetTrafficClasses(), std::deque<uint32_t>());
+    m_queues.assign(device->GetTrafficClasses(), std::map<uint32_t, std::deque<uint32_t>>());
     m_staged.assign(device->GetTrafficClasses(), 0);
     m_filling.assign(device->GetTrafficClasses(), false);
     device->SetFabricReceiveCallback(MakeCallback(&FabricEndpoint::Receive, this));
@@ -223,11 +224,17 @@ FabricEndpoint::HasWork(const OutMessage& m) const
 void
 FabricEndpoint::Schedule(uint32_t msgId, OutMessage& m)
 {
-    if (!m.scheduled && HasWork(m))
+    if (m.scheduled || !HasWork(m))
     {
-        m.scheduled = true;
-        m_roundRobin[m.tc].push_back(msgId);
+        return;
     }
+    m.scheduled = true;
+    std::deque<uint32_t>& queue = m_queues[m.tc][m.dst];
+    if (queue.empty())
+    {
+        m_destinations[m.tc].push_back(m.dst);
+    }
+    queue.push_back(msgId);
 }
 
 void
@@ -238,24 +245,47 @@ FabricEndpoint::Fill(uint8_t tc)
         return; // a packet left the device while this loop was enqueueing
     }
     m_filling[tc] = true;
-    std::deque<uint32_t>& rr = m_roundRobin[tc];
-    while (m_staged[tc] < m_stageDepth && !rr.empty())
+    std::deque<uint32_t>& destinations = m_destinations[tc];
+    while (m_staged[tc] < m_stageDepth && !destinations.empty())
     {
-        uint32_t id = rr.front();
-        rr.pop_front();
-        auto it = m_out.find(id);
-        if (it == m_out.end())
+        uint32_t dst = destinations.front();
+        destinations.pop_front();
+        auto q = m_queues[tc].find(dst);
+        std::deque<uint32_t>& queue = q->second;
+        // Messages to one destination go in order (one queue pair per peer);
+        // a message with nothing to send now (lossy: window full) steps aside.
+        while (!queue.empty())
         {
-            continue;
+            auto it = m_out.find(queue.front());
+            if (it != m_out.end() && HasWork(it->second))
+            {
+                break;
+            }
+            if (it != m_out.end())
+            {
+                it->second.scheduled = false;
+            }
+            queue.pop_front();
         }
-        OutMessage& m = it->second;
-        m.scheduled = false;
-        if (!HasWork(m))
+        if (!queue.empty())
         {
-            continue;
+            uint32_t id = queue.front();
+            OutMessage& m = m_out.find(id)->second;
+            SendPacket(id, m);
+            if (!HasWork(m))
+            {
+                m.scheduled = false;
+                queue.pop_front();
+            }
         }
-        SendPacket(id, m);
-        Schedule(id, m);
+        if (queue.empty())
+        {
+            m_queues[tc].erase(q);
+        }
+        else
+        {
+            destinations.push_back(dst); // destinations take turns, packet by packet
+        }
     }
     m_filling[tc] = false;
 }

@@ -49,9 +49,10 @@ private:
  * \ingroup dlnet
  * \brief A host or NPU's message layer on the fabric.
  *
- * Cuts messages into packets of at most the device's Mtu, interleaves the
- * messages of one traffic class packet by packet (round robin, as a NIC
- * serves its queue pairs), reassembles at the destination and reports each
+ * Cuts messages into packets of at most the device's Mtu. Within a traffic
+ * class, messages to one destination go in the order they were sent (one
+ * queue pair per peer) and destinations take turns packet by packet (as a
+ * NIC serves its queue pairs); reassembles at the destination and reports each
  * message once, when all of it has arrived. In timing mode packets carry
  * virtual bytes (nothing is allocated); in functional mode they carry the
  * caller's bytes. On a lossy link the endpoint acknowledges every data
@@ -190,9 +191,11 @@ private:
 
     uint32_t m_nextMsgId{0};
     std::map<uint32_t, OutMessage> m_out;
-    std::vector<std::deque<uint32_t>> m_roundRobin; //!< per class
-    std::vector<uint32_t> m_staged;                 //!< data packets in the device, per class
-    std::vector<bool> m_filling;                    //!< Fill() running, per class
+    std::vector<std::deque<uint32_t>> m_destinations; //!< per class: destinations taking turns
+    std::vector<std::map<uint32_t, std::deque<uint32_t>>>
+        m_queues;                   //!< per class and destination: messages in order
+    std::vector<uint32_t> m_staged; //!< data packets in the device, per class
+    std::vector<bool> m_filling;    //!< Fill() running, per class
     std::map<std::pair<uint32_t, uint32_t>, InMessage> m_in;
     std::map<uint32_t, std::set<uint32_t>> m_done; //!< lossy mode: delivered ids per source
 

@@ -1,0 +1,74 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+// nccl-tests on a simulated fabric: one collective swept over sizes.
+// Prints the nccl-tests table (plus the alpha-beta prediction) and writes
+// collective.csv, result.json and busbw.png under --results.
+//
+//   ./dlnet run collective-bench -- --topology=leaf-spine --op=allreduce \
+//       --algorithm=ring,halving-doubling,double-binary-tree,direct \
+//       --min-bytes=1KiB --max-bytes=256MiB --results=results/cb
+//
+// --algorithm takes a comma-separated list: one sweep per algorithm, one
+// line per algorithm in the plot.
+
+#include "ns3/dlnet-module.h"
+
+#include <cstdio>
+#include <sstream>
+
+using namespace ns3;
+
+int
+main(int argc, char* argv[])
+{
+    return GuardedMain(
+        [&]()
+        {
+            CollectiveConfig config;
+            std::string results = "results/collective-bench";
+            std::string algorithms = "ring";
+            ExperimentCommandLine cmd(__FILE__);
+            cmd.AddOptions(CollectiveOptions(), config, {"algorithm"});
+            // --algorithm is read here as a list; each entry is validated as the option.
+            cmd.AddValue("algorithm",
+                         "ring, direct, halving-doubling, double-binary-tree, hierarchical, "
+                         "hierarchical-local-bw-aware or auto; a comma-separated list runs each",
+                         algorithms);
+            cmd.AddValue("results", "folder for CSV, JSON and PNG output", results);
+            cmd.Parse(argc, argv);
+
+            std::vector<CollectiveResult> sweeps;
+            std::stringstream list(algorithms);
+            std::string alg;
+            while (std::getline(list, alg, ','))
+            {
+                CollectiveConfig c = config;
+                SetOption(CollectiveOptions(), c, "algorithm", alg);
+                sweeps.push_back(RunCollective(c));
+            }
+            PrintCollectiveTable(config, sweeps);
+            WriteCollectiveResults(config, sweeps, results);
+            std::printf("\nresults: %s/collective.csv, result.json\n", results.c_str());
+            for (const auto& png : PlotCollective(sweeps, results))
+            {
+                std::printf("plot:    %s\n", png.c_str());
+            }
+            for (const auto& s : sweeps)
+            {
+                for (const auto& row : s.rows)
+                {
+                    if (row.checked && !row.correct)
+                    {
+                        std::fprintf(stderr,
+                                     "error: %s %s of %llu bytes gave a wrong result\n",
+                                     row.algorithm.c_str(),
+                                     s.op.c_str(),
+                                     static_cast<unsigned long long>(row.bytes));
+                        return 1;
+                    }
+                }
+            }
+            return 0;
+        });
+}

@@ -1,0 +1,697 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "collective-experiment.h"
+
+#include "simulation-scope.h"
+
+#include "ns3/config-parse.h"
+#include "ns3/log.h"
+#include "ns3/reduction.h"
+#include "ns3/simulator.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("CollectiveExperiment");
+
+namespace
+{
+
+bool
+IsHierarchical(CollectiveAlgorithm a)
+{
+    return a == CollectiveAlgorithm::HIERARCHICAL
+           || a == CollectiveAlgorithm::HIERARCHICAL_LOCAL_BW_AWARE;
+}
+
+bool
+IsWorld(const Communicator& comm)
+{
+    for (uint32_t i = 0; i < comm.ranks.size(); ++i)
+    {
+        if (comm.ranks[i] != i)
+        {
+            return false;
+        }
+    }
+    return true;
+}
+
+/// Link rates of a topology, resolved as BuildCluster resolves them.
+struct Rates
+{
+    double host;   //!< bit/s
+    double fabric; //!< bit/s
+    double local;  //!< bit/s (mesh/torus NPU-router)
+    double hostDelay;
+    double fabricDelay;
+    double latency;
+    double mtu;
+};
+
+Rates
+RatesOf(const TopologyConfig& t)
+{
+    Rates r;
+    r.host = dlnet::ParseRate("link-rate", t.hostLinkRate).GetBitRate();
+    r.hostDelay = dlnet::ParseTime("link-delay", t.hostLinkDelay).GetSeconds();
+    r.fabricDelay = t.fabricLinkDelay.empty()
+                        ? r.hostDelay
+                        : dlnet::ParseTime("fabric-link-delay", t.fabricLinkDelay).GetSeconds();
+    if (!t.fabricLinkRate.empty())
+    {
+        r.fabric = dlnet::ParseRate("fabric-link-rate", t.fabricLinkRate).GetBitRate();
+    }
+    else if (t.kind == "leaf-spine")
+    {
+        r.fabric = r.host * t.hostsPerLeaf / (t.spines * t.oversubscription);
+    }
+    else
+    {
+        r.fabric = r.host;
+    }
+    r.local = t.localLinkRate.empty()
+                  ? 4 * r.fabric
+                  : dlnet::ParseRate("local-link-rate", t.localLinkRate).GetBitRate();
+    r.latency = dlnet::ParseTime("switch-latency", t.switchLatency).GetSeconds();
+    r.mtu = t.mtu;
+    return r;
+}
+
+/// Fixed cost of one message from cluster rank a to b: propagation,
+/// switching and the store-and-forward of a full packet per extra link.
+double
+PathAlpha(const TopologyConfig& t, const Rates& r, uint32_t a, uint32_t b)
+{
+    double bits = r.mtu * 8;
+    if (t.kind == "star")
+    {
+        return 2 * r.hostDelay + r.latency + bits / r.host;
+    }
+    if (t.kind == "leaf-spine")
+    {
+        if (a / t.hostsPerLeaf == b / t.hostsPerLeaf)
+        {
+            return 2 * r.hostDelay + r.latency + bits / r.host;
+        }
+        return 2 * r.hostDelay + 2 * r.fabricDelay + 3 * r.latency + bits / r.host
+               + 2 * bits / r.fabric;
+    }
+    bool torus = t.kind == "torus";
+    auto dist = [torus](uint32_t x, uint32_t y, uint32_t size)
+    {
+        uint32_t d = x > y ? x - y : y - x;
+        return torus ? std::min(d, size - d) : d;
+    };
+    uint32_t hops = dist(a % t.cols, b % t.cols, t.cols) + dist(a / t.cols, b / t.cols, t.rows);
+    // local link in, `hops` fabric links, local link out; a router per node on the path
+    return hops * r.fabricDelay + (hops + 1) * r.latency + (hops - 1) * bits / r.fabric
+           + 2 * bits / r.local;
+}
+
+/// Largest alpha between ring neighbours of a group.
+double
+RingAlpha(const TopologyConfig& t, const Rates& r, const std::vector<uint32_t>& group)
+{
+    double worst = 0;
+    for (std::size_t i = 0; i < group.size() && group.size() > 1; ++i)
+    {
+        worst = std::max(worst, PathAlpha(t, r, group[i], group[(i + 1) % group.size()]));
+    }
+    return worst;
+}
+
+CollectiveGrid
+GridOf(const TopologyConfig& shapeless, const Communicator& comm)
+{
+    const TopologyConfig t = shapeless.Shaped();
+    CollectiveGrid g;
+    if (!IsWorld(comm) || comm.GetSize() != t.GetNRanks())
+    {
+        return g;
+    }
+    if (t.kind == "mesh" || t.kind == "torus")
+    {
+        g.dim1 = t.cols;
+        g.dim2 = t.rows;
+        g.bidirectional = t.kind == "torus" && t.cols >= 3 && t.rows >= 3;
+    }
+    else if (t.kind == "leaf-spine")
+    {
+        Rates r = RatesOf(t);
+        g.dim1 = t.hostsPerLeaf;
+        g.dim2 = t.leaves;
+        // localBWAware: the dimension whose ranks have more bandwidth goes first.
+        g.dim2First = std::min(r.host, t.spines * r.fabric / t.hostsPerLeaf) > r.host;
+    }
+    return g;
+}
+
+/// Element i of rank r's input: small integers, so that every sum is exact in every type.
+double
+InputValue(uint32_t rank, uint64_t i, uint32_t seed, uint32_t n)
+{
+    int64_t amplitude = std::max<int64_t>(1, std::min<int64_t>(4, 128 / n));
+    return double(int64_t((rank * 131ULL + i * 7ULL + seed) % (2 * amplitude + 1)) - amplitude);
+}
+
+/// The value every rank must hold at element i after the collective (NaN: not checked).
+double
+Expected(CollectiveOp op,
+         uint32_t n,
+         uint32_t rank,
+         uint32_t root,
+         uint64_t i,
+         uint64_t elements,
+         uint32_t seed)
+{
+    auto sum = [&]()
+    {
+        double s = 0;
+        for (uint32_t r = 0; r < n; ++r)
+        {
+            s += InputValue(r, i, seed, n);
+        }
+        return s;
+    };
+    auto partOf = [&](uint64_t e)
+    {
+        // inverse of the element-aligned split: the part whose [lo, hi) holds e
+        uint32_t p = static_cast<uint32_t>(e * n / elements);
+        while (p + 1 < n && elements * (p + 1) / n <= e)
+        {
+            ++p;
+        }
+        while (p > 0 && elements * p / n > e)
+        {
+            --p;
+        }
+        return p;
+    };
+    switch (op)
+    {
+        case CollectiveOp::ALL_REDUCE:
+            return sum();
+        case CollectiveOp::REDUCE_SCATTER:
+            return partOf(i) == rank ? sum() : NAN;
+        case CollectiveOp::ALL_GATHER:
+            return InputValue(partOf(i), i, seed, n);
+        case CollectiveOp::ALL_TO_ALL:
+        {
+            // part j of rank `rank` came from rank j's part `rank`
+            uint64_t part = elements / n;
+            uint32_t j = static_cast<uint32_t>(i / part);
+            return InputValue(j, rank * part + i % part, seed, n);
+        }
+        case CollectiveOp::BROADCAST:
+            return InputValue(root, i, seed, n);
+        case CollectiveOp::REDUCE:
+            return rank == root ? sum() : NAN;
+        case CollectiveOp::SEND_RECV:
+            return rank == 1 ? InputValue(0, i, seed, n) : NAN;
+    }
+    return NAN;
+}
+
+bool
+CheckOutputs(const CollectiveRequest& req, const CollectiveRecord& rec, uint32_t n, uint32_t seed)
+{
+    uint64_t elements = req.bytes / ElementSize(req.type);
+    if (rec.outputs.size() != n)
+    {
+        return false;
+    }
+    for (uint32_t r = 0; r < n; ++r)
+    {
+        for (uint64_t i = 0; i < elements; ++i)
+        {
+            double want = Expected(req.op, n, r, req.root, i, elements, seed);
+            if (!std::isnan(want) && ElementValue(req.type, rec.outputs[r].data(), i) != want)
+            {
+                NS_LOG_WARN("rank " << r << " element " << i << ": "
+                                    << ElementValue(req.type, rec.outputs[r].data(), i)
+                                    << " != " << want);
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+uint32_t
+DefaultChunks(CollectiveOp op, CollectiveAlgorithm a)
+{
+    bool pipelined = a == CollectiveAlgorithm::DOUBLE_BINARY_TREE
+                     || (a == CollectiveAlgorithm::RING
+                         && (op == CollectiveOp::BROADCAST || op == CollectiveOp::REDUCE));
+    return pipelined ? 8 : 1;
+}
+
+std::vector<uint64_t>
+Sizes(const CollectiveConfig& c)
+{
+    std::vector<uint64_t> sizes;
+    uint32_t es = ElementSize(ParseDataType("type", c.type));
+    double s = double(c.minBytes);
+    while (true)
+    {
+        uint64_t bytes = std::max<uint64_t>(es, uint64_t(std::llround(s)) / es * es);
+        if (bytes > c.maxBytes)
+        {
+            break;
+        }
+        if (sizes.empty() || bytes != sizes.back())
+        {
+            sizes.push_back(bytes);
+        }
+        if (c.stepFactor <= 1 || c.minBytes == c.maxBytes)
+        {
+            break;
+        }
+        s *= c.stepFactor;
+    }
+    return sizes;
+}
+
+} // namespace
+
+Communicator
+ParseCommunicator(const std::string& text, uint32_t clusterRanks)
+{
+    Communicator comm;
+    comm.name = text.empty() ? "world" : text;
+    if (text.empty())
+    {
+        comm = Communicator::World(clusterRanks);
+        return comm;
+    }
+    std::stringstream in(text);
+    std::string item;
+    while (std::getline(in, item, ','))
+    {
+        auto dash = item.find('-');
+        if (dash == std::string::npos)
+        {
+            comm.ranks.push_back(dlnet::ParseUnsigned("ranks", item, 0, UINT32_MAX));
+            continue;
+        }
+        uint64_t lo = dlnet::ParseUnsigned("ranks", item.substr(0, dash), 0, UINT32_MAX);
+        uint64_t hi = dlnet::ParseUnsigned("ranks", item.substr(dash + 1), lo, UINT32_MAX);
+        if (hi - lo >= clusterRanks)
+        {
+            throw std::invalid_argument("ranks: range " + item + " is longer than the cluster");
+        }
+        for (uint64_t r = lo; r <= hi; ++r)
+        {
+            comm.ranks.push_back(r);
+        }
+    }
+    comm.Validate(clusterRanks);
+    return comm;
+}
+
+NetworkModel
+ModelOf(const TopologyConfig& shapeless, const std::vector<uint32_t>& ranks)
+{
+    const TopologyConfig t = shapeless.Shaped();
+    Rates r = RatesOf(t);
+    double efficiency = (r.mtu - FabricHeader::SERIALIZED_SIZE) / r.mtu;
+    NetworkModel m;
+    Communicator comm;
+    comm.ranks = ranks;
+    m.grid = GridOf(t, comm);
+    bool grid = t.kind == "mesh" || t.kind == "torus";
+    double linkRate = grid ? r.fabric : r.host;
+    m.bandwidth = linkRate * efficiency / 8;
+    m.alpha = RingAlpha(t, r, ranks);
+    if (m.grid.dim1 > 0)
+    {
+        std::vector<uint32_t> row;
+        std::vector<uint32_t> col;
+        for (uint32_t x = 0; x < m.grid.dim1; ++x)
+        {
+            row.push_back(x);
+        }
+        for (uint32_t y = 0; y < m.grid.dim2; ++y)
+        {
+            col.push_back(y * m.grid.dim1);
+        }
+        m.alpha = RingAlpha(t, r, row);
+        m.alpha2 = RingAlpha(t, r, col);
+        m.dim1Bandwidth = m.bandwidth;
+        m.dim2Bandwidth
+            = t.kind == "leaf-spine"
+                  ? std::min(r.host, t.spines * r.fabric / t.hostsPerLeaf) * efficiency / 8
+                  : m.bandwidth;
+    }
+    return m;
+}
+
+void
+CollectiveConfig::Validate() const
+{
+    topology.Validate();
+    CollectiveOp o = ParseCollectiveOp("op", op);
+    CollectiveAlgorithm a = ParseCollectiveAlgorithm("algorithm", algorithm);
+    DataType t = ParseDataType("type", type);
+    uint32_t es = ElementSize(t);
+    for (auto [field, v] :
+         {std::make_pair("min-bytes", minBytes), std::make_pair("max-bytes", maxBytes)})
+    {
+        if (v == 0)
+        {
+            throw std::invalid_argument(std::string(field) + ": got 0; expected at least one "
+                                        + type + " element");
+        }
+        if (v % es != 0)
+        {
+            throw std::invalid_argument(std::string(field) + ": " + std::to_string(v)
+                                        + " is not a multiple of the " + std::to_string(es)
+                                        + "-byte " + type + " element");
+        }
+    }
+    if (maxBytes < minBytes)
+    {
+        throw std::invalid_argument("max-bytes: smaller than min-bytes");
+    }
+    if (!(stepFactor > 1) && maxBytes != minBytes)
+    {
+        throw std::invalid_argument("step-factor: got " + std::to_string(stepFactor)
+                                    + "; expected a number greater than 1");
+    }
+    Communicator comm = ParseCommunicator(ranks, topology.GetNRanks());
+    uint32_t n = comm.GetSize();
+    if (root >= n)
+    {
+        throw std::invalid_argument("root: " + std::to_string(root)
+                                    + " is not a communicator index (0 to " + std::to_string(n - 1)
+                                    + ")");
+    }
+    if (tc >= topology.trafficClasses)
+    {
+        throw std::invalid_argument("tc: got " + std::to_string(tc) + "; expected 0 to "
+                                    + std::to_string(topology.trafficClasses - 1));
+    }
+    if (seed == 0)
+    {
+        throw std::invalid_argument("seed: got 0; expected a whole number of at least 1");
+    }
+    if (o == CollectiveOp::ALL_TO_ALL)
+    {
+        for (uint64_t s : Sizes(*this))
+        {
+            if ((s / es) % n != 0)
+            {
+                throw std::invalid_argument("bytes: alltoall of " + std::to_string(s)
+                                            + " bytes does not split into " + std::to_string(n)
+                                            + " equal blocks of " + type + " elements");
+            }
+        }
+    }
+    if (a != CollectiveAlgorithm::AUTO)
+    {
+        CollectiveRequest probe;
+        probe.op = o;
+        probe.algorithm = a;
+        probe.type = t;
+        probe.bytes = minBytes;
+        probe.grid = GridOf(topology, comm);
+        probe.Validate(n);
+    }
+    if (functional && maxBytes > (uint64_t(1) << 31) / n)
+    {
+        throw std::invalid_argument("max-bytes: functional mode keeps each rank's buffer twice in "
+                                    "memory; at most 2 GiB over all ranks");
+    }
+}
+
+CollectiveResult
+RunCollective(const CollectiveConfig& c)
+{
+    c.Validate();
+    CollectiveResult result;
+    result.topology = c.topology.kind;
+    result.op = c.op;
+    CollectiveOp op = ParseCollectiveOp("op", c.op);
+    CollectiveAlgorithm requested = ParseCollectiveAlgorithm("algorithm", c.algorithm);
+    DataType type = ParseDataType("type", c.type);
+    Communicator comm = ParseCommunicator(c.ranks, c.topology.GetNRanks());
+    comm.tc = c.tc;
+    uint32_t n = comm.GetSize();
+    result.ranks = n;
+    result.model = ModelOf(c.topology, comm.ranks);
+    uint32_t es = ElementSize(type);
+
+    for (uint64_t bytes : Sizes(c))
+    {
+        auto wallStart = std::chrono::steady_clock::now();
+        CollectiveRequest req;
+        req.op = op;
+        req.type = type;
+        req.bytes = bytes;
+        req.root = c.root;
+        req.grid = result.model.grid;
+        uint32_t chunks = c.chunks;
+        CollectiveAlgorithm alg = requested;
+        if (alg == CollectiveAlgorithm::AUTO)
+        {
+            alg = ChooseAlgorithm(op, n, bytes, chunks ? chunks : 8, result.model);
+        }
+        req.algorithm = alg;
+        req.chunks = std::min<uint64_t>(chunks ? chunks : DefaultChunks(op, alg), bytes / es);
+        req.chunksInFlight = c.chunksInFlight ? c.chunksInFlight : req.chunks;
+        if (c.functional)
+        {
+            uint64_t elements = bytes / es;
+            req.inputs.assign(n, std::vector<uint8_t>(bytes));
+            for (uint32_t r = 0; r < n; ++r)
+            {
+                for (uint64_t i = 0; i < elements; ++i)
+                {
+                    SetElementValue(type, req.inputs[r].data(), i, InputValue(r, i, c.seed, n));
+                }
+            }
+        }
+
+        CollectiveRow row;
+        {
+            SimulationScope scope(c.seed, c.run);
+            Cluster cluster = BuildCluster(c.topology);
+            Ptr<CollectiveEngine> engine = CreateObject<CollectiveEngine>();
+            engine->SetEndpoints(cluster.endpoints);
+            CollectiveRecord record;
+            bool finished = false;
+            engine->Start(comm,
+                          req,
+                          CollectiveEngine::DoneCallback(
+                              [&](const CollectiveRecord& r)
+                              {
+                                  record = r;
+                                  finished = true;
+                              }));
+            Simulator::Run();
+            if (!finished)
+            {
+                throw std::runtime_error("collective did not finish: the fabric stalled");
+            }
+            row.time = (record.end - record.start).GetSeconds();
+            row.events = Simulator::GetEventCount();
+            if (c.functional)
+            {
+                row.checked = true;
+                row.correct = CheckOutputs(req, record, n, c.seed);
+            }
+            engine->Dispose();
+        }
+        row.bytes = bytes;
+        row.count = bytes / es;
+        row.type = c.type;
+        bool reduces = op == CollectiveOp::ALL_REDUCE || op == CollectiveOp::REDUCE_SCATTER
+                       || op == CollectiveOp::REDUCE;
+        row.redop = reduces ? "sum" : "none";
+        row.algorithm = ToString(alg);
+        row.algbw = row.time > 0 ? bytes / row.time : 0;
+        row.busbw = row.algbw * BusBandwidthFactor(op, n);
+        row.predicted = PredictCollectiveTime(op, alg, n, bytes, req.chunks, result.model);
+        row.wallSeconds
+            = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
+        result.rows.push_back(row);
+    }
+    return result;
+}
+
+const std::vector<ExperimentOption<CollectiveConfig>>&
+CollectiveOptions()
+{
+    using dlnet::ParseBool;
+    using dlnet::ParseBytes;
+    using dlnet::ParseChoice;
+    using dlnet::ParseReal;
+    using dlnet::ParseUnsigned;
+    using C = CollectiveConfig;
+    auto u32 = [](const std::string& f, const std::string& v)
+    {
+        return static_cast<uint32_t>(ParseUnsigned(f, v, 0, UINT32_MAX));
+    };
+    static const std::vector<ExperimentOption<C>> options = [u32]()
+    {
+        std::vector<ExperimentOption<C>> o = LiftTopologyOptions<C>();
+        std::vector<ExperimentOption<C>> own = {
+            {"op",
+             "allreduce, reducescatter, allgather, alltoall, broadcast, reduce or sendrecv",
+             [](C& c, const std::string& v)
+             {
+                 c.op = ParseChoice("op", v, CollectiveOpNames());
+             },
+             [](const C& c)
+             {
+                 return c.op;
+             }},
+            {"algorithm",
+             "ring, direct, halving-doubling, double-binary-tree, hierarchical, "
+             "hierarchical-local-bw-aware or auto",
+             [](C& c, const std::string& v)
+             {
+                 c.algorithm = ParseChoice("algorithm", v, CollectiveAlgorithmNames());
+             },
+             [](const C& c)
+             {
+                 return c.algorithm;
+             }},
+            {"type",
+             "element type: fp32, fp16, bf16 or int32",
+             [](C& c, const std::string& v)
+             {
+                 c.type = ParseChoice("type", v, DataTypeNames());
+             },
+             [](const C& c)
+             {
+                 return c.type;
+             }},
+            {"min-bytes",
+             "smallest buffer, e.g. 1KiB",
+             [](C& c, const std::string& v)
+             {
+                 c.minBytes = ParseBytes("min-bytes", v, 0);
+             },
+             [](const C& c)
+             {
+                 return std::to_string(c.minBytes);
+             }},
+            {"max-bytes",
+             "largest buffer, e.g. 256MiB",
+             [](C& c, const std::string& v)
+             {
+                 c.maxBytes = ParseBytes("max-bytes", v, 0);
+             },
+             [](const C& c)
+             {
+                 return std::to_string(c.maxBytes);
+             }},
+            {"step-factor",
+             "size multiplier between rows",
+             [](C& c, const std::string& v)
+             {
+                 c.stepFactor = ParseReal("step-factor", v, 0, 1e6);
+             },
+             [](const C& c)
+             {
+                 std::ostringstream os;
+                 os << c.stepFactor;
+                 return os.str();
+             }},
+            {"ranks",
+             "communicator: empty = every rank, or a list like 0-7 or 0,2,4,6",
+             [](C& c, const std::string& v)
+             {
+                 c.ranks = v;
+             },
+             [](const C& c)
+             {
+                 return c.ranks;
+             }},
+            {"root",
+             "communicator index of the root (broadcast, reduce)",
+             [u32](C& c, const std::string& v)
+             {
+                 c.root = u32("root", v);
+             },
+             [](const C& c)
+             {
+                 return std::to_string(c.root);
+             }},
+            {"chunks",
+             "pipelining chunks; 0 = per algorithm (trees and chains 8, others 1)",
+             [u32](C& c, const std::string& v)
+             {
+                 c.chunks = u32("chunks", v);
+             },
+             [](const C& c)
+             {
+                 return std::to_string(c.chunks);
+             }},
+            {"chunks-in-flight",
+             "chunks a rank works on at once; 0 = all",
+             [u32](C& c, const std::string& v)
+             {
+                 c.chunksInFlight = u32("chunks-in-flight", v);
+             },
+             [](const C& c)
+             {
+                 return std::to_string(c.chunksInFlight);
+             }},
+            {"tc",
+             "traffic class of the collective's messages",
+             [u32](C& c, const std::string& v)
+             {
+                 c.tc = u32("tc", v);
+             },
+             [](const C& c)
+             {
+                 return std::to_string(c.tc);
+             }},
+            {"functional",
+             "carry real data and check every rank's result",
+             [](C& c, const std::string& v)
+             {
+                 c.functional = ParseBool("functional", v);
+             },
+             [](const C& c)
+             {
+                 return std::string(c.functional ? "true" : "false");
+             }},
+            {"seed",
+             "random seed (at least 1)",
+             [u32](C& c, const std::string& v)
+             {
+                 c.seed = u32("seed", v);
+             },
+             [](const C& c)
+             {
+                 return std::to_string(c.seed);
+             }},
+            {"run",
+             "random run number",
+             [](C& c, const std::string& v)
+             {
+                 c.run = ParseUnsigned("run", v);
+             },
+             [](const C& c)
+             {
+                 return std::to_string(c.run);
+             }},
+        };
+        o.insert(o.begin(), own.begin(), own.end());
+        return o;
+    }();
+    return options;
+}
+
+} // namespace ns3

@@ -1,0 +1,90 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef DLNET_COLLECTIVE_EXPERIMENT_H
+#define DLNET_COLLECTIVE_EXPERIMENT_H
+
+#include "ns3/alpha-beta-model.h"
+#include "ns3/collective-engine.h"
+#include "ns3/experiment-options.h"
+#include "ns3/topology-helper.h"
+
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup dlnet
+ * \brief A collective swept over sizes on a topology, in the manner of nccl-tests.
+ */
+struct CollectiveConfig
+{
+    TopologyConfig topology;       //!< where it runs
+    std::string op{"allreduce"};   //!< allreduce, reducescatter, allgather, alltoall, broadcast,
+                                   //!< reduce, sendrecv
+    std::string algorithm{"ring"}; //!< ring, direct, halving-doubling, double-binary-tree,
+                                   //!< hierarchical, hierarchical-local-bw-aware, auto
+    std::string type{"fp32"};      //!< fp32, fp16, bf16 or int32
+    uint64_t minBytes{1 << 20};    //!< first size
+    uint64_t maxBytes{1 << 20};    //!< last size
+    double stepFactor{2};          //!< size multiplier between rows (> 1)
+    std::string ranks{""};         //!< communicator: empty = every rank; "0-7", "0,2,4"
+    uint32_t root{0};              //!< communicator index of the root
+    uint32_t chunks{0}; //!< pipelining chunks; 0 = per algorithm (trees and chains 8, others 1)
+    uint32_t chunksInFlight{0}; //!< 0 = all chunks at once
+    uint32_t tc{0};             //!< traffic class
+    bool functional{false};     //!< carry real data and check the result
+    uint32_t seed{1};
+    uint64_t run{1};
+
+    /// Throw std::invalid_argument naming the first bad field.
+    void Validate() const;
+};
+
+/// One row of the table (one size).
+struct CollectiveRow
+{
+    uint64_t bytes{0};
+    uint64_t count{0}; //!< elements
+    std::string type;
+    std::string redop;     //!< sum, or none for data movement
+    std::string algorithm; //!< the one that ran (auto resolved)
+    double time{0};        //!< s
+    double algbw{0};       //!< B/s: bytes / time
+    double busbw{0};       //!< B/s: algbw x nccl-tests factor
+    double predicted{0};   //!< s, alpha-beta model
+    bool checked{false};   //!< functional mode ran the check
+    bool correct{true};    //!< functional mode: every rank's buffer equals the reference
+    uint64_t events{0};
+    double wallSeconds{0}; //!< not written to result files
+};
+
+/// What a collective experiment measured.
+struct CollectiveResult
+{
+    std::string topology;
+    std::string op;
+    uint32_t ranks{0};
+    NetworkModel model; //!< what the predictor assumed
+    std::vector<CollectiveRow> rows;
+};
+
+/// \return the options of a collective experiment (topology options included)
+const std::vector<ExperimentOption<CollectiveConfig>>& CollectiveOptions();
+
+/**
+ * Run the sweep: one simulation per size; validate first.
+ */
+CollectiveResult RunCollective(const CollectiveConfig& config);
+
+/// \return the alpha-beta model of a topology for a communicator (used by auto and the tests)
+NetworkModel ModelOf(const TopologyConfig& topology, const std::vector<uint32_t>& ranks);
+
+/// \return the communicator a ranks text names ("" = all), validated against the topology
+Communicator ParseCommunicator(const std::string& text, uint32_t clusterRanks);
+
+} // namespace ns3
+
+#endif /* DLNET_COLLECTIVE_EXPERIMENT_H */

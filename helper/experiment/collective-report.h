@@ -1,0 +1,44 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef DLNET_COLLECTIVE_REPORT_H
+#define DLNET_COLLECTIVE_REPORT_H
+
+#include "collective-experiment.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/// \return a sweep as JSON: the model, then one object per row (wall time left out)
+nlohmann::json ToJson(const CollectiveResult& result);
+/// \return the config as JSON, option name -> value text
+nlohmann::json ToJson(const CollectiveConfig& config);
+
+/// Print the nccl-tests table of each sweep on stdout.
+void PrintCollectiveTable(const CollectiveConfig& config,
+                          const std::vector<CollectiveResult>& sweeps);
+
+/**
+ * Write collective.csv (one row per algorithm and size) and result.json into
+ * a folder, creating it; throws std::runtime_error when it cannot write.
+ */
+void WriteCollectiveResults(const CollectiveConfig& config,
+                            const std::vector<CollectiveResult>& sweeps,
+                            const std::string& dir);
+
+/**
+ * Plot bus bandwidth against size, one line per algorithm (busbw.png), and
+ * measured against predicted time (time.png).
+ * \return the PNGs written
+ */
+std::vector<std::string> PlotCollective(const std::vector<CollectiveResult>& sweeps,
+                                        const std::string& dir);
+
+} // namespace ns3
+
+#endif /* DLNET_COLLECTIVE_REPORT_H */

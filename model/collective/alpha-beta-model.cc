@@ -1,0 +1,159 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "alpha-beta-model.h"
+
+#include <cmath>
+#include <limits>
+
+namespace ns3
+{
+
+namespace
+{
+
+uint32_t
+CeilLog2(uint32_t n)
+{
+    uint32_t k = 0;
+    while ((1u << k) < n)
+    {
+        ++k;
+    }
+    return k;
+}
+
+/// Ring reduce-scatter or all-gather of S bytes over m ranks.
+double
+RingHalf(uint32_t m, double s, double a, double b)
+{
+    return m <= 1 ? 0 : (m - 1) * a + (m - 1) * s / m / b;
+}
+
+} // namespace
+
+double
+PredictCollectiveTime(CollectiveOp op,
+                      CollectiveAlgorithm alg,
+                      uint32_t n,
+                      uint64_t bytes,
+                      uint32_t chunks,
+                      const NetworkModel& m)
+{
+    double s = double(bytes);
+    double a = m.alpha;
+    double b = m.bandwidth;
+    double c = std::max<uint32_t>(chunks, 1);
+    if (n <= 1)
+    {
+        return 0;
+    }
+    if (op == CollectiveOp::SEND_RECV)
+    {
+        return a + s / b;
+    }
+    uint32_t p = 1u << (CeilLog2(n + 1) - 1); // largest power of two <= n
+    bool pow2 = p == n;
+    uint32_t logp = CeilLog2(p);
+    switch (alg)
+    {
+        case CollectiveAlgorithm::RING:
+            switch (op)
+            {
+                case CollectiveOp::ALL_REDUCE:
+                    return 2 * RingHalf(n, s, a, b);
+                case CollectiveOp::BROADCAST:
+                case CollectiveOp::REDUCE:
+                    // a chain of n-1 links, the buffer cut into c chunks
+                    return (n - 2 + c) * (a + s / c / b);
+                default: // reduce-scatter, all-gather, all-to-all (pairwise)
+                    return RingHalf(n, s, a, b);
+            }
+        case CollectiveAlgorithm::DIRECT:
+            switch (op)
+            {
+                case CollectiveOp::ALL_REDUCE:
+                    return 2 * (a + (n - 1) * s / n / b);
+                case CollectiveOp::BROADCAST:
+                case CollectiveOp::REDUCE:
+                    return a + (n - 1) * s / b; // the root's link carries n-1 copies
+                default:
+                    return a + (n - 1) * s / n / b;
+            }
+        case CollectiveAlgorithm::HALVING_DOUBLING:
+        {
+            // the fix for n not a power of two: one extra exchange of S before and after
+            double fold = pow2 ? 0 : a + s / b;
+            double half = logp * a + (p - 1) * s / p / b;
+            switch (op)
+            {
+                case CollectiveOp::ALL_REDUCE:
+                    return 2 * half + 2 * fold;
+                case CollectiveOp::BROADCAST:
+                case CollectiveOp::REDUCE:
+                    return CeilLog2(n) * (a + s / b);
+                default: // reduce-scatter, all-gather: the fold, and a redistribution of S/n
+                    return half + fold + (pow2 ? 0 : a + s / n / b);
+            }
+        }
+        case CollectiveAlgorithm::DOUBLE_BINARY_TREE:
+        {
+            // Two trees on half the data each, pipelined in c chunks. A rank
+            // that is an inner node of one tree (two children) and a leaf of
+            // the other sends 2S in all, as in a ring; the first chunk also
+            // pays the depth of the tree, up and down.
+            double depth = std::floor(std::log2(double(n)));
+            double chunk = s / 2 / c;
+            double fill = depth * (a + chunk / b);
+            return (op == CollectiveOp::ALL_REDUCE ? 2 * fill : fill) + 2 * s / b;
+        }
+        case CollectiveAlgorithm::HIERARCHICAL:
+        case CollectiveAlgorithm::HIERARCHICAL_LOCAL_BW_AWARE:
+        {
+            const CollectiveGrid& g = m.grid;
+            double b1 = m.dim1Bandwidth > 0 ? m.dim1Bandwidth : b;
+            double b2 = m.dim2Bandwidth > 0 ? m.dim2Bandwidth : b;
+            double a2 = m.alpha2 > 0 ? m.alpha2 : a;
+            uint32_t d1 = g.dim1;
+            uint32_t d2 = g.dim2;
+            double a1 = a;
+            if (alg == CollectiveAlgorithm::HIERARCHICAL_LOCAL_BW_AWARE && g.dim2First)
+            {
+                std::swap(d1, d2);
+                std::swap(b1, b2);
+                std::swap(a1, a2);
+            }
+            double lanes = g.bidirectional ? 2 : 1;
+            double sl = s / lanes;
+            return 2 * RingHalf(d1, sl, a1, b1) + 2 * RingHalf(d2, sl / d1, a2, b2);
+        }
+        default:
+            return std::numeric_limits<double>::infinity();
+    }
+}
+
+CollectiveAlgorithm
+ChooseAlgorithm(
+    CollectiveOp op, uint32_t n, uint64_t bytes, uint32_t chunks, const NetworkModel& model)
+{
+    CollectiveAlgorithm best = CollectiveAlgorithm::RING;
+    double bestTime = std::numeric_limits<double>::infinity();
+    for (auto alg : AlgorithmsFor(op))
+    {
+        bool hierarchical = alg == CollectiveAlgorithm::HIERARCHICAL
+                            || alg == CollectiveAlgorithm::HIERARCHICAL_LOCAL_BW_AWARE;
+        if (hierarchical && model.grid.dim1 * model.grid.dim2 != n)
+        {
+            continue;
+        }
+        double t = PredictCollectiveTime(op, alg, n, bytes, chunks, model);
+        if (t < bestTime)
+        {
+            best = alg;
+            bestTime = t;
+        }
+    }
+    return best;
+}
+
+} // namespace ns3

@@ -1,0 +1,62 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef DLNET_ALPHA_BETA_MODEL_H
+#define DLNET_ALPHA_BETA_MODEL_H
+
+#include "collective-schedule.h"
+#include "collective-types.h"
+
+#include <cstdint>
+
+namespace ns3
+{
+
+/**
+ * \ingroup dlnet
+ * \brief What the alpha-beta model knows of the network between ranks.
+ *
+ * alpha is the fixed cost of one step between neighbours (propagation,
+ * switching, and the store-and-forward of one packet per extra hop); the
+ * bandwidths are payload bytes per second (the link rate times the share
+ * of payload in a full packet).
+ */
+struct NetworkModel
+{
+    double alpha{1e-6};       //!< s per step
+    double bandwidth{12.5e9}; //!< payload B/s of a rank's link
+    double dim1Bandwidth{
+        0}; //!< hierarchical: payload B/s of a dimension-1 ring step (0: bandwidth)
+    double dim2Bandwidth{
+        0};              //!< hierarchical: payload B/s of a dimension-2 ring step (0: bandwidth)
+    double alpha2{0};    //!< hierarchical: alpha of a dimension-2 step (0: alpha)
+    CollectiveGrid grid; //!< shape, when the communicator is a full grid
+};
+
+/**
+ * Predicted time of a collective under the alpha-beta model.
+ * \param op operation
+ * \param algorithm a concrete algorithm that implements op
+ * \param n ranks
+ * \param bytes buffer size S
+ * \param chunks pipelining chunks (trees and chains use them)
+ * \param model the network
+ * \return seconds
+ */
+double PredictCollectiveTime(CollectiveOp op,
+                             CollectiveAlgorithm algorithm,
+                             uint32_t n,
+                             uint64_t bytes,
+                             uint32_t chunks,
+                             const NetworkModel& model);
+
+/**
+ * The algorithm AUTO picks: the smallest predicted time among those that
+ * implement op (hierarchical ones only on a grid).
+ */
+CollectiveAlgorithm ChooseAlgorithm(
+    CollectiveOp op, uint32_t n, uint64_t bytes, uint32_t chunks, const NetworkModel& model);
+
+} // namespace ns3
+
+#endif /* DLNET_ALPHA_BETA_MODEL_H */

@@ -1,0 +1,388 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "collective-engine.h"
+
+#include "reduction.h"
+
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+#include "ns3/trace-source-accessor.h"
+
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("CollectiveEngine");
+NS_OBJECT_ENSURE_REGISTERED(CollectiveEngine);
+
+void
+CollectiveRequest::Validate(uint32_t n) const
+{
+    uint32_t es = ElementSize(type);
+    if (bytes == 0)
+    {
+        throw std::invalid_argument("bytes: got 0; expected at least one " + ToString(type)
+                                    + " element");
+    }
+    if (bytes % es != 0)
+    {
+        throw std::invalid_argument("bytes: " + std::to_string(bytes) + " is not a multiple of the "
+                                    + std::to_string(es) + "-byte " + ToString(type) + " element");
+    }
+    if (algorithm == CollectiveAlgorithm::AUTO)
+    {
+        throw std::invalid_argument("algorithm: auto must be resolved to a concrete algorithm "
+                                    "before the engine runs it");
+    }
+    if (root >= n)
+    {
+        throw std::invalid_argument("root: " + std::to_string(root)
+                                    + " is not a communicator index "
+                                      "(0 to "
+                                    + std::to_string(n - 1) + ")");
+    }
+    if (op == CollectiveOp::SEND_RECV && n < 2)
+    {
+        throw std::invalid_argument("ranks: sendrecv needs a communicator of at least 2 ranks "
+                                    "(index 0 sends to index 1)");
+    }
+    if (chunks == 0 || chunksInFlight == 0)
+    {
+        throw std::invalid_argument("chunks: chunks and chunks in flight must be at least 1");
+    }
+    if (chunks > bytes / es)
+    {
+        throw std::invalid_argument("chunks: " + std::to_string(chunks) + " chunks of a "
+                                    + std::to_string(bytes / es)
+                                    + "-element buffer; at most one "
+                                      "chunk per element");
+    }
+    if (op == CollectiveOp::ALL_TO_ALL && (bytes / es) % n != 0)
+    {
+        throw std::invalid_argument("bytes: alltoall of " + std::to_string(bytes)
+                                    + " bytes does not split into " + std::to_string(n)
+                                    + " equal blocks of " + ToString(type) + " elements");
+    }
+    if (!Implements(algorithm, op))
+    {
+        std::string names;
+        for (auto a : AlgorithmsFor(op))
+        {
+            names += (names.empty() ? "" : ", ") + ToString(a);
+        }
+        throw std::invalid_argument("algorithm: " + ToString(algorithm) + " does not implement "
+                                    + ToString(op) + "; algorithms for " + ToString(op) + ": "
+                                    + names + " or auto");
+    }
+    bool hierarchical = algorithm == CollectiveAlgorithm::HIERARCHICAL
+                        || algorithm == CollectiveAlgorithm::HIERARCHICAL_LOCAL_BW_AWARE;
+    if (hierarchical && (grid.dim1 == 0 || grid.dim2 == 0 || grid.dim1 * grid.dim2 != n))
+    {
+        throw std::invalid_argument(
+            "algorithm: " + ToString(algorithm)
+            + " needs a two-dimensional topology (mesh, torus or leaf-spine) and the "
+              "communicator of all its ranks");
+    }
+    if (!inputs.empty())
+    {
+        if (inputs.size() != n)
+        {
+            throw std::invalid_argument("inputs: " + std::to_string(inputs.size()) + " buffers for "
+                                        + std::to_string(n) + " ranks");
+        }
+        for (const auto& in : inputs)
+        {
+            if (in.size() != bytes)
+            {
+                throw std::invalid_argument("inputs: a buffer of " + std::to_string(in.size())
+                                            + " bytes; expected " + std::to_string(bytes));
+            }
+        }
+    }
+}
+
+TypeId
+CollectiveEngine::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::CollectiveEngine")
+                            .SetParent<Object>()
+                            .SetGroupName("Dlnet")
+                            .AddConstructor<CollectiveEngine>()
+                            .AddTraceSource("Done",
+                                            "A collective finished on every rank",
+                                            MakeTraceSourceAccessor(&CollectiveEngine::m_doneTrace),
+                                            "ns3::CollectiveEngine::DoneTracedCallback");
+    return tid;
+}
+
+CollectiveEngine::CollectiveEngine() = default;
+
+CollectiveEngine::~CollectiveEngine() = default;
+
+void
+CollectiveEngine::DoDispose()
+{
+    for (auto& ep : m_endpoints)
+    {
+        ep->SetReceiveCallback(FabricEndpoint::MessageCallback());
+    }
+    m_endpoints.clear();
+    m_instances.clear();
+    m_envelopes.clear();
+    Object::DoDispose();
+}
+
+void
+CollectiveEngine::SetEndpoints(const std::vector<Ptr<FabricEndpoint>>& endpoints)
+{
+    m_endpoints = endpoints;
+    for (auto& ep : m_endpoints)
+    {
+        ep->SetReceiveCallback(MakeCallback(&CollectiveEngine::Receive, this));
+    }
+}
+
+uint32_t
+CollectiveEngine::GetRunning() const
+{
+    return m_instances.size();
+}
+
+uint32_t
+CollectiveEngine::Start(const Communicator& comm,
+                        const CollectiveRequest& request,
+                        DoneCallback done)
+{
+    comm.Validate(m_endpoints.size());
+    uint32_t n = comm.GetSize();
+    request.Validate(n);
+
+    uint32_t id = m_nextId++;
+    Instance& inst = m_instances[id];
+    inst.id = id;
+    inst.comm = comm;
+    inst.request = request;
+    inst.done = done;
+    uint32_t es = ElementSize(request.type);
+    uint64_t elements = request.bytes / es;
+    inst.lanesOfChunk.resize(request.chunks);
+    for (uint32_t c = 0; c < request.chunks; ++c)
+    {
+        uint64_t lo = elements * c / request.chunks;
+        uint64_t hi = elements * (c + 1) / request.chunks;
+        std::size_t first = inst.lanes.size();
+        BuildCollectiveLanes(request.op,
+                             request.algorithm,
+                             n,
+                             request.root,
+                             lo * es,
+                             (hi - lo) * es,
+                             es,
+                             request.grid,
+                             c,
+                             inst.lanes);
+        for (std::size_t l = first; l < inst.lanes.size(); ++l)
+        {
+            inst.lanesOfChunk[c].push_back(l);
+        }
+    }
+    inst.laneState.assign(inst.lanes.size(), std::vector<LaneState>(n));
+    inst.ranks.assign(n, RankState());
+    for (auto& rs : inst.ranks)
+    {
+        for (uint32_t c = 0; c < request.chunks; ++c)
+        {
+            rs.lanesLeft.push_back(inst.lanesOfChunk[c].size());
+        }
+    }
+    inst.work = request.inputs;
+    inst.record.id = id;
+    inst.record.communicator = comm.name;
+    inst.record.op = request.op;
+    inst.record.algorithm = request.algorithm;
+    inst.record.bytes = request.bytes;
+    inst.record.start = Simulator::Now();
+    inst.record.bytesSent.assign(n, 0);
+    inst.record.bytesReceived.assign(n, 0);
+    NS_LOG_INFO("collective " << id << ": " << ToString(request.op) << " "
+                              << ToString(request.algorithm) << " of " << request.bytes
+                              << " bytes on " << n << " ranks, " << inst.lanes.size() << " lanes");
+    for (uint32_t r = 0; r < n; ++r)
+    {
+        StartChunks(inst, r);
+    }
+    return id;
+}
+
+void
+CollectiveEngine::StartChunks(Instance& inst, uint32_t rank)
+{
+    RankState& rs = inst.ranks[rank];
+    if (rs.starting)
+    {
+        return; // the loop below picks up the freed place
+    }
+    rs.starting = true;
+    while (rs.activeChunks < inst.request.chunksInFlight && rs.nextChunk < inst.request.chunks)
+    {
+        uint32_t c = rs.nextChunk++;
+        ++rs.activeChunks;
+        for (uint32_t lane : inst.lanesOfChunk[c])
+        {
+            Enter(inst, lane, rank, 0);
+        }
+    }
+    rs.starting = false;
+}
+
+void
+CollectiveEngine::Enter(Instance& inst, uint32_t lane, uint32_t rank, uint32_t step)
+{
+    const std::vector<CollectiveStep>& steps = inst.lanes[lane].ranks[rank];
+    LaneState& ls = inst.laneState[lane][rank];
+    while (true)
+    {
+        if (step >= steps.size())
+        {
+            ls.step = steps.size();
+            LaneDone(inst, lane, rank);
+            return;
+        }
+        ls.step = step;
+        const CollectiveStep& st = steps[step];
+        ls.pending = st.recvs.size();
+        PostSends(inst, lane, rank, st);
+        auto it = inst.early.find({lane, rank, step});
+        if (it != inst.early.end())
+        {
+            std::vector<Early> arrivals = std::move(it->second);
+            inst.early.erase(it);
+            for (const auto& a : arrivals)
+            {
+                Apply(inst, lane, rank, a);
+            }
+        }
+        if (ls.pending > 0)
+        {
+            return;
+        }
+        ++step;
+    }
+}
+
+void
+CollectiveEngine::PostSends(Instance& inst,
+                            uint32_t lane,
+                            uint32_t rank,
+                            const CollectiveStep& step)
+{
+    Ptr<FabricEndpoint> ep = m_endpoints[inst.comm.ranks[rank]];
+    for (const auto& t : step.sends)
+    {
+        FabricPayload data;
+        if (!inst.work.empty())
+        {
+            const std::vector<uint8_t>& from
+                = step.sendFromInput ? inst.request.inputs[rank] : inst.work[rank];
+            data = std::make_shared<const std::vector<uint8_t>>(
+                from.begin() + t.srcOffset, from.begin() + t.srcOffset + t.bytes);
+        }
+        uint32_t dstAddress = inst.comm.ranks[t.peer];
+        uint32_t msgId
+            = ep->Send(dstAddress, t.bytes, inst.comm.tc, FabricEndpoint::MessageCallback(), data);
+        uint64_t key = (uint64_t(inst.comm.ranks[rank]) << 32) | msgId;
+        m_envelopes[key] = Envelope{inst.id, lane, t.peerStep, rank, t.peer, t.offset, t.bytes};
+        inst.record.bytesSent[rank] += t.bytes;
+        ++inst.record.messages;
+    }
+}
+
+void
+CollectiveEngine::Apply(Instance& inst, uint32_t lane, uint32_t rank, const Early& a)
+{
+    const CollectiveStep& st = inst.lanes[lane].ranks[rank][inst.laneState[lane][rank].step];
+    if (a.data)
+    {
+        uint8_t* dst = inst.work[rank].data() + a.offset;
+        if (st.reduce)
+        {
+            ReduceSum(inst.request.type, dst, a.data->data(), a.bytes);
+        }
+        else
+        {
+            std::copy(a.data->begin(), a.data->end(), dst);
+        }
+    }
+    inst.record.bytesReceived[rank] += a.bytes;
+    --inst.laneState[lane][rank].pending;
+}
+
+void
+CollectiveEngine::Receive(const FabricMessage& m)
+{
+    auto it = m_envelopes.find((uint64_t(m.src) << 32) | m.msgId);
+    if (it == m_envelopes.end())
+    {
+        NS_LOG_WARN("message " << m.msgId << " from " << m.src << " belongs to no collective");
+        return;
+    }
+    Envelope env = it->second;
+    m_envelopes.erase(it);
+    auto inst = m_instances.find(env.instance);
+    NS_ASSERT_MSG(inst != m_instances.end(), "message for a finished collective");
+    Early arrival{env.src, env.offset, env.bytes, m.data};
+    LaneState& ls = inst->second.laneState[env.lane][env.dst];
+    if (ls.step == int64_t(env.step))
+    {
+        Apply(inst->second, env.lane, env.dst, arrival);
+        if (ls.pending == 0)
+        {
+            Enter(inst->second, env.lane, env.dst, env.step + 1);
+        }
+        return;
+    }
+    NS_ASSERT_MSG(ls.step < int64_t(env.step), "message for a step already completed");
+    inst->second.early[{env.lane, env.dst, env.step}].push_back(arrival);
+}
+
+void
+CollectiveEngine::LaneDone(Instance& inst, uint32_t lane, uint32_t rank)
+{
+    RankState& rs = inst.ranks[rank];
+    uint32_t chunk = inst.lanes[lane].chunk;
+    if (--rs.lanesLeft[chunk] > 0)
+    {
+        return;
+    }
+    --rs.activeChunks;
+    if (++rs.chunksDone < inst.request.chunks)
+    {
+        StartChunks(inst, rank);
+        return;
+    }
+    if (++inst.ranksDone == inst.comm.GetSize())
+    {
+        inst.record.end = Simulator::Now();
+        // Finish outside the call chain that is still using the instance.
+        Simulator::ScheduleNow(&CollectiveEngine::Finish, this, inst.id);
+    }
+}
+
+void
+CollectiveEngine::Finish(uint32_t id)
+{
+    auto it = m_instances.find(id);
+    NS_ASSERT(it != m_instances.end());
+    Instance inst = std::move(it->second);
+    m_instances.erase(it);
+    inst.record.outputs = std::move(inst.work);
+    m_doneTrace(inst.record);
+    if (!inst.done.IsNull())
+    {
+        inst.done(inst.record);
+    }
+}
+
+} // namespace ns3

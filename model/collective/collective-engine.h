@@ -1,0 +1,185 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef DLNET_COLLECTIVE_ENGINE_H
+#define DLNET_COLLECTIVE_ENGINE_H
+
+#include "collective-schedule.h"
+#include "collective-types.h"
+#include "communicator.h"
+
+#include "ns3/callback.h"
+#include "ns3/fabric-endpoint.h"
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+#include "ns3/traced-callback.h"
+
+#include <map>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup dlnet
+ * \brief One collective to run.
+ */
+struct CollectiveRequest
+{
+    CollectiveOp op{CollectiveOp::ALL_REDUCE}; //!< operation
+    CollectiveAlgorithm algorithm{
+        CollectiveAlgorithm::RING}; //!< a concrete algorithm (resolve AUTO first)
+    DataType type{DataType::FP32};  //!< element type
+    uint64_t bytes{0};              //!< buffer size S (nccl-tests' "size")
+    uint32_t root{0};               //!< communicator index of the root (broadcast, reduce)
+    uint32_t chunks{1};             //!< pipelining: the buffer is cut into this many chunks
+    uint32_t chunksInFlight{1};     //!< chunks a rank works on at once
+    CollectiveGrid grid;            //!< communicator shape (hierarchical algorithms)
+    /// Functional mode: each rank's input (bytes long each); empty: timing mode.
+    std::vector<std::vector<uint8_t>> inputs;
+
+    /// Throw std::invalid_argument naming the first bad field.
+    void Validate(uint32_t communicatorSize) const;
+};
+
+/**
+ * \ingroup dlnet
+ * \brief What one collective did.
+ */
+struct CollectiveRecord
+{
+    uint32_t id{0};           //!< engine-wide id
+    std::string communicator; //!< its communicator's name
+    CollectiveOp op{CollectiveOp::ALL_REDUCE};
+    CollectiveAlgorithm algorithm{CollectiveAlgorithm::RING};
+    uint64_t bytes{0};
+    Time start;                                //!< Start() called
+    Time end;                                  //!< last rank finished
+    std::vector<uint64_t> bytesSent;           //!< per communicator index
+    std::vector<uint64_t> bytesReceived;       //!< per communicator index
+    uint64_t messages{0};                      //!< messages sent
+    std::vector<std::vector<uint8_t>> outputs; //!< functional mode: each rank's buffer after
+};
+
+/**
+ * \ingroup dlnet
+ * \brief Runs collectives, written as per-rank step schedules, on the
+ * endpoints of a cluster.
+ *
+ * One executor for every algorithm: a rank runs each lane of a collective
+ * step after step; a step posts its sends (which read the buffer then) and
+ * completes when all its receives have arrived and been reduced or copied.
+ * Messages that arrive for a later step wait until the rank gets there.
+ * Several collectives may run at once (each on its communicator's traffic
+ * class). The engine owns the receive callbacks of the endpoints it uses.
+ *
+ * A message's collective, lane and step travel beside it in the simulator
+ * (like the envelope of an MPI message), not as bytes on the wire.
+ */
+class CollectiveEngine : public Object
+{
+public:
+    /// Called once a collective has finished on every rank.
+    typedef Callback<void, const CollectiveRecord&> DoneCallback;
+
+    static TypeId GetTypeId();
+    CollectiveEngine();
+    ~CollectiveEngine() override;
+
+    /**
+     * \param endpoints the cluster's endpoints, by rank; their receive callbacks are taken
+     */
+    void SetEndpoints(const std::vector<Ptr<FabricEndpoint>>& endpoints);
+
+    /**
+     * Start a collective now. Validates first (std::invalid_argument).
+     * \param comm the communicator
+     * \param request what to run
+     * \param done called when every rank has finished
+     * \return the collective's id
+     */
+    uint32_t Start(const Communicator& comm, const CollectiveRequest& request, DoneCallback done);
+
+    /// \return collectives started and not finished
+    uint32_t GetRunning() const;
+
+protected:
+    void DoDispose() override;
+
+private:
+    /// Where a rank is in one lane.
+    struct LaneState
+    {
+        int64_t step{-1};    //!< current step, -1 before the lane starts
+        uint32_t pending{0}; //!< receives the current step still awaits
+    };
+
+    /// A rank's progress over the chunks.
+    struct RankState
+    {
+        uint32_t nextChunk{0};
+        uint32_t activeChunks{0};
+        uint32_t chunksDone{0};
+        std::vector<uint32_t> lanesLeft; //!< per chunk
+        bool starting{false};
+    };
+
+    /// A message that arrived before its step.
+    struct Early
+    {
+        uint32_t src; //!< communicator index
+        uint64_t offset;
+        uint64_t bytes;
+        FabricPayload data;
+    };
+
+    /// One running collective.
+    struct Instance
+    {
+        uint32_t id;
+        Communicator comm;
+        CollectiveRequest request;
+        DoneCallback done;
+        std::vector<CollectiveLane> lanes;
+        std::vector<std::vector<uint32_t>> lanesOfChunk;
+        std::vector<RankState> ranks;
+        std::vector<std::vector<LaneState>> laneState; //!< [lane][rank]
+        std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::vector<Early>> early;
+        std::vector<std::vector<uint8_t>> work;
+        uint32_t ranksDone{0};
+        CollectiveRecord record;
+    };
+
+    /// What travels beside a message.
+    struct Envelope
+    {
+        uint32_t instance;
+        uint32_t lane;
+        uint32_t step; //!< the receiver's step
+        uint32_t src;  //!< communicator index of the sender
+        uint32_t dst;  //!< communicator index of the receiver
+        uint64_t offset;
+        uint64_t bytes;
+    };
+
+    void Receive(const FabricMessage& message);
+    void StartChunks(Instance& inst, uint32_t rank);
+    void Enter(Instance& inst, uint32_t lane, uint32_t rank, uint32_t step);
+    void PostSends(Instance& inst, uint32_t lane, uint32_t rank, const CollectiveStep& step);
+    void Apply(Instance& inst, uint32_t lane, uint32_t rank, const Early& arrival);
+    void LaneDone(Instance& inst, uint32_t lane, uint32_t rank);
+    void Finish(uint32_t id);
+
+    std::vector<Ptr<FabricEndpoint>> m_endpoints;
+    std::map<uint32_t, Instance> m_instances;
+    std::unordered_map<uint64_t, Envelope> m_envelopes; //!< (source address << 32 | message id)
+    uint32_t m_nextId{0};
+
+    TracedCallback<const CollectiveRecord&> m_doneTrace;
+};
+
+} // namespace ns3
+
+#endif /* DLNET_COLLECTIVE_ENGINE_H */

@@ -1,0 +1,687 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "collective-schedule.h"
+
+#include "ns3/config-parse.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace ns3
+{
+
+namespace
+{
+
+/// A byte range of the buffer.
+struct Range
+{
+    uint64_t offset;
+    uint64_t bytes;
+};
+
+/// Split a range into n element-aligned parts (the first ones get the remainder last).
+std::vector<Range>
+Split(Range r, uint32_t n, uint32_t es)
+{
+    uint64_t elements = r.bytes / es;
+    std::vector<Range> parts(n);
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        uint64_t lo = elements * i / n;
+        uint64_t hi = elements * (i + 1) / n;
+        parts[i] = Range{r.offset + lo * es, (hi - lo) * es};
+    }
+    return parts;
+}
+
+/// \return the union of parts [lo, hi) (contiguous)
+Range
+Span(const std::vector<Range>& parts, uint32_t lo, uint32_t hi)
+{
+    uint64_t begin = parts[lo].offset;
+    uint64_t end = parts[hi - 1].offset + parts[hi - 1].bytes;
+    return Range{begin, end - begin};
+}
+
+/// Appends steps and matched send/receive pairs to one lane.
+class LaneBuilder
+{
+public:
+    explicit LaneBuilder(CollectiveLane& lane)
+        : m_lane(lane)
+    {
+    }
+
+    /// Open a new step for a rank; \return its index
+    uint32_t NewStep(uint32_t rank, bool reduce, bool fromInput = false)
+    {
+        CollectiveStep step;
+        step.reduce = reduce;
+        step.sendFromInput = fromInput;
+        m_lane.ranks[rank].push_back(step);
+        return m_lane.ranks[rank].size() - 1;
+    }
+
+    /// A message from (s, sStep) landing at (d, dStep).
+    void Pair(uint32_t s, uint32_t sStep, uint32_t d, uint32_t dStep, Range dst, uint64_t srcOffset)
+    {
+        if (dst.bytes == 0 || s == d)
+        {
+            return;
+        }
+        m_lane.ranks[s][sStep].sends.push_back({d, dst.offset, dst.bytes, srcOffset, dStep});
+        m_lane.ranks[d][dStep].recvs.push_back({s, dst.offset, dst.bytes, srcOffset, sStep});
+    }
+
+    void Pair(uint32_t s, uint32_t sStep, uint32_t d, uint32_t dStep, Range dst)
+    {
+        Pair(s, sStep, d, dStep, dst, dst.offset);
+    }
+
+private:
+    CollectiveLane& m_lane;
+};
+
+using Group = std::vector<uint32_t>; //!< communicator indices, in ring order
+
+uint32_t
+Mod(int64_t a, uint32_t m)
+{
+    return static_cast<uint32_t>(((a % m) + m) % m);
+}
+
+/// Ring reduce-scatter: member i ends owning the reduced part i.
+void
+RingReduceScatter(LaneBuilder& b, const Group& g, Range r, uint32_t es, int dir)
+{
+    uint32_t m = g.size();
+    auto parts = Split(r, m, es);
+    for (uint32_t s = 0; s + 1 < m; ++s)
+    {
+        std::vector<uint32_t> step(m);
+        for (uint32_t i = 0; i < m; ++i)
+        {
+            step[i] = b.NewStep(g[i], true);
+        }
+        for (uint32_t i = 0; i < m; ++i)
+        {
+            uint32_t next = Mod(int64_t(i) + dir, m);
+            b.Pair(g[i], step[i], g[next], step[next], parts[Mod(int64_t(i) - dir * (s + 1), m)]);
+        }
+    }
+}
+
+/// Ring all-gather: member i starts owning part i.
+void
+RingAllGather(LaneBuilder& b, const Group& g, Range r, uint32_t es, int dir)
+{
+    uint32_t m = g.size();
+    auto parts = Split(r, m, es);
+    for (uint32_t s = 0; s + 1 < m; ++s)
+    {
+        std::vector<uint32_t> step(m);
+        for (uint32_t i = 0; i < m; ++i)
+        {
+            step[i] = b.NewStep(g[i], false);
+        }
+        for (uint32_t i = 0; i < m; ++i)
+        {
+            uint32_t next = Mod(int64_t(i) + dir, m);
+            b.Pair(
+                g[i], step[i], g[next], step[next], parts[Mod(int64_t(i) - dir * int64_t(s), m)]);
+        }
+    }
+}
+
+/// Direct reduce-scatter (reduce) or all-gather (copy): one round, everyone to everyone.
+void
+DirectExchange(LaneBuilder& b, const Group& g, Range r, uint32_t es, bool reduceScatter)
+{
+    uint32_t m = g.size();
+    auto parts = Split(r, m, es);
+    std::vector<uint32_t> step(m);
+    for (uint32_t i = 0; i < m; ++i)
+    {
+        step[i] = b.NewStep(g[i], reduceScatter);
+    }
+    for (uint32_t i = 0; i < m; ++i)
+    {
+        for (uint32_t j = 0; j < m; ++j)
+        {
+            // reduce-scatter: i sends part j to j; all-gather: i sends its part i to j.
+            b.Pair(g[i], step[i], g[j], step[j], parts[reduceScatter ? j : i]);
+        }
+    }
+}
+
+/// Members of a group seen as a power-of-two set of "virtual" ranks (the
+/// standard fix for other sizes: the first 2*rem members pair up, the even
+/// one of each pair hands its data to the odd one and sits out).
+struct Virtual
+{
+    uint32_t p;                   //!< virtual ranks (power of two)
+    uint32_t rem;                 //!< members that sit out
+    std::vector<uint32_t> member; //!< member index of each virtual rank
+};
+
+Virtual
+MakeVirtual(uint32_t m)
+{
+    Virtual v;
+    v.p = 1;
+    while (v.p * 2 <= m)
+    {
+        v.p *= 2;
+    }
+    v.rem = m - v.p;
+    for (uint32_t k = 0; k < v.p; ++k)
+    {
+        v.member.push_back(k < v.rem ? 2 * k + 1 : k + v.rem);
+    }
+    return v;
+}
+
+/// Pre/post step of the fix: extras (even members below 2 rem) and their partners.
+void
+FoldExtras(LaneBuilder& b, const Group& g, const Virtual& v, Range r, bool in)
+{
+    for (uint32_t k = 0; k < v.rem; ++k)
+    {
+        uint32_t extra = g[2 * k];
+        uint32_t partner = g[2 * k + 1];
+        uint32_t se = b.NewStep(in ? extra : partner, in);
+        uint32_t sp = b.NewStep(in ? partner : extra, in);
+        b.Pair(in ? extra : partner, se, in ? partner : extra, sp, r);
+    }
+}
+
+/// Recursive halving among the virtual ranks: virtual k ends owning part k of p.
+void
+HalvingReduceScatter(LaneBuilder& b,
+                     const Group& g,
+                     const Virtual& v,
+                     const std::vector<Range>& parts)
+{
+    for (uint32_t mask = v.p / 2; mask >= 1; mask /= 2)
+    {
+        std::vector<uint32_t> step(v.p);
+        for (uint32_t k = 0; k < v.p; ++k)
+        {
+            step[k] = b.NewStep(g[v.member[k]], true);
+        }
+        for (uint32_t k = 0; k < v.p; ++k)
+        {
+            uint32_t partner = k ^ mask;
+            uint32_t lo = k & ~(2 * mask - 1);
+            // k keeps the half its bit selects and sends the partner the other half.
+            uint32_t sendLo = (k & mask) ? lo : lo + mask;
+            b.Pair(g[v.member[k]],
+                   step[k],
+                   g[v.member[partner]],
+                   step[partner],
+                   Span(parts, sendLo, sendLo + mask));
+        }
+    }
+}
+
+/// Recursive doubling among the virtual ranks: from part k at virtual k to all parts everywhere.
+void
+DoublingAllGather(LaneBuilder& b, const Group& g, const Virtual& v, const std::vector<Range>& parts)
+{
+    for (uint32_t mask = 1; mask < v.p; mask *= 2)
+    {
+        std::vector<uint32_t> step(v.p);
+        for (uint32_t k = 0; k < v.p; ++k)
+        {
+            step[k] = b.NewStep(g[v.member[k]], false);
+        }
+        for (uint32_t k = 0; k < v.p; ++k)
+        {
+            uint32_t lo = k & ~(mask - 1);
+            b.Pair(g[v.member[k]],
+                   step[k],
+                   g[v.member[k ^ mask]],
+                   step[k ^ mask],
+                   Span(parts, lo, lo + mask));
+        }
+    }
+}
+
+/// Move data between the m-way parts of members and the p-way parts of virtual ranks.
+void
+Redistribute(LaneBuilder& b,
+             const Group& g,
+             const Virtual& v,
+             const std::vector<Range>& memberParts,
+             const std::vector<Range>& virtualParts,
+             bool toMembers)
+{
+    uint32_t m = g.size();
+    std::vector<uint32_t> step(m);
+    for (uint32_t i = 0; i < m; ++i)
+    {
+        step[i] = b.NewStep(g[i], false);
+    }
+    for (uint32_t k = 0; k < v.p; ++k)
+    {
+        for (uint32_t j = 0; j < m; ++j)
+        {
+            uint64_t lo = std::max(virtualParts[k].offset, memberParts[j].offset);
+            uint64_t hi = std::min(virtualParts[k].offset + virtualParts[k].bytes,
+                                   memberParts[j].offset + memberParts[j].bytes);
+            if (hi <= lo)
+            {
+                continue;
+            }
+            uint32_t holder = toMembers ? v.member[k] : j;
+            uint32_t taker = toMembers ? j : v.member[k];
+            b.Pair(g[holder], step[holder], g[taker], step[taker], Range{lo, hi - lo});
+        }
+    }
+}
+
+void
+HdReduceScatter(LaneBuilder& b, const Group& g, Range r, uint32_t es)
+{
+    Virtual v = MakeVirtual(g.size());
+    FoldExtras(b, g, v, r, true);
+    auto vparts = Split(r, v.p, es);
+    HalvingReduceScatter(b, g, v, vparts);
+    if (v.rem > 0)
+    {
+        Redistribute(b, g, v, Split(r, g.size(), es), vparts, true);
+    }
+}
+
+void
+HdAllGather(LaneBuilder& b, const Group& g, Range r, uint32_t es)
+{
+    Virtual v = MakeVirtual(g.size());
+    auto vparts = Split(r, v.p, es);
+    if (v.rem > 0)
+    {
+        Redistribute(b, g, v, Split(r, g.size(), es), vparts, false);
+    }
+    DoublingAllGather(b, g, v, vparts);
+    FoldExtras(b, g, v, r, false);
+}
+
+void
+HdAllReduce(LaneBuilder& b, const Group& g, Range r, uint32_t es)
+{
+    Virtual v = MakeVirtual(g.size());
+    auto vparts = Split(r, v.p, es);
+    FoldExtras(b, g, v, r, true);
+    HalvingReduceScatter(b, g, v, vparts);
+    DoublingAllGather(b, g, v, vparts);
+    FoldExtras(b, g, v, r, false);
+}
+
+/// Binomial-tree broadcast (reduce=false) or reduce (reduce=true) rooted at member root.
+void
+Binomial(LaneBuilder& b, const Group& g, uint32_t root, Range r, bool reduce)
+{
+    uint32_t m = g.size();
+    uint32_t top = 1;
+    while (top < m)
+    {
+        top *= 2;
+    }
+    auto member = [&](uint32_t rel)
+    {
+        return g[(rel + root) % m];
+    };
+    if (!reduce)
+    {
+        for (uint32_t mask = 1; mask < top; mask *= 2)
+        {
+            for (uint32_t rel = 0; rel < mask && rel + mask < m; ++rel)
+            {
+                uint32_t ss = b.NewStep(member(rel), false);
+                uint32_t sd = b.NewStep(member(rel + mask), false);
+                b.Pair(member(rel), ss, member(rel + mask), sd, r);
+            }
+        }
+        return;
+    }
+    for (uint32_t mask = top / 2; mask >= 1; mask /= 2)
+    {
+        for (uint32_t rel = 0; rel < mask && rel + mask < m; ++rel)
+        {
+            uint32_t ss = b.NewStep(member(rel + mask), true);
+            uint32_t sd = b.NewStep(member(rel), true);
+            b.Pair(member(rel + mask), ss, member(rel), sd, r);
+        }
+    }
+}
+
+/// Chain (ring without the closing link) broadcast or reduce rooted at member root.
+void
+Chain(LaneBuilder& b, const Group& g, uint32_t root, Range r, bool reduce)
+{
+    uint32_t m = g.size();
+    auto member = [&](uint32_t pos)
+    {
+        return g[(pos + root) % m];
+    };
+    for (uint32_t k = 0; k + 1 < m; ++k)
+    {
+        // broadcast: position k hands to k+1; reduce: position m-1-k hands to m-2-k.
+        uint32_t from = reduce ? m - 1 - k : k;
+        uint32_t to = reduce ? m - 2 - k : k + 1;
+        uint32_t ss = b.NewStep(member(from), reduce);
+        uint32_t sd = b.NewStep(member(to), reduce);
+        b.Pair(member(from), ss, member(to), sd, r);
+    }
+}
+
+/// One binary tree in heap order over positions. Position 0 is member root,
+/// except in the mirrored tree of an all-reduce, which reverses the order so
+/// that its inner nodes are the leaves of the first tree and its root differs.
+/// The tree runs reduce-up, broadcast-down or both.
+void
+BinaryTree(LaneBuilder& b, const Group& g, uint32_t root, bool mirror, Range r, bool up, bool down)
+{
+    uint32_t m = g.size();
+    auto member = [&](uint32_t pos)
+    {
+        if (mirror && up && down)
+        {
+            return g[(m - 1 - pos + root) % m];
+        }
+        // broadcast and reduce: both trees keep the root; the others are mirrored
+        uint32_t rel = (mirror && pos > 0) ? m - pos : pos;
+        return g[(rel + root) % m];
+    };
+    // Four steps per node: gather from children, send up, receive from parent, send down.
+    std::vector<uint32_t> base(m);
+    for (uint32_t pos = 0; pos < m; ++pos)
+    {
+        base[pos] = b.NewStep(member(pos), true);
+        b.NewStep(member(pos), true);
+        b.NewStep(member(pos), false);
+        b.NewStep(member(pos), false);
+    }
+    for (uint32_t pos = 1; pos < m; ++pos)
+    {
+        uint32_t parent = (pos - 1) / 2;
+        if (up)
+        {
+            b.Pair(member(pos), base[pos] + 1, member(parent), base[parent], r);
+        }
+        if (down)
+        {
+            b.Pair(member(parent), base[parent] + 3, member(pos), base[pos] + 2, r);
+        }
+    }
+}
+
+void
+AllToAll(LaneBuilder& b, const Group& g, Range r, uint32_t es, bool direct)
+{
+    uint32_t m = g.size();
+    auto parts = Split(r, m, es);
+    if (direct)
+    {
+        std::vector<uint32_t> step(m);
+        for (uint32_t i = 0; i < m; ++i)
+        {
+            step[i] = b.NewStep(g[i], false, true);
+        }
+        for (uint32_t i = 0; i < m; ++i)
+        {
+            for (uint32_t j = 0; j < m; ++j)
+            {
+                b.Pair(g[i], step[i], g[j], step[j], parts[i], parts[j].offset);
+            }
+        }
+        return;
+    }
+    // Pairwise exchange: in round s, i sends to i+s and receives from i-s.
+    for (uint32_t s = 1; s < m; ++s)
+    {
+        std::vector<uint32_t> step(m);
+        for (uint32_t i = 0; i < m; ++i)
+        {
+            step[i] = b.NewStep(g[i], false, true);
+        }
+        for (uint32_t i = 0; i < m; ++i)
+        {
+            uint32_t j = (i + s) % m;
+            b.Pair(g[i], step[i], g[j], step[j], parts[i], parts[j].offset);
+        }
+    }
+}
+
+/// Hierarchical all-reduce on a dim1 x dim2 grid (rank = y * dim1 + x).
+void
+Hierarchical(LaneBuilder& b, const CollectiveGrid& grid, Range r, uint32_t es, int dir)
+{
+    uint32_t d1 = grid.dim1;
+    uint32_t d2 = grid.dim2;
+    std::vector<Group> rows(d2);
+    std::vector<Group> cols(d1);
+    for (uint32_t y = 0; y < d2; ++y)
+    {
+        for (uint32_t x = 0; x < d1; ++x)
+        {
+            rows[y].push_back(y * d1 + x);
+            cols[x].push_back(y * d1 + x);
+        }
+    }
+    // First dimension: reduce-scatter, then the other dimension all-reduces
+    // the part each rank owns, then the first all-gathers.
+    const std::vector<Group>& first = grid.dim2First ? cols : rows;
+    const std::vector<Group>& second = grid.dim2First ? rows : cols;
+    uint32_t firstSize = first[0].size();
+    auto parts = Split(r, firstSize, es);
+    for (const auto& g : first)
+    {
+        RingReduceScatter(b, g, r, es, dir);
+    }
+    for (uint32_t k = 0; k < second.size(); ++k)
+    {
+        // Members of second-dimension group k hold position k in their first-dimension group.
+        RingReduceScatter(b, second[k], parts[k], es, dir);
+        RingAllGather(b, second[k], parts[k], es, dir);
+    }
+    for (const auto& g : first)
+    {
+        RingAllGather(b, g, r, es, dir);
+    }
+}
+
+[[noreturn]] void
+NotImplemented(CollectiveAlgorithm a, CollectiveOp op)
+{
+    std::vector<std::string> names;
+    for (auto alg : AlgorithmsFor(op))
+    {
+        names.push_back(ToString(alg));
+    }
+    throw std::invalid_argument("algorithm: " + ToString(a) + " does not implement " + ToString(op)
+                                + "; algorithms for " + ToString(op) + ": "
+                                + dlnet::JoinChoices(names) + " or auto");
+}
+
+} // namespace
+
+bool
+Implements(CollectiveAlgorithm a, CollectiveOp op)
+{
+    if (op == CollectiveOp::SEND_RECV)
+    {
+        return a != CollectiveAlgorithm::AUTO;
+    }
+    switch (a)
+    {
+        case CollectiveAlgorithm::RING:
+        case CollectiveAlgorithm::DIRECT:
+            return true;
+        case CollectiveAlgorithm::HALVING_DOUBLING:
+            return op != CollectiveOp::ALL_TO_ALL;
+        case CollectiveAlgorithm::DOUBLE_BINARY_TREE:
+            return op == CollectiveOp::ALL_REDUCE || op == CollectiveOp::BROADCAST
+                   || op == CollectiveOp::REDUCE;
+        case CollectiveAlgorithm::HIERARCHICAL:
+        case CollectiveAlgorithm::HIERARCHICAL_LOCAL_BW_AWARE:
+            return op == CollectiveOp::ALL_REDUCE;
+        default:
+            return false;
+    }
+}
+
+std::vector<CollectiveAlgorithm>
+AlgorithmsFor(CollectiveOp op)
+{
+    std::vector<CollectiveAlgorithm> out;
+    for (auto a : {CollectiveAlgorithm::RING,
+                   CollectiveAlgorithm::DIRECT,
+                   CollectiveAlgorithm::HALVING_DOUBLING,
+                   CollectiveAlgorithm::DOUBLE_BINARY_TREE,
+                   CollectiveAlgorithm::HIERARCHICAL,
+                   CollectiveAlgorithm::HIERARCHICAL_LOCAL_BW_AWARE})
+    {
+        if (Implements(a, op))
+        {
+            out.push_back(a);
+        }
+    }
+    return out;
+}
+
+void
+BuildCollectiveLanes(CollectiveOp op,
+                     CollectiveAlgorithm a,
+                     uint32_t n,
+                     uint32_t root,
+                     uint64_t offset,
+                     uint64_t bytes,
+                     uint32_t es,
+                     const CollectiveGrid& grid,
+                     uint32_t chunk,
+                     std::vector<CollectiveLane>& out)
+{
+    if (!Implements(a, op))
+    {
+        NotImplemented(a, op);
+    }
+    Group all(n);
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        all[i] = i;
+    }
+    Range r{offset, bytes};
+    auto newLane = [&]() -> LaneBuilder
+    {
+        out.push_back(CollectiveLane{chunk, std::vector<std::vector<CollectiveStep>>(n)});
+        return LaneBuilder(out.back());
+    };
+
+    if (op == CollectiveOp::SEND_RECV)
+    {
+        LaneBuilder b = newLane();
+        b.Pair(0, b.NewStep(0, false), 1, b.NewStep(1, false), r);
+        return;
+    }
+    if (a == CollectiveAlgorithm::HIERARCHICAL
+        || a == CollectiveAlgorithm::HIERARCHICAL_LOCAL_BW_AWARE)
+    {
+        if (grid.bidirectional)
+        {
+            // Both directions of every ring have links of their own: half the data each way.
+            auto halves = Split(r, 2, es);
+            LaneBuilder fwd = newLane();
+            Hierarchical(fwd, grid, halves[0], es, +1);
+            LaneBuilder rev = newLane();
+            Hierarchical(rev, grid, halves[1], es, -1);
+        }
+        else
+        {
+            LaneBuilder b = newLane();
+            Hierarchical(b, grid, r, es, +1);
+        }
+        return;
+    }
+    if (a == CollectiveAlgorithm::DOUBLE_BINARY_TREE)
+    {
+        // Two trees, each on half the data; a rank inside one is a leaf of the other.
+        auto halves = n > 2 ? Split(r, 2, es) : std::vector<Range>{r};
+        for (std::size_t t = 0; t < halves.size(); ++t)
+        {
+            LaneBuilder b = newLane();
+            bool up = op != CollectiveOp::BROADCAST;
+            bool down = op != CollectiveOp::REDUCE;
+            BinaryTree(
+                b, all, op == CollectiveOp::ALL_REDUCE ? 0 : root, t == 1, halves[t], up, down);
+        }
+        return;
+    }
+
+    LaneBuilder b = newLane();
+    bool ring = a == CollectiveAlgorithm::RING;
+    bool direct = a == CollectiveAlgorithm::DIRECT;
+    switch (op)
+    {
+        case CollectiveOp::ALL_REDUCE:
+            if (ring)
+            {
+                RingReduceScatter(b, all, r, es, +1);
+                RingAllGather(b, all, r, es, +1);
+            }
+            else if (direct)
+            {
+                DirectExchange(b, all, r, es, true);
+                DirectExchange(b, all, r, es, false);
+            }
+            else
+            {
+                HdAllReduce(b, all, r, es);
+            }
+            break;
+        case CollectiveOp::REDUCE_SCATTER:
+            ring ? RingReduceScatter(b, all, r, es, +1)
+                 : (direct ? DirectExchange(b, all, r, es, true) : HdReduceScatter(b, all, r, es));
+            break;
+        case CollectiveOp::ALL_GATHER:
+            ring ? RingAllGather(b, all, r, es, +1)
+                 : (direct ? DirectExchange(b, all, r, es, false) : HdAllGather(b, all, r, es));
+            break;
+        case CollectiveOp::ALL_TO_ALL:
+            AllToAll(b, all, r, es, direct);
+            break;
+        case CollectiveOp::BROADCAST:
+        case CollectiveOp::REDUCE:
+        {
+            bool reduce = op == CollectiveOp::REDUCE;
+            if (ring)
+            {
+                Chain(b, all, root, r, reduce);
+            }
+            else if (direct)
+            {
+                std::vector<uint32_t> step(n);
+                for (uint32_t i = 0; i < n; ++i)
+                {
+                    step[i] = b.NewStep(i, reduce);
+                }
+                for (uint32_t i = 0; i < n; ++i)
+                {
+                    reduce ? b.Pair(i, step[i], root, step[root], r)
+                           : b.Pair(root, step[root], i, step[i], r);
+                }
+            }
+            else
+            {
+                Binomial(b, all, root, r, reduce);
+            }
+            break;
+        }
+        default:
+            NotImplemented(a, op);
+    }
+}
+
+} // namespace ns3

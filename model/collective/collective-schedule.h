@@ -1,0 +1,109 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef DLNET_COLLECTIVE_SCHEDULE_H
+#define DLNET_COLLECTIVE_SCHEDULE_H
+
+#include "collective-types.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup dlnet
+ * \brief One message of a step: to or from a peer (a communicator index).
+ *
+ * On the receiving side the bytes land at `offset` of the working buffer;
+ * the sender reads them at `srcOffset` of its working buffer (or of its
+ * input buffer when the step says so: all-to-all).
+ */
+struct CollectiveTransfer
+{
+    uint32_t peer;      //!< communicator index of the other side
+    uint64_t offset;    //!< where the bytes land at the receiver
+    uint64_t bytes;     //!< how many
+    uint64_t srcOffset; //!< where the sender reads them
+    uint32_t peerStep;  //!< the step of the other side this transfer belongs to
+};
+
+/**
+ * \ingroup dlnet
+ * \brief One step of one rank: post the sends, wait for the receives.
+ *
+ * The next step starts when every receive of this one has arrived and been
+ * applied (reduced or copied); sends read the buffer when they are posted.
+ */
+struct CollectiveStep
+{
+    std::vector<CollectiveTransfer> sends; //!< posted when the step starts
+    std::vector<CollectiveTransfer> recvs; //!< awaited before the next step
+    bool reduce{false};                    //!< receives reduce into the buffer (else copy)
+    bool sendFromInput{false};             //!< sends read the input buffer (all-to-all)
+};
+
+/**
+ * \ingroup dlnet
+ * \brief An independent sequence of steps per rank. A collective is a set of
+ * lanes (chunks of a pipelined collective, the two trees of a double binary
+ * tree, the two directions of a bidirectional ring) that run concurrently.
+ */
+struct CollectiveLane
+{
+    uint32_t chunk{0};                              //!< pipelining chunk it belongs to
+    std::vector<std::vector<CollectiveStep>> ranks; //!< steps per communicator rank
+};
+
+/**
+ * \ingroup dlnet
+ * \brief The shape of the communicator, for hierarchical algorithms: rank
+ * index = y * dim1 + x, dimension 1 first. dim1 = 0: no grid.
+ */
+struct CollectiveGrid
+{
+    uint32_t dim1{0};          //!< size of dimension 1 (mesh/torus X, ranks under a leaf)
+    uint32_t dim2{0};          //!< size of dimension 2
+    bool bidirectional{false}; //!< both ring directions have their own links (torus)
+    bool dim2First{false};     //!< localBWAware found dimension 2 has more bandwidth
+};
+
+/**
+ * \ingroup dlnet
+ * \brief Build the lanes of one collective on one byte range of the buffer.
+ *
+ * \param op the operation
+ * \param algorithm a concrete algorithm (not AUTO)
+ * \param ranks communicator size
+ * \param root root index (broadcast, reduce)
+ * \param offset first byte of the range
+ * \param bytes size of the range (a multiple of elementSize)
+ * \param elementSize bytes per element: parts never split an element
+ * \param grid the communicator's shape (hierarchical algorithms)
+ * \param chunk the pipelining chunk the lanes belong to
+ * \param out lanes are appended here
+ *
+ * Throws std::invalid_argument when the algorithm does not implement the
+ * operation (the message names both and the algorithms that do).
+ */
+void BuildCollectiveLanes(CollectiveOp op,
+                          CollectiveAlgorithm algorithm,
+                          uint32_t ranks,
+                          uint32_t root,
+                          uint64_t offset,
+                          uint64_t bytes,
+                          uint32_t elementSize,
+                          const CollectiveGrid& grid,
+                          uint32_t chunk,
+                          std::vector<CollectiveLane>& out);
+
+/// \return true if the algorithm implements the operation
+bool Implements(CollectiveAlgorithm algorithm, CollectiveOp op);
+
+/// \return the algorithms that implement an operation (AUTO excluded)
+std::vector<CollectiveAlgorithm> AlgorithmsFor(CollectiveOp op);
+
+} // namespace ns3
+
+#endif /* DLNET_COLLECTIVE_SCHEDULE_H */
