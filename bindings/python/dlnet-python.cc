@@ -13,6 +13,8 @@
 // JSON the result writers produce, as dicts and lists. Bad input raises
 // ValueError with the C++ message, which names the field.
 
+#include "ns3/collective-experiment.h"
+#include "ns3/collective-report.h"
 #include "ns3/log.h"
 #include "ns3/plot-writer.h"
 #include "ns3/result-writer.h"
@@ -84,8 +86,11 @@ OptionText(const std::string& key, const py::handle& value)
 }
 
 /// Apply every key of a mapping to the config (throws std::invalid_argument).
+template <typename Config>
 void
-ApplyOptions(ns3::TrafficConfig& config, const py::handle& options)
+ApplyOptions(const std::vector<ns3::ExperimentOption<Config>>& table,
+             Config& config,
+             const py::handle& options)
 {
     for (auto item : py::reinterpret_borrow<py::dict>(options))
     {
@@ -95,7 +100,7 @@ ApplyOptions(ns3::TrafficConfig& config, const py::handle& options)
                                  + std::string(py::repr(item.first)));
         }
         std::string key = item.first.cast<std::string>();
-        ns3::SetTrafficOption(config, key, OptionText(key, item.second));
+        ns3::SetOption(table, config, key, OptionText(key, item.second));
     }
 }
 
@@ -145,6 +150,14 @@ ToPython(const nlohmann::json& j)
     return py::none();
 }
 
+std::string
+ResultsDir(const py::object& resultsDir)
+{
+    return resultsDir.is_none()
+               ? std::string()
+               : std::string(py::str(py::module_::import("os").attr("fspath")(resultsDir)));
+}
+
 py::dict
 RunTrafficPy(const std::optional<py::dict>& config,
              const py::object& resultsDir,
@@ -153,14 +166,10 @@ RunTrafficPy(const std::optional<py::dict>& config,
     ns3::TrafficConfig c;
     if (config)
     {
-        ApplyOptions(c, *config);
+        ApplyOptions(ns3::TrafficOptions(), c, *config);
     }
-    ApplyOptions(c, kwargs); // keyword arguments override the dict
-    std::string dir;
-    if (!resultsDir.is_none())
-    {
-        dir = py::str(py::module_::import("os").attr("fspath")(resultsDir));
-    }
+    ApplyOptions(ns3::TrafficOptions(), c, kwargs); // keyword arguments override the dict
+    std::string dir = ResultsDir(resultsDir);
 
     ns3::TrafficResult result;
     {
@@ -181,12 +190,49 @@ RunTrafficPy(const std::optional<py::dict>& config,
     return out;
 }
 
-py::list
-TrafficOptionsPy()
+py::dict
+RunCollectivePy(const std::optional<py::dict>& config,
+                const py::object& resultsDir,
+                const py::kwargs& kwargs)
 {
-    const ns3::TrafficConfig defaults;
+    ns3::CollectiveConfig c;
+    if (config)
+    {
+        ApplyOptions(ns3::CollectiveOptions(), c, *config);
+    }
+    ApplyOptions(ns3::CollectiveOptions(), c, kwargs);
+    std::string dir = ResultsDir(resultsDir);
+
+    ns3::CollectiveResult result;
+    {
+        py::gil_scoped_release release;
+        std::lock_guard<std::mutex> lock(g_simulatorMutex);
+        result = ns3::RunCollective(c);
+        if (!dir.empty())
+        {
+            ns3::WriteCollectiveResults(c, {result}, dir);
+            ns3::PlotCollective({result}, dir);
+        }
+    }
+    double wall = 0;
+    for (const auto& row : result.rows)
+    {
+        wall += row.wallSeconds;
+    }
+    py::dict out;
+    out["config"] = ToPython(ns3::ToJson(c));
+    out["result"] = ToPython(ns3::ToJson(result));
+    out["wall_seconds"] = wall;
+    return out;
+}
+
+template <typename Config>
+py::list
+OptionsPy(const std::vector<ns3::ExperimentOption<Config>>& table)
+{
+    const Config defaults;
     py::list out;
-    for (const auto& o : ns3::TrafficOptions())
+    for (const auto& o : table)
     {
         py::dict d;
         d["name"] = o.name;
@@ -197,23 +243,14 @@ TrafficOptionsPy()
     return out;
 }
 
-/// The docstring of run_traffic, with every option, its default and its help.
+/// A run function's docstring: the header, then every option, its default and its help.
+template <typename Config>
 std::string
-RunTrafficDoc()
+RunDoc(const std::string& header, const std::vector<ns3::ExperimentOption<Config>>& table)
 {
-    std::string doc
-        = "Run one traffic experiment and return {'config', 'result', 'wall_seconds'}.\n"
-          "\n"
-          "Options come from the dict `config` and from keyword arguments (which win),\n"
-          "named as on the examples' command lines, with '-' or '_'. Values may be str,\n"
-          "int, float or bool. 'config' maps every option name to its value text;\n"
-          "'result' is the summary with 'messages' and 'links' lists, as in result.json.\n"
-          "`results_dir` (optional) also writes messages.csv, links.csv, result.json and\n"
-          "the PNG plots there. Bad options raise ValueError naming the field.\n"
-          "\n"
-          "Options (default):\n";
-    const ns3::TrafficConfig defaults;
-    for (const auto& o : ns3::TrafficOptions())
+    std::string doc = header + "\nOptions (default):\n";
+    const Config defaults;
+    for (const auto& o : table)
     {
         std::string name = o.name;
         for (auto& ch : name)
@@ -253,15 +290,48 @@ PYBIND11_MODULE(dlnet, m)
             }
         });
 
-    static const std::string runTrafficDoc = RunTrafficDoc();
+    static const std::string runTrafficDoc
+        = RunDoc("Run one traffic experiment and return {'config', 'result', 'wall_seconds'}.\n"
+                 "\n"
+                 "Options come from the dict `config` and from keyword arguments (which win),\n"
+                 "named as on the examples' command lines, with '-' or '_'. Values may be str,\n"
+                 "int, float or bool. 'config' maps every option name to its value text;\n"
+                 "'result' is the summary with 'messages' and 'links' lists, as in result.json.\n"
+                 "`results_dir` (optional) also writes messages.csv, links.csv, result.json and\n"
+                 "the PNG plots there. Bad options raise ValueError naming the field.\n",
+                 ns3::TrafficOptions());
+    static const std::string runCollectiveDoc
+        = RunDoc("Run a collective over a sweep of sizes, as nccl-tests does, and return\n"
+                 "{'config', 'result', 'wall_seconds'}. 'result' holds the alpha-beta 'model' and\n"
+                 "one entry per size in 'rows' (time_s, algbw_Bps, busbw_Bps, predicted_s, and\n"
+                 "in functional mode 'correct'). Options as for run_traffic; `results_dir` also\n"
+                 "writes collective.csv, result.json, busbw.png and time.png.\n",
+                 ns3::CollectiveOptions());
     m.def("run_traffic",
           &RunTrafficPy,
           py::arg("config") = py::none(),
           py::kw_only(),
           py::arg("results_dir") = py::none(),
           runTrafficDoc.c_str());
-    m.def("traffic_options",
-          &TrafficOptionsPy,
-          "The options of run_traffic: a list of {'name', 'help', 'default'} "
-          "(name in kebab-case; '_' works too).");
+    m.def("run_collective",
+          &RunCollectivePy,
+          py::arg("config") = py::none(),
+          py::kw_only(),
+          py::arg("results_dir") = py::none(),
+          runCollectiveDoc.c_str());
+    m.def(
+        "collective_options",
+        []()
+        {
+            return OptionsPy(ns3::CollectiveOptions());
+        },
+        "The options of run_collective: a list of {'name', 'help', 'default'}.");
+    m.def(
+        "traffic_options",
+        []()
+        {
+            return OptionsPy(ns3::TrafficOptions());
+        },
+        "The options of run_traffic: a list of {'name', 'help', 'default'} "
+        "(name in kebab-case; '_' works too).");
 }

@@ -422,6 +422,7 @@ CollectiveConfig::Validate() const
         probe.algorithm = a;
         probe.type = t;
         probe.bytes = minBytes;
+        probe.chunks = chunks ? chunks : 1;
         probe.grid = GridOf(topology, comm);
         probe.Validate(n);
     }

@@ -52,6 +52,15 @@ CollectiveRequest::Validate(uint32_t n) const
     {
         throw std::invalid_argument("chunks: chunks and chunks in flight must be at least 1");
     }
+    bool partitioned = op == CollectiveOp::REDUCE_SCATTER || op == CollectiveOp::ALL_GATHER
+                       || op == CollectiveOp::ALL_TO_ALL;
+    if (partitioned && chunks > 1)
+    {
+        // A chunk is a contiguous range: chunking would give each rank a part
+        // of every chunk instead of its part of the buffer.
+        throw std::invalid_argument("chunks: " + ToString(op) + " runs in one chunk; got "
+                                    + std::to_string(chunks));
+    }
     if (chunks > bytes / es)
     {
         throw std::invalid_argument("chunks: " + std::to_string(chunks) + " chunks of a "

@@ -1,0 +1,270 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+// Collective timing against the alpha-beta formulas, computed here from the
+// link parameters (not from the library's predictor): ring and
+// halving-doubling, hierarchical 2D on a torus, and collectives sharing or
+// not sharing links.
+
+#include "ns3/dlnet-module.h"
+#include "ns3/simulator.h"
+#include "ns3/test.h"
+
+#include <cmath>
+#include <iostream>
+
+using namespace ns3;
+
+namespace
+{
+
+const double B = 100e9;   //!< link rate, bit/s
+const double D = 500e-9;  //!< propagation delay per link
+const double HEADER = 24; //!< FabricHeader bytes
+
+/// Bytes of a message of m payload bytes on the wire.
+double
+Wire(double m, double mtu)
+{
+    return m + HEADER * std::ceil(m / (mtu - HEADER));
+}
+
+/// alpha of one step on a star: two links, one switch (store and forward of one packet).
+double
+StarAlpha(double m, double mtu)
+{
+    double largest = std::min(m, mtu - HEADER) + HEADER;
+    return 2 * D + largest * 8 / B;
+}
+
+/// Time of `steps` steps that each move m bytes per rank on a star.
+double
+Steps(double steps, double m, double mtu)
+{
+    return steps * (Wire(m, mtu) * 8 / B + StarAlpha(m, mtu));
+}
+
+CollectiveConfig
+Star(uint32_t n, uint64_t bytes, uint32_t mtu, std::string op, std::string alg)
+{
+    CollectiveConfig c;
+    c.topology.kind = "star";
+    c.topology.hosts = n;
+    c.topology.mtu = mtu;
+    c.op = op;
+    c.algorithm = alg;
+    c.minBytes = c.maxBytes = bytes;
+    return c;
+}
+
+class StarFormulaTestCase : public TestCase
+{
+public:
+    StarFormulaTestCase(std::string op, std::string alg, uint32_t n, uint64_t bytes)
+        : TestCase(op + " " + alg + " on a star of " + std::to_string(n) + ", "
+                   + std::to_string(bytes >> 20) + " MiB, against its alpha-beta formula")
+        , m_op(op)
+        , m_alg(alg)
+        , m_n(n)
+        , m_bytes(bytes)
+    {
+    }
+
+private:
+    void DoRun() override
+    {
+        uint32_t mtu = m_bytes >= (256u << 20) ? 65536 : 4096;
+        CollectiveResult r = RunCollective(Star(m_n, m_bytes, mtu, m_op, m_alg));
+        double s = double(m_bytes);
+        double n = m_n;
+        double expected = 0;
+        if (m_alg == "ring")
+        {
+            // 2(N-1) steps of S/N for all-reduce, N-1 for reduce-scatter and all-gather
+            double steps = m_op == "allreduce" ? 2 * (n - 1) : n - 1;
+            expected = Steps(steps, s / n, mtu);
+        }
+        else
+        {
+            // halving-doubling: log2 N steps of S/2, S/4, ..., S/N each way
+            double half = 0;
+            for (double m = s / 2; m >= s / n - 0.5; m /= 2)
+            {
+                half += Steps(1, m, mtu);
+            }
+            expected = m_op == "allreduce" ? 2 * half : half;
+        }
+        double t = r.rows[0].time;
+        double err = std::abs(t - expected) / expected;
+        std::cout << "measured: " << GetName() << ": " << t * 1e6 << " us, formula "
+                  << expected * 1e6 << " us, error " << err * 100 << " %";
+        if (m_op == "allreduce" && m_alg == "ring")
+        {
+            double payloadRate = B / 8 * (mtu - HEADER) / mtu;
+            std::cout << ", busbw " << r.rows[0].busbw / 1e9
+                      << " GB/s = " << 100 * r.rows[0].busbw / payloadRate
+                      << " % of the payload rate";
+            if (m_bytes >= (256u << 20))
+            {
+                NS_TEST_EXPECT_MSG_GT(r.rows[0].busbw, 0.97 * payloadRate, "busbw near link rate");
+            }
+        }
+        std::cout << std::endl;
+        NS_TEST_ASSERT_MSG_EQ_TOL(t, expected, 0.02 * expected, "time against the formula");
+    }
+
+    std::string m_op;
+    std::string m_alg;
+    uint32_t m_n;
+    uint64_t m_bytes;
+};
+
+/// Hierarchical 2D all-reduce against flat ring on a 4x4 torus.
+class TorusHierarchicalTestCase : public TestCase
+{
+public:
+    TorusHierarchicalTestCase()
+        : TestCase(
+            "hierarchical 2D all-reduce beats flat ring on a 4x4 torus by the predicted factor")
+    {
+    }
+
+private:
+    void DoRun() override
+    {
+        CollectiveConfig c;
+        c.topology.kind = "torus";
+        c.topology.rows = 4;
+        c.topology.cols = 4;
+        c.minBytes = c.maxBytes = 64 << 20;
+        c.algorithm = "ring";
+        CollectiveResult ring = RunCollective(c);
+        c.algorithm = "hierarchical";
+        CollectiveResult hier = RunCollective(c);
+        double measured = ring.rows[0].time / hier.rows[0].time;
+        // Formulas with B the per-direction link rate: flat ring 2(N-1)/N S/B over one ring;
+        // hierarchical: rings in X then Y, each direction carrying half the data.
+        double s = 64 << 20;
+        double wire = s * 4096 / (4096 - HEADER) * 8 / B;
+        double flat = 2.0 * 15 / 16 * wire;
+        double twoD = (2.0 * 3 / 4 * wire + 2.0 * 3 / 4 * wire / 4) / 2;
+        double predicted = flat / twoD;
+        std::cout << "measured: flat ring " << ring.rows[0].time * 1e6 << " us, hierarchical "
+                  << hier.rows[0].time * 1e6 << " us, speed-up " << measured << ", formulas "
+                  << predicted << std::endl;
+        NS_TEST_ASSERT_MSG_EQ_TOL(measured, predicted, 0.05 * predicted, "speed-up");
+    }
+};
+
+/// Two all-reduces at once on two communicators.
+class ConcurrentTestCase : public TestCase
+{
+public:
+    explicit ConcurrentTestCase(bool shared)
+        : TestCase(shared ? "two all-reduces through one bottleneck link each get half"
+                          : "two all-reduces on disjoint links run as fast as each alone")
+        , m_shared(shared)
+    {
+    }
+
+private:
+    /// Run the communicators at once; \return each one's time
+    std::vector<double> Run(const TopologyConfig& t, const std::vector<Communicator>& comms)
+    {
+        SimulationScope scope(1, 1);
+        Cluster cluster = BuildCluster(t);
+        Ptr<CollectiveEngine> engine = CreateObject<CollectiveEngine>();
+        engine->SetEndpoints(cluster.endpoints);
+        std::vector<double> times(comms.size(), 0);
+        for (std::size_t i = 0; i < comms.size(); ++i)
+        {
+            CollectiveRequest req;
+            req.bytes = 32 << 20;
+            engine->Start(comms[i],
+                          req,
+                          CollectiveEngine::DoneCallback(
+                              [&times, i](const CollectiveRecord& r)
+                              {
+                                  times[i] = (r.end - r.start).GetSeconds();
+                              }));
+        }
+        Simulator::Run();
+        engine->Dispose();
+        return times;
+    }
+
+    void DoRun() override
+    {
+        TopologyConfig t;
+        Communicator a;
+        Communicator b;
+        a.name = "a";
+        b.name = "b";
+        if (m_shared)
+        {
+            // two leaves of two hosts under one spine; each communicator pairs a
+            // host of leaf 0 with one of leaf 1, so both cross the same uplinks
+            t.kind = "leaf-spine";
+            t.leaves = 2;
+            t.hostsPerLeaf = 2;
+            t.spines = 1;
+            t.fabricLinkRate = "100Gbps";
+            a.ranks = {0, 2};
+            b.ranks = {1, 3};
+        }
+        else
+        {
+            t.kind = "star";
+            t.hosts = 8;
+            a.ranks = {0, 1, 2, 3};
+            b.ranks = {4, 5, 6, 7};
+            b.tc = 1; // a class of its own: nothing shared, nothing to yield
+        }
+        double aloneA = Run(t, {a})[0];
+        double aloneB = Run(t, {b})[0];
+        std::vector<double> both = Run(t, {a, b});
+        std::cout << "measured: alone " << aloneA * 1e6 << " and " << aloneB * 1e6
+                  << " us, together " << both[0] * 1e6 << " and " << both[1] * 1e6 << " us"
+                  << std::endl;
+        double factor = m_shared ? 2 : 1;
+        NS_TEST_ASSERT_MSG_EQ_TOL(both[0], factor * aloneA, 0.05 * factor * aloneA, "first");
+        NS_TEST_ASSERT_MSG_EQ_TOL(both[1], factor * aloneB, 0.05 * factor * aloneB, "second");
+    }
+
+    bool m_shared;
+};
+
+} // namespace
+
+class CollectiveTimingTestSuite : public TestSuite
+{
+public:
+    CollectiveTimingTestSuite()
+        : TestSuite("dlnet-collective-timing", UNIT)
+    {
+        for (uint32_t n : {4u, 7u, 16u})
+        {
+            for (uint64_t mib : {1u, 16u, 256u, 1024u})
+            {
+                AddTestCase(new StarFormulaTestCase("allreduce", "ring", n, mib << 20),
+                            TestCase::QUICK);
+            }
+            AddTestCase(new StarFormulaTestCase("reducescatter", "ring", n, 16 << 20),
+                        TestCase::QUICK);
+            AddTestCase(new StarFormulaTestCase("allgather", "ring", n, 16 << 20), TestCase::QUICK);
+        }
+        for (uint32_t n : {4u, 16u})
+        {
+            for (const char* op : {"allreduce", "reducescatter", "allgather"})
+            {
+                AddTestCase(new StarFormulaTestCase(op, "halving-doubling", n, 16 << 20),
+                            TestCase::QUICK);
+            }
+        }
+        AddTestCase(new TorusHierarchicalTestCase, TestCase::QUICK);
+        AddTestCase(new ConcurrentTestCase(false), TestCase::QUICK);
+        AddTestCase(new ConcurrentTestCase(true), TestCase::QUICK);
+    }
+};
+
+static CollectiveTimingTestSuite g_collectiveTimingTestSuite;
