@@ -48,6 +48,7 @@ main(int argc, char* argv[])
                 sweeps.push_back(RunCollective(c));
             }
             PrintCollectiveTable(config, sweeps);
+            PrintCollectiveComparison(sweeps);
             WriteCollectiveResults(config, sweeps, results);
             std::printf("\nresults: %s/collective.csv, result.json\n", results.c_str());
             for (const auto& png : PlotCollective(sweeps, results))

@@ -8,6 +8,7 @@
 
 #include "ns3/log.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -126,7 +127,53 @@ PrintCollectiveTable(const CollectiveConfig& config, const std::vector<Collectiv
                         row.predicted * 1e6,
                         row.checked ? (row.correct ? "ok" : "WRONG") : "-");
         }
+        uint64_t events = 0;
+        double wall = 0;
+        for (const auto& row : s.rows)
+        {
+            events += row.events;
+            wall += row.wallSeconds;
+        }
+        std::printf("# simulated %llu events in %.2f s wall (%.2f M events/s)\n",
+                    static_cast<unsigned long long>(events),
+                    wall,
+                    wall > 0 ? events / wall / 1e6 : 0.0);
     }
+}
+
+void
+PrintCollectiveComparison(const std::vector<CollectiveResult>& sweeps)
+{
+    if (sweeps.size() < 2 || sweeps[0].rows.empty())
+    {
+        return;
+    }
+    std::printf("\n# busbw (GB/s) by size\n#%12s", "size");
+    for (const auto& s : sweeps)
+    {
+        std::printf(" %19s", s.rows[0].algorithm.c_str());
+    }
+    std::printf("\n");
+    for (std::size_t i = 0; i < sweeps[0].rows.size(); ++i)
+    {
+        std::printf(" %12llu", static_cast<unsigned long long>(sweeps[0].rows[i].bytes));
+        double best = 0;
+        for (const auto& s : sweeps)
+        {
+            best = std::max(best, i < s.rows.size() ? s.rows[i].busbw : 0.0);
+        }
+        for (const auto& s : sweeps)
+        {
+            if (i >= s.rows.size())
+            {
+                std::printf(" %19s", "-");
+                continue;
+            }
+            std::printf(" %18.2f%s", s.rows[i].busbw / 1e9, s.rows[i].busbw == best ? "*" : " ");
+        }
+        std::printf("\n");
+    }
+    std::printf("# * fastest at that size\n");
 }
 
 void
@@ -179,11 +226,19 @@ PlotCollective(const std::vector<CollectiveResult>& sweeps, const std::string& d
     Gnuplot bus;
     bus.SetTitle("Bus bandwidth, " + title);
     bus.SetLegend("buffer size (bytes)", "busbw (GB/s)");
-    bus.AppendExtra("set logscale x 2\nset grid\nset key top left\nset format x '%.0s%cB'");
+    // Sizes in binary units, at the sizes that were run.
+    std::string tics = "set xtics (";
+    for (std::size_t i = 0; i < sweeps[0].rows.size(); ++i)
+    {
+        tics += (i ? ", \"" : "\"") + SizeLabel(sweeps[0].rows[i].bytes) + "\" "
+                + std::to_string(sweeps[0].rows[i].bytes);
+    }
+    tics += ")";
+    bus.AppendExtra("set logscale x 2\nset grid\nset key top left\n" + tics);
     Gnuplot time;
     time.SetTitle("Time, simulated (points) and alpha-beta model (lines), " + title);
     time.SetLegend("buffer size (bytes)", "time (us)");
-    time.AppendExtra("set logscale xy\nset grid\nset key top left\nset format x '%.0s%cB'");
+    time.AppendExtra("set logscale xy\nset grid\nset key top left\n" + tics);
     for (const auto& s : sweeps)
     {
         std::string name = s.rows.empty() ? "?" : s.rows[0].algorithm;

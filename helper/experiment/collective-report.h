@@ -23,6 +23,9 @@ nlohmann::json ToJson(const CollectiveConfig& config);
 void PrintCollectiveTable(const CollectiveConfig& config,
                           const std::vector<CollectiveResult>& sweeps);
 
+/// With several sweeps, print busbw by size, one column per algorithm, the fastest marked.
+void PrintCollectiveComparison(const std::vector<CollectiveResult>& sweeps);
+
 /**
  * Write collective.csv (one row per algorithm and size) and result.json into
  * a folder, creating it; throws std::runtime_error when it cannot write.
