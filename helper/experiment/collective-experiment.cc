@@ -245,15 +245,6 @@ CheckOutputs(const CollectiveRequest& req, const CollectiveRecord& rec, uint32_t
     return true;
 }
 
-uint32_t
-DefaultChunks(CollectiveOp op, CollectiveAlgorithm a)
-{
-    bool pipelined = a == CollectiveAlgorithm::DOUBLE_BINARY_TREE
-                     || (a == CollectiveAlgorithm::RING
-                         && (op == CollectiveOp::BROADCAST || op == CollectiveOp::REDUCE));
-    return pipelined ? 8 : 1;
-}
-
 std::vector<uint64_t>
 Sizes(const CollectiveConfig& c)
 {
@@ -466,7 +457,8 @@ RunCollective(const CollectiveConfig& c)
             alg = ChooseAlgorithm(op, n, bytes, chunks ? chunks : 8, result.model);
         }
         req.algorithm = alg;
-        req.chunks = std::min<uint64_t>(chunks ? chunks : DefaultChunks(op, alg), bytes / es);
+        req.chunks = std::min<uint64_t>(chunks ? chunks : CollectiveEngine::DefaultChunks(op, alg),
+                                        bytes / es);
         req.chunksInFlight = c.chunksInFlight ? c.chunksInFlight : req.chunks;
         if (c.functional)
         {

@@ -8,7 +8,9 @@
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/trace-source-accessor.h"
+#include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace ns3
@@ -48,10 +50,6 @@ CollectiveRequest::Validate(uint32_t n) const
         throw std::invalid_argument("ranks: sendrecv needs a communicator of at least 2 ranks "
                                     "(index 0 sends to index 1)");
     }
-    if (chunks == 0 || chunksInFlight == 0)
-    {
-        throw std::invalid_argument("chunks: chunks and chunks in flight must be at least 1");
-    }
     bool partitioned = op == CollectiveOp::REDUCE_SCATTER || op == CollectiveOp::ALL_GATHER
                        || op == CollectiveOp::ALL_TO_ALL;
     if (partitioned && chunks > 1)
@@ -61,7 +59,7 @@ CollectiveRequest::Validate(uint32_t n) const
         throw std::invalid_argument("chunks: " + ToString(op) + " runs in one chunk; got "
                                     + std::to_string(chunks));
     }
-    if (chunks > bytes / es)
+    if (chunks > 0 && chunks > bytes / es)
     {
         throw std::invalid_argument("chunks: " + std::to_string(chunks) + " chunks of a "
                                     + std::to_string(bytes / es)
@@ -115,14 +113,27 @@ CollectiveRequest::Validate(uint32_t n) const
 TypeId
 CollectiveEngine::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::CollectiveEngine")
-                            .SetParent<Object>()
-                            .SetGroupName("Dlnet")
-                            .AddConstructor<CollectiveEngine>()
-                            .AddTraceSource("Done",
-                                            "A collective finished on every rank",
-                                            MakeTraceSourceAccessor(&CollectiveEngine::m_doneTrace),
-                                            "ns3::CollectiveEngine::DoneTracedCallback");
+    static TypeId tid
+        = TypeId("ns3::CollectiveEngine")
+              .SetParent<Object>()
+              .SetGroupName("Dlnet")
+              .AddConstructor<CollectiveEngine>()
+              .AddAttribute("Chunks",
+                            "Pipelining chunks of a collective whose request leaves them at 0; "
+                            "0 here too: 8 for trees and chains, 1 for the others",
+                            UintegerValue(0),
+                            MakeUintegerAccessor(&CollectiveEngine::m_chunks),
+                            MakeUintegerChecker<uint32_t>())
+              .AddAttribute("ChunksInFlight",
+                            "Chunks a rank works on at once when the request leaves it at 0; "
+                            "0 here too: all of them",
+                            UintegerValue(0),
+                            MakeUintegerAccessor(&CollectiveEngine::m_chunksInFlight),
+                            MakeUintegerChecker<uint32_t>())
+              .AddTraceSource("Done",
+                              "A collective finished on every rank",
+                              MakeTraceSourceAccessor(&CollectiveEngine::m_doneTrace),
+                              "ns3::CollectiveEngine::DoneTracedCallback");
     return tid;
 }
 
@@ -166,30 +177,42 @@ CollectiveEngine::Start(const Communicator& comm,
 {
     comm.Validate(m_endpoints.size());
     uint32_t n = comm.GetSize();
-    request.Validate(n);
+    CollectiveRequest resolved = request;
+    uint32_t es = ElementSize(request.type);
+    if (resolved.chunks == 0)
+    {
+        resolved.chunks = m_chunks ? m_chunks : DefaultChunks(request.op, request.algorithm);
+        resolved.chunks
+            = std::max<uint64_t>(1, std::min<uint64_t>(resolved.chunks, request.bytes / es));
+    }
+    if (resolved.chunksInFlight == 0)
+    {
+        resolved.chunksInFlight = m_chunksInFlight ? m_chunksInFlight : resolved.chunks;
+    }
+    resolved.Validate(n);
 
     uint32_t id = m_nextId++;
     Instance& inst = m_instances[id];
     inst.id = id;
     inst.comm = comm;
-    inst.request = request;
+    inst.request = resolved;
     inst.done = done;
-    uint32_t es = ElementSize(request.type);
-    uint64_t elements = request.bytes / es;
-    inst.lanesOfChunk.resize(request.chunks);
-    for (uint32_t c = 0; c < request.chunks; ++c)
+    const CollectiveRequest& req = inst.request;
+    uint64_t elements = req.bytes / es;
+    inst.lanesOfChunk.resize(req.chunks);
+    for (uint32_t c = 0; c < req.chunks; ++c)
     {
-        uint64_t lo = elements * c / request.chunks;
-        uint64_t hi = elements * (c + 1) / request.chunks;
+        uint64_t lo = elements * c / req.chunks;
+        uint64_t hi = elements * (c + 1) / req.chunks;
         std::size_t first = inst.lanes.size();
-        BuildCollectiveLanes(request.op,
-                             request.algorithm,
+        BuildCollectiveLanes(req.op,
+                             req.algorithm,
                              n,
-                             request.root,
+                             req.root,
                              lo * es,
                              (hi - lo) * es,
                              es,
-                             request.grid,
+                             req.grid,
                              c,
                              inst.lanes);
         for (std::size_t l = first; l < inst.lanes.size(); ++l)
@@ -201,28 +224,37 @@ CollectiveEngine::Start(const Communicator& comm,
     inst.ranks.assign(n, RankState());
     for (auto& rs : inst.ranks)
     {
-        for (uint32_t c = 0; c < request.chunks; ++c)
+        for (uint32_t c = 0; c < req.chunks; ++c)
         {
             rs.lanesLeft.push_back(inst.lanesOfChunk[c].size());
         }
     }
-    inst.work = request.inputs;
+    inst.work = req.inputs;
     inst.record.id = id;
     inst.record.communicator = comm.name;
-    inst.record.op = request.op;
-    inst.record.algorithm = request.algorithm;
-    inst.record.bytes = request.bytes;
+    inst.record.op = req.op;
+    inst.record.algorithm = req.algorithm;
+    inst.record.bytes = req.bytes;
     inst.record.start = Simulator::Now();
     inst.record.bytesSent.assign(n, 0);
     inst.record.bytesReceived.assign(n, 0);
-    NS_LOG_INFO("collective " << id << ": " << ToString(request.op) << " "
-                              << ToString(request.algorithm) << " of " << request.bytes
-                              << " bytes on " << n << " ranks, " << inst.lanes.size() << " lanes");
+    NS_LOG_INFO("collective " << id << ": " << ToString(req.op) << " " << ToString(req.algorithm)
+                              << " of " << req.bytes << " bytes on " << n << " ranks, "
+                              << inst.lanes.size() << " lanes");
     for (uint32_t r = 0; r < n; ++r)
     {
         StartChunks(inst, r);
     }
     return id;
+}
+
+uint32_t
+CollectiveEngine::DefaultChunks(CollectiveOp op, CollectiveAlgorithm a)
+{
+    bool pipelined = a == CollectiveAlgorithm::DOUBLE_BINARY_TREE
+                     || (a == CollectiveAlgorithm::RING
+                         && (op == CollectiveOp::BROADCAST || op == CollectiveOp::REDUCE));
+    return pipelined ? 8 : 1;
 }
 
 void

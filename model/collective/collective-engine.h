@@ -34,9 +34,9 @@ struct CollectiveRequest
     DataType type{DataType::FP32};  //!< element type
     uint64_t bytes{0};              //!< buffer size S (nccl-tests' "size")
     uint32_t root{0};               //!< communicator index of the root (broadcast, reduce)
-    uint32_t chunks{1};             //!< pipelining: the buffer is cut into this many chunks
-    uint32_t chunksInFlight{1};     //!< chunks a rank works on at once
-    CollectiveGrid grid;            //!< communicator shape (hierarchical algorithms)
+    uint32_t chunks{0};             //!< pipelining chunks; 0: the engine's Chunks attribute
+    uint32_t chunksInFlight{0}; //!< chunks a rank works on at once; 0: the engine's ChunksInFlight
+    CollectiveGrid grid;        //!< communicator shape (hierarchical algorithms)
     /// Functional mode: each rank's input (bytes long each); empty: timing mode.
     std::vector<std::vector<uint8_t>> inputs;
 
@@ -101,6 +101,13 @@ public:
      * \return the collective's id
      */
     uint32_t Start(const Communicator& comm, const CollectiveRequest& request, DoneCallback done);
+
+    /**
+     * \param op an operation \param algorithm a concrete algorithm
+     * \return the chunks used when neither the request nor the Chunks attribute says:
+     *         8 for the pipelined trees and chains, else 1
+     */
+    static uint32_t DefaultChunks(CollectiveOp op, CollectiveAlgorithm algorithm);
 
     /// \return collectives started and not finished
     uint32_t GetRunning() const;
@@ -175,6 +182,8 @@ private:
     std::vector<Ptr<FabricEndpoint>> m_endpoints;
     std::map<uint32_t, Instance> m_instances;
     std::unordered_map<uint64_t, Envelope> m_envelopes; //!< (source address << 32 | message id)
+    uint32_t m_chunks;                                  //!< Chunks attribute
+    uint32_t m_chunksInFlight;                          //!< ChunksInFlight attribute
     uint32_t m_nextId{0};
 
     TracedCallback<const CollectiveRecord&> m_doneTrace;

@@ -36,6 +36,18 @@ struct Communicator
 
     /// \return a communicator of ranks 0..n-1
     static Communicator World(uint32_t n);
+
+    /**
+     * Cut into sub-communicators of `size` members. Consecutive: members
+     * i*size .. i*size+size-1 (the rows of a grid, ranks under one leaf);
+     * strided: members j, j+G, j+2G, ... with G = GetSize()/size groups
+     * (the columns of a grid). Throws std::invalid_argument if size does
+     * not divide the communicator.
+     * \param size members per sub-communicator
+     * \param strided pick members with a stride instead of consecutively
+     * \return the sub-communicators, named "<name>/row<i>" or "<name>/col<j>"
+     */
+    std::vector<Communicator> Split(uint32_t size, bool strided) const;
 };
 
 } // namespace ns3

@@ -3,13 +3,17 @@
  */
 // Pure logic: the strict parsers, the option tables and config validation.
 
+#include "ns3/alpha-beta-model.h"
+#include "ns3/communicator.h"
 #include "ns3/config-parse.h"
 #include "ns3/fabric-header.h"
 #include "ns3/packet.h"
+#include "ns3/reduction.h"
 #include "ns3/traffic-experiment.h"
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <stdexcept>
 
 using namespace ns3;
@@ -349,4 +353,81 @@ TEST(TrafficConfig, ValidationNamesTheField)
             c.topology.hosts = 1;
         },
         "topology");
+}
+
+TEST(Communicator, SplitRowsAndColumns)
+{
+    Communicator world = Communicator::World(12); // a 4 x 3 grid, rank = y * 4 + x
+    auto rows = world.Split(4, false);
+    auto cols = world.Split(3, true);
+    ASSERT_EQ(rows.size(), 3u);
+    ASSERT_EQ(cols.size(), 4u);
+    EXPECT_EQ(rows[1].ranks, (std::vector<uint32_t>{4, 5, 6, 7}));
+    EXPECT_EQ(cols[2].ranks, (std::vector<uint32_t>{2, 6, 10}));
+    EXPECT_EQ(cols[2].name, "world/col2");
+    ExpectInvalid(
+        [&]
+        {
+            world.Split(5, false);
+        },
+        {"split size 5", "12 ranks"});
+}
+
+TEST(Communicator, ValidateNamesTheProblem)
+{
+    Communicator c;
+    c.ranks = {0, 3, 3};
+    ExpectInvalid(
+        [&]
+        {
+            c.Validate(8);
+        },
+        {"ranks", "rank 3 appears twice"});
+    c.ranks = {0, 9};
+    ExpectInvalid(
+        [&]
+        {
+            c.Validate(8);
+        },
+        {"ranks", "rank 9 is out of range", "0 to 7"});
+    c.ranks = {};
+    ExpectInvalid(
+        [&]
+        {
+            c.Validate(8);
+        },
+        {"ranks", "empty"});
+}
+
+TEST(Reduction, HalfAndBfloatRoundTrip)
+{
+    for (float v : {0.0f, 1.0f, -2.5f, 1024.0f, 65504.0f, 6.1035156e-05f, 5 * 5.9604645e-08f})
+    {
+        EXPECT_EQ(HalfToFloat(FloatToHalf(v)), v) << v;
+    }
+    EXPECT_EQ(HalfToFloat(FloatToHalf(1.0f + 1.0f / 4096)), 1.0f); // ties to even
+    EXPECT_EQ(HalfToFloat(FloatToHalf(70000.0f)), INFINITY);
+    for (float v : {0.0f, 1.0f, -3.0f, 256.0f, 1.2676506e30f})
+    {
+        EXPECT_EQ(Bf16ToFloat(FloatToBf16(v)), v) << v;
+    }
+    EXPECT_EQ(Bf16ToFloat(FloatToBf16(1.0f + 1.0f / 256)), 1.0f); // ties to even
+}
+
+TEST(AlphaBeta, RingFormulaAndAutoChoice)
+{
+    NetworkModel m;
+    m.alpha = 1e-6;
+    m.bandwidth = 10e9;
+    double ring = PredictCollectiveTime(
+        CollectiveOp::ALL_REDUCE, CollectiveAlgorithm::RING, 8, 1 << 20, 1, m);
+    EXPECT_DOUBLE_EQ(ring, 2 * 7 * 1e-6 + 2.0 * 7 / 8 * (1 << 20) / 10e9);
+    double hd = PredictCollectiveTime(
+        CollectiveOp::ALL_REDUCE, CollectiveAlgorithm::HALVING_DOUBLING, 8, 1 << 20, 1, m);
+    EXPECT_DOUBLE_EQ(hd, 2 * 3 * 1e-6 + 2.0 * 7 / 8 * (1 << 20) / 10e9);
+    // tiny messages: latency decides, and direct has the fewest steps
+    EXPECT_EQ(ChooseAlgorithm(CollectiveOp::ALL_REDUCE, 8, 64, 1, m), CollectiveAlgorithm::DIRECT);
+    // hierarchical is never chosen without a grid
+    EXPECT_NE(ChooseAlgorithm(CollectiveOp::ALL_REDUCE, 8, 1 << 30, 1, m),
+              CollectiveAlgorithm::HIERARCHICAL);
 }
