@@ -22,14 +22,6 @@ namespace
 {
 
 std::string
-Num(double v)
-{
-    char buf[32];
-    std::snprintf(buf, sizeof(buf), "%.17g", v);
-    return buf;
-}
-
-std::string
 SizeLabel(uint64_t bytes)
 {
     const char* units[] = {"B", "KiB", "MiB", "GiB"};
@@ -195,9 +187,9 @@ WriteCollectiveResults(const CollectiveConfig& config,
         for (const auto& row : s.rows)
         {
             csv << s.op << ',' << row.algorithm << ',' << s.ranks << ',' << row.bytes << ','
-                << row.count << ',' << row.type << ',' << row.redop << ',' << Num(row.time) << ','
-                << Num(row.algbw) << ',' << Num(row.busbw) << ',' << Num(row.predicted) << ','
-                << row.checked << ',' << row.correct << '\n';
+                << row.count << ',' << row.type << ',' << row.redop << ',' << ExactText(row.time)
+                << ',' << ExactText(row.algbw) << ',' << ExactText(row.busbw) << ','
+                << ExactText(row.predicted) << ',' << row.checked << ',' << row.correct << '\n';
         }
         all.push_back(ToJson(s));
     }

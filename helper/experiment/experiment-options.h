@@ -4,6 +4,7 @@
 #ifndef DLNET_EXPERIMENT_OPTIONS_H
 #define DLNET_EXPERIMENT_OPTIONS_H
 
+#include "ns3/config-parse.h"
 #include "ns3/topology-helper.h"
 
 #include <functional>
@@ -53,6 +54,62 @@ LiftTopologyOptions()
                        }});
     }
     return out;
+}
+
+/**
+ * \return the options every experiment has, on fields of the same names:
+ * tc, functional, seed, run
+ */
+template <typename Config>
+std::vector<ExperimentOption<Config>>
+CommonOptions()
+{
+    auto u32 = [](const std::string& f, const std::string& v)
+    {
+        return static_cast<uint32_t>(dlnet::ParseUnsigned(f, v, 0, UINT32_MAX));
+    };
+    return {
+        {"tc",
+         "traffic class of the experiment's messages (0 has the highest priority)",
+         [u32](Config& c, const std::string& v)
+         {
+             c.tc = u32("tc", v);
+         },
+         [](const Config& c)
+         {
+             return std::to_string(c.tc);
+         }},
+        {"functional",
+         "carry real bytes and check them at the destination",
+         [](Config& c, const std::string& v)
+         {
+             c.functional = dlnet::ParseBool("functional", v);
+         },
+         [](const Config& c)
+         {
+             return std::string(c.functional ? "true" : "false");
+         }},
+        {"seed",
+         "random seed (at least 1)",
+         [u32](Config& c, const std::string& v)
+         {
+             c.seed = u32("seed", v);
+         },
+         [](const Config& c)
+         {
+             return std::to_string(c.seed);
+         }},
+        {"run",
+         "random run number",
+         [](Config& c, const std::string& v)
+         {
+             c.run = dlnet::ParseUnsigned("run", v);
+         },
+         [](const Config& c)
+         {
+             return std::to_string(c.run);
+         }},
+    };
 }
 
 /**

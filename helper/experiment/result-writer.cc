@@ -29,16 +29,15 @@ Open(const std::string& path)
     return out;
 }
 
-/// Shortest text that reads back to the same double (deterministic).
+} // namespace
+
 std::string
-Num(double v)
+ExactText(double v)
 {
     char buf[32];
     std::snprintf(buf, sizeof(buf), "%.17g", v);
     return buf;
 }
-
-} // namespace
 
 void
 MakeResultsDir(const std::string& dir)
@@ -124,8 +123,9 @@ WriteTrafficResults(const TrafficConfig& config, const TrafficResult& r, const s
         for (const auto& m : r.messages)
         {
             out << m.src << ',' << m.dst << ',' << m.msgId << ',' << m.bytes << ',' << m.packets
-                << ',' << m.hops << ',' << Num(m.start) << ',' << Num(m.end) << ',' << Num(m.fct)
-                << ',' << Num(m.goodput) << ',' << (m.intact ? 1 : 0) << '\n';
+                << ',' << m.hops << ',' << ExactText(m.start) << ',' << ExactText(m.end) << ','
+                << ExactText(m.fct) << ',' << ExactText(m.goodput) << ',' << (m.intact ? 1 : 0)
+                << '\n';
         }
     }
     {
@@ -133,9 +133,9 @@ WriteTrafficResults(const TrafficConfig& config, const TrafficResult& r, const s
         out << "tier,from,to,rate_bps,tx_bytes,tx_packets,drops,max_queue_bytes,utilisation\n";
         for (const auto& l : r.links)
         {
-            out << l.tier << ',' << l.from << ',' << l.to << ',' << Num(l.rate) << ',' << l.txBytes
-                << ',' << l.txPackets << ',' << l.drops << ',' << l.maxQueueBytes << ','
-                << Num(l.utilisation) << '\n';
+            out << l.tier << ',' << l.from << ',' << l.to << ',' << ExactText(l.rate) << ','
+                << l.txBytes << ',' << l.txPackets << ',' << l.drops << ',' << l.maxQueueBytes
+                << ',' << ExactText(l.utilisation) << '\n';
         }
     }
     {

@@ -32,6 +32,9 @@ void WriteTrafficResults(const TrafficConfig& config,
                          const TrafficResult& result,
                          const std::string& dir);
 
+/// \return the shortest decimal text that reads back to the same double (deterministic files)
+std::string ExactText(double v);
+
 /// Create a folder and its parents; throws std::runtime_error on failure.
 void MakeResultsDir(const std::string& dir);
 

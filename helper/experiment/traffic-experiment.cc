@@ -416,46 +416,6 @@ TrafficOptions()
              {
                  return std::to_string(c.shift);
              }},
-            {"tc",
-             "traffic class of the messages",
-             [u32](C& c, const std::string& v)
-             {
-                 c.tc = u32("tc", v);
-             },
-             [](const C& c)
-             {
-                 return std::to_string(c.tc);
-             }},
-            {"functional",
-             "carry real bytes and check them at the destination",
-             [](C& c, const std::string& v)
-             {
-                 c.functional = ParseBool("functional", v);
-             },
-             [](const C& c)
-             {
-                 return std::string(c.functional ? "true" : "false");
-             }},
-            {"seed",
-             "random seed (at least 1)",
-             [u32](C& c, const std::string& v)
-             {
-                 c.seed = u32("seed", v);
-             },
-             [](const C& c)
-             {
-                 return std::to_string(c.seed);
-             }},
-            {"run",
-             "random run number",
-             [](C& c, const std::string& v)
-             {
-                 c.run = ParseUnsigned("run", v);
-             },
-             [](const C& c)
-             {
-                 return std::to_string(c.run);
-             }},
             {"stop-time",
              "simulated-time limit, e.g. 100s",
              [](C& c, const std::string& v)
@@ -467,6 +427,8 @@ TrafficOptions()
                  return c.stopTime;
              }},
         };
+        std::vector<ExperimentOption<C>> common = CommonOptions<C>();
+        own.insert(own.end(), common.begin(), common.end());
         o.insert(o.begin(), own.begin(), own.end());
         return o;
     }();
