@@ -13,10 +13,15 @@ set(DLNET_SOURCES
   model/collective/reduction.cc
   model/collective/collective-engine.cc
   model/collective/alpha-beta-model.cc
+  model/aggregation/switchml-header.cc
+  model/aggregation/switchml-program.cc
+  model/aggregation/switchml-worker.cc
+  model/aggregation/sparsity.cc
   helper/config-parse.cc
   helper/fabric-helper.cc
   helper/cluster.cc
   helper/topology-helper.cc
+  helper/switchml-helper.cc
   helper/experiment/command-line-options.cc
   helper/experiment/experiment-options.cc
   helper/experiment/simulation-scope.cc
@@ -41,10 +46,15 @@ set(DLNET_HEADERS
   model/collective/reduction.h
   model/collective/collective-engine.h
   model/collective/alpha-beta-model.h
+  model/aggregation/switchml-header.h
+  model/aggregation/switchml-program.h
+  model/aggregation/switchml-worker.h
+  model/aggregation/sparsity.h
   helper/config-parse.h
   helper/fabric-helper.h
   helper/cluster.h
   helper/topology-helper.h
+  helper/switchml-helper.h
   helper/experiment/command-line-options.h
   helper/experiment/experiment-options.h
   helper/experiment/simulation-scope.h

@@ -49,6 +49,7 @@ main(int argc, char* argv[])
             }
             PrintCollectiveTable(config, sweeps);
             PrintCollectiveComparison(sweeps);
+            config.algorithm = algorithms; // the list that ran, for result.json
             WriteCollectiveResults(config, sweeps, results);
             std::printf("\nresults: %s/collective.csv, result.json\n", results.c_str());
             for (const auto& png : PlotCollective(sweeps, results))

@@ -27,7 +27,12 @@
 #include "ns3/reduction.h"
 #include "ns3/result-writer.h"
 #include "ns3/simulation-scope.h"
+#include "ns3/sparsity.h"
 #include "ns3/switch-program.h"
+#include "ns3/switchml-header.h"
+#include "ns3/switchml-helper.h"
+#include "ns3/switchml-program.h"
+#include "ns3/switchml-worker.h"
 #include "ns3/topology-helper.h"
 #include "ns3/traffic-experiment.h"
 

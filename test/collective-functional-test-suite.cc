@@ -94,6 +94,11 @@ private:
                 {
                     continue; // no second dimension: rejected, as the bad-input test checks
                 }
+                if (alg == CollectiveAlgorithm::SWITCHML && m_kind != "star"
+                    && m_kind != "leaf-spine")
+                {
+                    continue; // no aggregating switch: rejected, as the bad-input test checks
+                }
                 Check(c);
                 bool chunked = op == CollectiveOp::ALL_REDUCE || op == CollectiveOp::BROADCAST
                                || op == CollectiveOp::REDUCE;

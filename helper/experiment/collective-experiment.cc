@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <sstream>
 #include <stdexcept>
 
@@ -116,16 +117,22 @@ PathAlpha(const TopologyConfig& t, const Rates& r, uint32_t a, uint32_t b)
            + 2 * bits / r.local;
 }
 
-/// Largest alpha between ring neighbours of a group.
+/// Mean alpha between ring neighbours of a group: a step's data dependency
+/// passes from each rank to the next, so over the steps a ring pays every
+/// neighbour's cost in turn.
 double
 RingAlpha(const TopologyConfig& t, const Rates& r, const std::vector<uint32_t>& group)
 {
-    double worst = 0;
-    for (std::size_t i = 0; i < group.size() && group.size() > 1; ++i)
+    if (group.size() < 2)
     {
-        worst = std::max(worst, PathAlpha(t, r, group[i], group[(i + 1) % group.size()]));
+        return 0;
     }
-    return worst;
+    double sum = 0;
+    for (std::size_t i = 0; i < group.size(); ++i)
+    {
+        sum += PathAlpha(t, r, group[i], group[(i + 1) % group.size()]);
+    }
+    return sum / group.size();
 }
 
 CollectiveGrid
@@ -322,6 +329,8 @@ ModelOf(const TopologyConfig& shapeless, const std::vector<uint32_t>& ranks)
     double linkRate = grid ? r.fabric : r.host;
     m.bandwidth = linkRate * efficiency / 8;
     m.alpha = RingAlpha(t, r, ranks);
+    m.linkRate = r.host / 8;
+    m.inNetwork = t.kind == "star" || t.kind == "leaf-spine";
     if (m.grid.dim1 > 0)
     {
         std::vector<uint32_t> row;
@@ -334,7 +343,7 @@ ModelOf(const TopologyConfig& shapeless, const std::vector<uint32_t>& ranks)
         {
             col.push_back(y * m.grid.dim1);
         }
-        m.alpha = RingAlpha(t, r, row);
+        m.alpha1 = RingAlpha(t, r, row);
         m.alpha2 = RingAlpha(t, r, col);
         m.dim1Bandwidth = m.bandwidth;
         m.dim2Bandwidth
@@ -406,7 +415,39 @@ CollectiveConfig::Validate() const
             }
         }
     }
-    if (a != CollectiveAlgorithm::AUTO)
+    if (a == CollectiveAlgorithm::SWITCHML)
+    {
+        TopologyConfig shaped = topology.Shaped();
+        if (shaped.kind != "star" && shaped.kind != "leaf-spine")
+        {
+            throw std::invalid_argument("algorithm: switchml aggregates in the switch of a star or "
+                                        "the leaves and spine of a leaf-spine; the topology is a "
+                                        + shaped.kind);
+        }
+        if (t != DataType::FP32)
+        {
+            throw std::invalid_argument("type: switchml aggregates fp32 tensors (quantised to "
+                                        "int32 in the switch); got "
+                                        + type);
+        }
+        if (packetElements == 0
+            || packetElements * 4 + SwitchmlHeader::SERIALIZED_SIZE + FabricHeader::SERIALIZED_SIZE
+                   > shaped.mtu)
+        {
+            throw std::invalid_argument("packet-elements: " + std::to_string(packetElements)
+                                        + " values do not fit a packet of mtu "
+                                        + std::to_string(shaped.mtu) + " bytes (at least 1)");
+        }
+        if (poolSlots == 0)
+        {
+            throw std::invalid_argument("pool-slots: got 0; expected at least 1 slot");
+        }
+        if (dlnet::ParseTime("aggregation-timeout", aggregationTimeout).IsZero())
+        {
+            throw std::invalid_argument("aggregation-timeout: got 0; expected a positive time");
+        }
+    }
+    if (a != CollectiveAlgorithm::AUTO && a != CollectiveAlgorithm::SWITCHML)
     {
         CollectiveRequest probe;
         probe.op = o;
@@ -419,8 +460,9 @@ CollectiveConfig::Validate() const
     }
     if (functional && maxBytes > (uint64_t(1) << 31) / n)
     {
-        throw std::invalid_argument("max-bytes: functional mode keeps each rank's buffer twice in "
-                                    "memory; at most 2 GiB over all ranks");
+        throw std::invalid_argument(
+            "max-bytes: functional mode keeps each rank's buffer three times in "
+            "memory; at most 2 GiB over all ranks");
     }
 }
 
@@ -439,6 +481,7 @@ RunCollective(const CollectiveConfig& c)
     uint32_t n = comm.GetSize();
     result.ranks = n;
     result.model = ModelOf(c.topology, comm.ranks);
+    result.model.switchmlPacket = 4.0 * c.packetElements;
     uint32_t es = ElementSize(type);
 
     for (uint64_t bytes : Sizes(c))
@@ -477,19 +520,57 @@ RunCollective(const CollectiveConfig& c)
         {
             SimulationScope scope(c.seed, c.run);
             Cluster cluster = BuildCluster(c.topology);
-            Ptr<CollectiveEngine> engine = CreateObject<CollectiveEngine>();
-            engine->SetEndpoints(cluster.endpoints);
             CollectiveRecord record;
             bool finished = false;
-            engine->Start(comm,
-                          req,
-                          CollectiveEngine::DoneCallback(
-                              [&](const CollectiveRecord& r)
-                              {
-                                  record = r;
-                                  finished = true;
-                              }));
-            Simulator::Run();
+            if (alg == CollectiveAlgorithm::SWITCHML)
+            {
+                SwitchmlSettings settings;
+                settings.elementsPerPacket = c.packetElements;
+                settings.window = c.poolSlots;
+                settings.timeout = c.aggregationTimeout;
+                std::vector<std::vector<float>> floats;
+                for (const auto& in : req.inputs)
+                {
+                    floats.emplace_back(in.size() / 4);
+                    std::memcpy(floats.back().data(), in.data(), in.size());
+                }
+                SwitchmlHelper::Start(cluster,
+                                      c.topology,
+                                      comm,
+                                      bytes / es,
+                                      settings,
+                                      floats,
+                                      SwitchmlHelper::DoneCallback(
+                                          [&](const SwitchmlJobRecord& r)
+                                          {
+                                              record.start = r.start;
+                                              record.end = r.end;
+                                              for (const auto& w : r.workers)
+                                              {
+                                                  std::vector<uint8_t> out(w.output.size() * 4);
+                                                  std::memcpy(
+                                                      out.data(), w.output.data(), out.size());
+                                                  record.outputs.push_back(std::move(out));
+                                              }
+                                              finished = true;
+                                          }));
+                Simulator::Run();
+            }
+            else
+            {
+                Ptr<CollectiveEngine> engine = CreateObject<CollectiveEngine>();
+                engine->SetEndpoints(cluster.endpoints);
+                engine->Start(comm,
+                              req,
+                              CollectiveEngine::DoneCallback(
+                                  [&](const CollectiveRecord& r)
+                                  {
+                                      record = r;
+                                      finished = true;
+                                  }));
+                Simulator::Run();
+                engine->Dispose();
+            }
             if (!finished)
             {
                 throw std::runtime_error("collective did not finish: the fabric stalled");
@@ -501,7 +582,6 @@ RunCollective(const CollectiveConfig& c)
                 row.checked = true;
                 row.correct = CheckOutputs(req, record, n, c.seed);
             }
-            engine->Dispose();
         }
         row.bytes = bytes;
         row.count = bytes / es;
@@ -641,6 +721,39 @@ CollectiveOptions()
                  return std::to_string(c.chunksInFlight);
              }},
         };
+        std::vector<ExperimentOption<C>> aggregation = {
+            {"packet-elements",
+             "switchml: int32 values per packet (64 or 256 in the paper)",
+             [u32](C& c, const std::string& v)
+             {
+                 c.packetElements = u32("packet-elements", v);
+             },
+             [](const C& c)
+             {
+                 return std::to_string(c.packetElements);
+             }},
+            {"pool-slots",
+             "switchml: aggregation slots per job (each worker's window of packets)",
+             [u32](C& c, const std::string& v)
+             {
+                 c.poolSlots = u32("pool-slots", v);
+             },
+             [](const C& c)
+             {
+                 return std::to_string(c.poolSlots);
+             }},
+            {"aggregation-timeout",
+             "switchml: worker retransmission timeout, e.g. 1ms (doubles on each expiry)",
+             [](C& c, const std::string& v)
+             {
+                 c.aggregationTimeout = v;
+             },
+             [](const C& c)
+             {
+                 return c.aggregationTimeout;
+             }},
+        };
+        own.insert(own.end(), aggregation.begin(), aggregation.end());
         std::vector<ExperimentOption<C>> common = CommonOptions<C>();
         own.insert(own.end(), common.begin(), common.end());
         o.insert(o.begin(), own.begin(), own.end());

@@ -7,6 +7,7 @@
 #include "ns3/alpha-beta-model.h"
 #include "ns3/collective-engine.h"
 #include "ns3/experiment-options.h"
+#include "ns3/switchml-helper.h"
 #include "ns3/topology-helper.h"
 
 #include <string>
@@ -33,9 +34,12 @@ struct CollectiveConfig
     std::string ranks{""};         //!< communicator: empty = every rank; "0-7", "0,2,4"
     uint32_t root{0};              //!< communicator index of the root
     uint32_t chunks{0}; //!< pipelining chunks; 0 = per algorithm (trees and chains 8, others 1)
-    uint32_t chunksInFlight{0}; //!< 0 = all chunks at once
-    uint32_t tc{0};             //!< traffic class
-    bool functional{false};     //!< carry real data and check the result
+    uint32_t chunksInFlight{0};   //!< 0 = all chunks at once
+    uint32_t tc{0};               //!< traffic class
+    bool functional{false};       //!< carry real data and check the result
+    uint32_t packetElements{256}; //!< switchml: int32 values per packet (k)
+    uint32_t poolSlots{256};      //!< switchml: slots of the pool (outstanding packets per worker)
+    std::string aggregationTimeout{"1ms"}; //!< switchml: worker retransmission timeout
     uint32_t seed{1};
     uint64_t run{1};
 

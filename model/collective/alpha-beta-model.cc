@@ -3,11 +3,15 @@
  */
 #include "alpha-beta-model.h"
 
+#include "ns3/log.h"
+
 #include <cmath>
 #include <limits>
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("AlphaBetaModel");
 
 namespace
 {
@@ -116,7 +120,7 @@ PredictCollectiveTime(CollectiveOp op,
             double a2 = m.alpha2 > 0 ? m.alpha2 : a;
             uint32_t d1 = g.dim1;
             uint32_t d2 = g.dim2;
-            double a1 = a;
+            double a1 = m.alpha1 > 0 ? m.alpha1 : a;
             if (alg == CollectiveAlgorithm::HIERARCHICAL_LOCAL_BW_AWARE && g.dim2First)
             {
                 std::swap(d1, d2);
@@ -126,6 +130,15 @@ PredictCollectiveTime(CollectiveOp op,
             double lanes = g.bidirectional ? 2 : 1;
             double sl = s / lanes;
             return 2 * RingHalf(d1, sl, a1, b1) + 2 * RingHalf(d2, sl / d1, a2, b2);
+        }
+        case CollectiveAlgorithm::SWITCHML:
+        {
+            // Every worker streams S up and gets S down at once, in packets of
+            // 4k values behind a 16-byte SwitchML and a 24-byte fabric header;
+            // a probe round trip agrees on the first exponents, and the last
+            // result crosses the path: about three one-way latencies in all.
+            double wire = s * (m.switchmlPacket + 40) / m.switchmlPacket;
+            return 3 * a + wire / m.linkRate;
         }
         default:
             return std::numeric_limits<double>::infinity();
@@ -143,6 +156,10 @@ ChooseAlgorithm(
         bool hierarchical = alg == CollectiveAlgorithm::HIERARCHICAL
                             || alg == CollectiveAlgorithm::HIERARCHICAL_LOCAL_BW_AWARE;
         if (hierarchical && model.grid.dim1 * model.grid.dim2 != n)
+        {
+            continue;
+        }
+        if (alg == CollectiveAlgorithm::SWITCHML && !model.inNetwork)
         {
             continue;
         }

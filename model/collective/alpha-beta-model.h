@@ -28,9 +28,14 @@ struct NetworkModel
     double dim1Bandwidth{
         0}; //!< hierarchical: payload B/s of a dimension-1 ring step (0: bandwidth)
     double dim2Bandwidth{
-        0};              //!< hierarchical: payload B/s of a dimension-2 ring step (0: bandwidth)
-    double alpha2{0};    //!< hierarchical: alpha of a dimension-2 step (0: alpha)
-    CollectiveGrid grid; //!< shape, when the communicator is a full grid
+        0};           //!< hierarchical: payload B/s of a dimension-2 ring step (0: bandwidth)
+    double alpha1{0}; //!< hierarchical: alpha of a dimension-1 step (0: alpha)
+    double alpha2{0}; //!< hierarchical: alpha of a dimension-2 step (0: alpha)
+    double linkRate{
+        12.5e9}; //!< raw link rate of a rank, B/s (in-network packets are not Mtu-sized)
+    double switchmlPacket{1024}; //!< switchml: payload bytes per packet (4 k)
+    bool inNetwork{false};       //!< the topology has aggregating switches (star, leaf-spine)
+    CollectiveGrid grid;         //!< shape, when the communicator is a full grid
 };
 
 /**

@@ -85,7 +85,8 @@ CollectiveRequest::Validate(uint32_t n) const
     }
     bool hierarchical = algorithm == CollectiveAlgorithm::HIERARCHICAL
                         || algorithm == CollectiveAlgorithm::HIERARCHICAL_LOCAL_BW_AWARE;
-    if (hierarchical && (grid.dim1 == 0 || grid.dim2 == 0 || grid.dim1 * grid.dim2 != n))
+    if (hierarchical && op != CollectiveOp::SEND_RECV
+        && (grid.dim1 == 0 || grid.dim2 == 0 || grid.dim1 * grid.dim2 != n))
     {
         throw std::invalid_argument(
             "algorithm: " + ToString(algorithm)

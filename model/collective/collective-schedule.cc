@@ -4,12 +4,15 @@
 #include "collective-schedule.h"
 
 #include "ns3/config-parse.h"
+#include "ns3/log.h"
 
 #include <algorithm>
 #include <stdexcept>
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("CollectiveSchedule");
 
 namespace
 {
@@ -513,7 +516,7 @@ Implements(CollectiveAlgorithm a, CollectiveOp op)
 {
     if (op == CollectiveOp::SEND_RECV)
     {
-        return a != CollectiveAlgorithm::AUTO;
+        return a != CollectiveAlgorithm::AUTO && a != CollectiveAlgorithm::SWITCHML;
     }
     switch (a)
     {
@@ -527,6 +530,7 @@ Implements(CollectiveAlgorithm a, CollectiveOp op)
                    || op == CollectiveOp::REDUCE;
         case CollectiveAlgorithm::HIERARCHICAL:
         case CollectiveAlgorithm::HIERARCHICAL_LOCAL_BW_AWARE:
+        case CollectiveAlgorithm::SWITCHML:
             return op == CollectiveOp::ALL_REDUCE;
         default:
             return false;
@@ -542,7 +546,8 @@ AlgorithmsFor(CollectiveOp op)
                    CollectiveAlgorithm::HALVING_DOUBLING,
                    CollectiveAlgorithm::DOUBLE_BINARY_TREE,
                    CollectiveAlgorithm::HIERARCHICAL,
-                   CollectiveAlgorithm::HIERARCHICAL_LOCAL_BW_AWARE})
+                   CollectiveAlgorithm::HIERARCHICAL_LOCAL_BW_AWARE,
+                   CollectiveAlgorithm::SWITCHML})
     {
         if (Implements(a, op))
         {
@@ -580,6 +585,11 @@ BuildCollectiveLanes(CollectiveOp op,
         return LaneBuilder(out.back());
     };
 
+    if (a == CollectiveAlgorithm::SWITCHML)
+    {
+        throw std::logic_error("switchml runs in the switches, not as a step schedule: "
+                               "start it with SwitchmlHelper");
+    }
     if (op == CollectiveOp::SEND_RECV)
     {
         LaneBuilder b = newLane();
@@ -589,19 +599,22 @@ BuildCollectiveLanes(CollectiveOp op,
     if (a == CollectiveAlgorithm::HIERARCHICAL
         || a == CollectiveAlgorithm::HIERARCHICAL_LOCAL_BW_AWARE)
     {
+        // only localBWAware may put dimension 2 first
+        CollectiveGrid order = grid;
+        order.dim2First = a == CollectiveAlgorithm::HIERARCHICAL_LOCAL_BW_AWARE && grid.dim2First;
         if (grid.bidirectional)
         {
             // Both directions of every ring have links of their own: half the data each way.
             auto halves = Split(r, 2, es);
             LaneBuilder fwd = newLane();
-            Hierarchical(fwd, grid, halves[0], es, +1);
+            Hierarchical(fwd, order, halves[0], es, +1);
             LaneBuilder rev = newLane();
-            Hierarchical(rev, grid, halves[1], es, -1);
+            Hierarchical(rev, order, halves[1], es, -1);
         }
         else
         {
             LaneBuilder b = newLane();
-            Hierarchical(b, grid, r, es, +1);
+            Hierarchical(b, order, r, es, +1);
         }
         return;
     }

@@ -4,12 +4,15 @@
 #include "collective-types.h"
 
 #include "ns3/config-parse.h"
+#include "ns3/log.h"
 
 #include <algorithm>
 #include <stdexcept>
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("CollectiveTypes");
 
 namespace
 {
@@ -40,6 +43,7 @@ const std::vector<CollectiveAlgorithm> g_algorithms
        CollectiveAlgorithm::DOUBLE_BINARY_TREE,
        CollectiveAlgorithm::HIERARCHICAL,
        CollectiveAlgorithm::HIERARCHICAL_LOCAL_BW_AWARE,
+       CollectiveAlgorithm::SWITCHML,
        CollectiveAlgorithm::AUTO};
 const std::vector<DataType> g_types
     = {DataType::FP32, DataType::FP16, DataType::BF16, DataType::INT32};
@@ -63,6 +67,7 @@ CollectiveAlgorithmNames()
                                                    "double-binary-tree",
                                                    "hierarchical",
                                                    "hierarchical-local-bw-aware",
+                                                   "switchml",
                                                    "auto"};
     return names;
 }

@@ -3,11 +3,15 @@
  */
 #include "communicator.h"
 
+#include "ns3/log.h"
+
 #include <set>
 #include <stdexcept>
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("Communicator");
 
 void
 Communicator::Validate(uint32_t clusterRanks) const

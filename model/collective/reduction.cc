@@ -3,11 +3,15 @@
  */
 #include "reduction.h"
 
+#include "ns3/log.h"
+
 #include <cmath>
 #include <cstring>
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("Reduction");
 
 namespace
 {

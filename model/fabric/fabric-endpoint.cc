@@ -423,6 +423,46 @@ FabricEndpoint::Receive(Ptr<FabricNetDevice> device, Ptr<Packet> packet)
     {
         ReceiveData(packet, h);
     }
+    else
+    {
+        auto handler = m_protocols.find(h.m_protocol);
+        if (handler != m_protocols.end())
+        {
+            handler->second(packet, h);
+        }
+        else
+        {
+            NS_LOG_WARN("endpoint " << m_address << ": no handler for protocol " << +h.m_protocol);
+        }
+    }
+}
+
+void
+FabricEndpoint::SendRaw(Ptr<Packet> packet, uint32_t dst, uint8_t protocol, uint8_t tc)
+{
+    NS_ASSERT_MSG(protocol > FabricHeader::ACK, "raw packets use their own protocol number");
+    FabricHeader h;
+    h.m_src = m_address;
+    h.m_dst = dst;
+    h.m_total = 1;
+    h.m_tc = tc;
+    h.m_protocol = protocol;
+    packet->AddHeader(h);
+    m_device->Enqueue(packet, tc, 0, 0);
+}
+
+void
+FabricEndpoint::SetProtocolHandler(uint8_t protocol, RawCallback handler)
+{
+    NS_ASSERT_MSG(protocol > FabricHeader::ACK, "protocols 0 and 1 belong to the endpoint");
+    if (handler.IsNull())
+    {
+        m_protocols.erase(protocol);
+    }
+    else
+    {
+        m_protocols[protocol] = handler;
+    }
 }
 
 void

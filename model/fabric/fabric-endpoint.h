@@ -107,6 +107,23 @@ public:
     /// \param cb called for every message delivered to this endpoint
     void SetReceiveCallback(MessageCallback cb);
 
+    /// Called with a packet of another protocol (header removed) and its header.
+    typedef Callback<void, Ptr<Packet>, const FabricHeader&> RawCallback;
+
+    /**
+     * Send one packet of a protocol of its own (in-network aggregation),
+     * outside the message layer: no segmentation, no acknowledgement; the
+     * protocol keeps its own window. It joins the device's queue at once.
+     * \param packet the payload, with the protocol's headers
+     * \param dst destination address (a rank or a group id)
+     * \param protocol a protocol number above FabricHeader::ACK
+     * \param tc traffic class
+     */
+    void SendRaw(Ptr<Packet> packet, uint32_t dst, uint8_t protocol, uint8_t tc);
+
+    /// \param protocol its number \param handler receives its packets (null: remove)
+    void SetProtocolHandler(uint8_t protocol, RawCallback handler);
+
     /// \return messages delivered to this endpoint
     uint64_t GetDeliveredMessages() const;
     /// \return data packets received more than once (and dropped)
@@ -203,6 +220,7 @@ private:
     uint64_t m_duplicates{0};
     uint64_t m_retransmitted{0};
     MessageCallback m_receiveCallback;
+    std::map<uint8_t, RawCallback> m_protocols;
 
     TracedCallback<const FabricMessage&> m_deliveredTrace;
     TracedCallback<uint32_t, uint32_t, uint32_t> m_retransmitTrace;

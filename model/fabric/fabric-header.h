@@ -28,6 +28,8 @@ public:
     {
         DATA = 0, //!< message data
         ACK = 1,  //!< acknowledgement of one data packet (lossy mode)
+        SWITCHML = 2,   //!< dense in-network aggregation (SwitchmlHeader follows)
+        OMNIREDUCE = 3, //!< sparse block aggregation
     };
 
     /// Flag bits.

@@ -1,0 +1,219 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "switchml-helper.h"
+
+#include "config-parse.h"
+
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+
+#include <memory>
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("SwitchmlHelper");
+
+namespace
+{
+
+Ptr<SwitchmlProgram>
+ProgramOf(Ptr<FabricSwitch> sw)
+{
+    for (uint32_t i = 0; i < sw->GetNPrograms(); ++i)
+    {
+        if (Ptr<SwitchmlProgram> p = DynamicCast<SwitchmlProgram>(sw->GetProgram(i)))
+        {
+            return p;
+        }
+    }
+    Ptr<SwitchmlProgram> p = CreateObject<SwitchmlProgram>();
+    sw->AddProgram(p);
+    return p;
+}
+
+/// Shared by the workers' callbacks until the last one is done.
+struct JobProgress
+{
+    SwitchmlJobRecord record;
+    std::vector<Ptr<SwitchmlWorker>> workers;
+    std::vector<Ptr<SwitchmlProgram>> programs;
+    uint32_t left{0};
+    SwitchmlHelper::DoneCallback done;
+};
+
+} // namespace
+
+uint32_t
+SwitchmlHelper::GroupAddress(uint16_t job)
+{
+    return 0x80000000u | job;
+}
+
+uint32_t
+SwitchmlHelper::Start(const Cluster& cluster,
+                      const TopologyConfig& shapeless,
+                      const Communicator& comm,
+                      uint64_t elements,
+                      const SwitchmlSettings& s,
+                      const std::vector<std::vector<float>>& inputs,
+                      DoneCallback done)
+{
+    const TopologyConfig t = shapeless.Shaped();
+    comm.Validate(cluster.GetNRanks());
+    uint32_t n = comm.GetSize();
+    if (t.kind != "star" && t.kind != "leaf-spine")
+    {
+        throw std::invalid_argument("algorithm: switchml aggregates in a star's switch or a "
+                                    "leaf-spine's leaves and spine; the topology is a "
+                                    + t.kind);
+    }
+    if (s.elementsPerPacket == 0
+        || s.elementsPerPacket > (t.mtu - 24 - SwitchmlHeader::SERIALIZED_SIZE) / 4)
+    {
+        throw std::invalid_argument("elements-per-packet: " + std::to_string(s.elementsPerPacket)
+                                    + " int32 values do not fit a packet of mtu "
+                                    + std::to_string(t.mtu) + " bytes");
+    }
+    if (s.window == 0)
+    {
+        throw std::invalid_argument("window: got 0; expected at least 1 slot");
+    }
+    if (n > 0xffff)
+    {
+        throw std::invalid_argument("workers: at most 65535 per job");
+    }
+    if (!inputs.empty() && (inputs.size() != n))
+    {
+        throw std::invalid_argument("inputs: one tensor per worker");
+    }
+    Time timeout = dlnet::ParseTime("timeout", s.timeout);
+    uint32_t group = GroupAddress(s.job);
+    uint32_t pool
+        = std::min<uint64_t>(s.window, (elements + s.elementsPerPacket - 1) / s.elementsPerPacket);
+
+    auto progress = std::make_shared<JobProgress>();
+    if (t.kind == "star")
+    {
+        SwitchmlJob job;
+        job.id = s.job;
+        job.group = group;
+        job.poolSize = pool;
+        job.tc = comm.tc;
+        for (uint32_t i = 0; i < n; ++i)
+        {
+            job.childPorts.push_back(comm.ranks[i]); // the star's port r leads to rank r
+            job.childAddresses.push_back(comm.ranks[i]);
+        }
+        Ptr<SwitchmlProgram> p = ProgramOf(cluster.switches[0]);
+        p->AddJob(job);
+        progress->programs.push_back(p);
+    }
+    else
+    {
+        // switches: spines first, then leaves; leaf ports: uplinks (one per
+        // spine) then hosts; spine port l leads to leaf l
+        uint32_t spines = t.spines;
+        uint32_t perLeaf = t.hostsPerLeaf;
+        std::map<uint32_t, std::vector<uint32_t>> members; // leaf -> comm indices
+        for (uint32_t i = 0; i < n; ++i)
+        {
+            members[comm.ranks[i] / perLeaf].push_back(i);
+        }
+        uint32_t rootSpine = s.job % spines;
+        bool oneLeaf = members.size() == 1;
+        SwitchmlJob top;
+        top.id = s.job;
+        top.group = group;
+        top.poolSize = pool;
+        top.tc = comm.tc;
+        uint16_t leafIndex = 0;
+        for (const auto& [leaf, idx] : members)
+        {
+            SwitchmlJob job;
+            job.id = s.job;
+            job.group = group;
+            job.poolSize = pool;
+            job.tc = comm.tc;
+            for (uint16_t k = 0; k < idx.size(); ++k)
+            {
+                job.childPorts.push_back(spines + comm.ranks[idx[k]] % perLeaf);
+                job.childAddresses.push_back(comm.ranks[idx[k]]);
+                job.localIndex[idx[k]] = k;
+            }
+            if (!oneLeaf)
+            {
+                job.parentPort = rootSpine;
+                job.indexAtParent = leafIndex++;
+                top.childPorts.push_back(leaf);
+                top.childAddresses.push_back(group);
+            }
+            Ptr<SwitchmlProgram> p = ProgramOf(cluster.switches[spines + leaf]);
+            p->AddJob(job);
+            progress->programs.push_back(p);
+        }
+        if (!oneLeaf)
+        {
+            Ptr<SwitchmlProgram> p = ProgramOf(cluster.switches[rootSpine]);
+            p->AddJob(top);
+            progress->programs.push_back(p);
+        }
+    }
+
+    progress->record.start = Simulator::Now();
+    progress->record.workers.resize(n);
+    progress->left = n;
+    progress->done = done;
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        Ptr<SwitchmlWorker> w = CreateObject<SwitchmlWorker>();
+        w->SetAttribute("Timeout", TimeValue(timeout));
+        w->Setup(cluster.GetEndpoint(comm.ranks[i], "ranks"),
+                 s.job,
+                 group,
+                 i,
+                 n,
+                 pool,
+                 s.elementsPerPacket,
+                 elements,
+                 comm.tc,
+                 inputs.empty() ? std::vector<float>() : inputs[i]);
+        progress->workers.push_back(w);
+    }
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        progress->workers[i]->Start(SwitchmlWorker::DoneCallback(
+            [progress, i](const SwitchmlWorkerRecord& r)
+            {
+                progress->record.workers[i] = r;
+                progress->record.end = std::max(progress->record.end, r.end);
+                if (--progress->left > 0)
+                {
+                    return;
+                }
+                for (const auto& p : progress->programs)
+                {
+                    progress->record.resultsResent += p->GetResultsResent();
+                }
+                if (!progress->done.IsNull())
+                {
+                    progress->done(progress->record);
+                }
+                // break the cycle worker -> callback -> progress -> worker
+                Simulator::ScheduleNow(
+                    [progress]()
+                    {
+                        for (auto& w : progress->workers)
+                        {
+                            w->Dispose();
+                        }
+                        progress->workers.clear();
+                    });
+            }));
+    }
+    return group;
+}
+
+} // namespace ns3
