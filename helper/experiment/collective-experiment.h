@@ -60,7 +60,13 @@ struct CollectiveRow
     double busbw{0};       //!< B/s: algbw x nccl-tests factor
     double predicted{0};   //!< s, alpha-beta model
     bool checked{false};   //!< functional mode ran the check
-    bool correct{true};    //!< functional mode: every rank's buffer equals the reference
+    bool correct{true}; //!< functional mode: every rank's buffer equals the reference
+    double maxError{0};        //!< functional mode: largest |result - exact sum| of any element
+    uint64_t packets{0};       //!< in-network: packets the workers sent; else messages
+    uint64_t retransmissions{0}; //!< in-network: packets sent again after a timeout
+    double bytesUp{0};         //!< payload bytes a worker sent, mean over workers
+    double bytesDown{0};       //!< payload bytes a worker received, mean over workers
+    double aggregatorUtilisation{0}; //!< in-network: busiest aggregator-to-worker link, busy fraction
     uint64_t events{0};
     double wallSeconds{0}; //!< not written to result files
 };

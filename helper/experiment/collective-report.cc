@@ -78,6 +78,12 @@ ToJson(const CollectiveResult& r)
                         {"predicted_s", row.predicted},
                         {"checked", row.checked},
                         {"correct", row.correct},
+                        {"max_error", row.maxError},
+                        {"packets", row.packets},
+                        {"retransmissions", row.retransmissions},
+                        {"bytes_up_per_worker", row.bytesUp},
+                        {"bytes_down_per_worker", row.bytesDown},
+                        {"aggregator_utilisation", row.aggregatorUtilisation},
                         {"events", row.events}});
     }
     j["rows"] = rows;
