@@ -17,11 +17,15 @@ set(DLNET_SOURCES
   model/aggregation/switchml-program.cc
   model/aggregation/switchml-worker.cc
   model/aggregation/sparsity.cc
+  model/aggregation/omnireduce-header.cc
+  model/aggregation/omnireduce.cc
+  model/aggregation/omnireduce-program.cc
   helper/config-parse.cc
   helper/fabric-helper.cc
   helper/cluster.cc
   helper/topology-helper.cc
   helper/switchml-helper.cc
+  helper/omnireduce-helper.cc
   helper/experiment/command-line-options.cc
   helper/experiment/experiment-options.cc
   helper/experiment/simulation-scope.cc
@@ -50,11 +54,15 @@ set(DLNET_HEADERS
   model/aggregation/switchml-program.h
   model/aggregation/switchml-worker.h
   model/aggregation/sparsity.h
+  model/aggregation/omnireduce-header.h
+  model/aggregation/omnireduce.h
+  model/aggregation/omnireduce-program.h
   helper/config-parse.h
   helper/fabric-helper.h
   helper/cluster.h
   helper/topology-helper.h
   helper/switchml-helper.h
+  helper/omnireduce-helper.h
   helper/experiment/command-line-options.h
   helper/experiment/experiment-options.h
   helper/experiment/simulation-scope.h

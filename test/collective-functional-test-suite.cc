@@ -99,6 +99,13 @@ private:
                 {
                     continue; // no aggregating switch: rejected, as the bad-input test checks
                 }
+                if (alg == CollectiveAlgorithm::OMNIREDUCE)
+                {
+                    // sparse tensors of its own; aggregators on the workers, blocks of 2
+                    c.aggregatorPlacement = "colocated";
+                    c.blockElements = 2;
+                    c.density = 0.5;
+                }
                 Check(c);
                 bool chunked = op == CollectiveOp::ALL_REDUCE || op == CollectiveOp::BROADCAST
                                || op == CollectiveOp::REDUCE;

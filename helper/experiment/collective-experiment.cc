@@ -288,6 +288,36 @@ Sizes(const CollectiveConfig& c)
     return sizes;
 }
 
+OmniReduceSettings
+OmniSettingsOf(const CollectiveConfig& c)
+{
+    OmniReduceSettings s;
+    s.blockElements = c.blockElements;
+    s.messageBlocks = c.messageBlocks;
+    s.slots = c.poolSlots;
+    s.placement = c.aggregatorPlacement;
+    s.aggregators = c.aggregators;
+    s.timeout = c.aggregationTimeout;
+    s.threshold = c.threshold;
+    return s;
+}
+
+/// The block pattern of a size: the user's file, or generated from the density.
+SparsityPattern
+PatternOf(const CollectiveConfig& c, uint32_t workers, uint64_t bytes)
+{
+    uint64_t blocks = bytes / 4 / c.blockElements;
+    if (!c.sparsityFile.empty())
+    {
+        return ReadSparsityFile(c.sparsityFile, workers, blocks);
+    }
+    return GenerateSparsity(workers,
+                            blocks,
+                            c.density,
+                            ParseSparsityPlacement("sparsity-placement", c.sparsityPlacement),
+                            c.seed);
+}
+
 } // namespace
 
 Communicator
@@ -457,7 +487,29 @@ CollectiveConfig::Validate() const
             throw std::invalid_argument("aggregation-timeout: got 0; expected a positive time");
         }
     }
-    if (a != CollectiveAlgorithm::AUTO && a != CollectiveAlgorithm::SWITCHML)
+    if (a == CollectiveAlgorithm::OMNIREDUCE)
+    {
+        if (t != DataType::FP32)
+        {
+            throw std::invalid_argument("type: omnireduce aggregates fp32 tensors; got " + type);
+        }
+        if (!(density >= 0 && density <= 1))
+        {
+            throw std::invalid_argument("density: got " + std::to_string(density)
+                                        + "; expected a fraction from 0 to 1");
+        }
+        ParseSparsityPlacement("sparsity-placement", sparsityPlacement);
+        for (uint64_t s : Sizes(*this))
+        {
+            OmniReduceHelper::Validate(OmniSettingsOf(*this), topology, comm, s / 4);
+            if (!sparsityFile.empty())
+            {
+                PatternOf(*this, n, s); // the file must exist and fit every size
+            }
+        }
+    }
+    if (a != CollectiveAlgorithm::AUTO && a != CollectiveAlgorithm::SWITCHML
+        && a != CollectiveAlgorithm::OMNIREDUCE)
     {
         CollectiveRequest probe;
         probe.op = o;
@@ -513,7 +565,7 @@ RunCollective(const CollectiveConfig& c)
         req.chunks = std::min<uint64_t>(chunks ? chunks : CollectiveEngine::DefaultChunks(op, alg),
                                         bytes / es);
         req.chunksInFlight = c.chunksInFlight ? c.chunksInFlight : req.chunks;
-        if (c.functional)
+        if (c.functional && alg != CollectiveAlgorithm::OMNIREDUCE)
         {
             uint64_t elements = bytes / es;
             req.inputs.assign(n, std::vector<uint8_t>(bytes));
@@ -527,12 +579,96 @@ RunCollective(const CollectiveConfig& c)
         }
 
         CollectiveRow row;
+        NetworkModel sizeModel = result.model;
         {
             SimulationScope scope(c.seed, c.run);
             Cluster cluster = BuildCluster(c.topology);
             CollectiveRecord record;
             bool finished = false;
-            if (alg == CollectiveAlgorithm::SWITCHML)
+            std::vector<uint32_t> aggregators;
+            if (alg == CollectiveAlgorithm::OMNIREDUCE)
+            {
+                SparsityPattern pattern = PatternOf(c, n, bytes);
+                OmniReduceSettings settings = OmniSettingsOf(c);
+                std::vector<std::vector<float>> tensors;
+                std::vector<float> expected;
+                if (c.functional)
+                {
+                    expected.assign(bytes / 4, 0.0f);
+                    for (uint32_t w = 0; w < n; ++w)
+                    {
+                        tensors.push_back(MakeSparseTensor(pattern, w, c.blockElements, c.seed));
+                        for (uint64_t i = 0; i < expected.size(); ++i)
+                        {
+                            expected[i] += tensors.back()[i];
+                        }
+                    }
+                }
+                // the alpha-beta model of this size's sparsity
+                double d = 0;
+                for (uint32_t w = 0; w < n; ++w)
+                {
+                    d += pattern.Density(w) / n;
+                }
+                double du = pattern.UnionDensity();
+                uint32_t a
+                    = c.aggregatorPlacement == "switch" ? 1 : (c.aggregators ? c.aggregators : n);
+                sizeModel.sparseFactor = std::max({d, du, n * d / a, n * du / a});
+                double f = c.messageBlocks;
+                double values = 4.0 * c.blockElements * f;
+                sizeModel.omnireduceWire = (values + 4 * f + 44) / values;
+                OmniReduceHelper::Start(
+                    cluster,
+                    c.topology,
+                    comm,
+                    bytes / 4,
+                    settings,
+                    pattern.nonZero,
+                    tensors,
+                    OmniReduceHelper::DoneCallback(
+                        [&](const OmniReduceJobRecord& r)
+                        {
+                            record.start = r.start;
+                            record.end = r.end;
+                            for (const auto& w : r.workers)
+                            {
+                                row.packets += w.packetsSent;
+                                row.retransmissions += w.retransmissions;
+                                row.bytesUp += double(w.bytesUp) / n;
+                                row.bytesDown += double(w.bytesDown) / n;
+                                if (c.functional)
+                                {
+                                    for (uint64_t i = 0; i < expected.size(); ++i)
+                                    {
+                                        double err = std::fabs(double(w.output[i]) - expected[i]);
+                                        row.maxError = std::max(row.maxError, err);
+                                    }
+                                }
+                            }
+                            aggregators = r.aggregators;
+                            finished = true;
+                        }));
+                Simulator::Run();
+                double span = (record.end - record.start).GetSeconds();
+                for (uint32_t address : aggregators)
+                {
+                    Ptr<FabricNetDevice> dev = address < cluster.GetNRanks()
+                                                   ? cluster.endpoints[address]->GetDevice()
+                                                   : nullptr;
+                    if (dev && span > 0)
+                    {
+                        double busy = dev->GetTxBytes() * 8.0 / dev->GetDataRate().GetBitRate();
+                        row.aggregatorUtilisation
+                            = std::max(row.aggregatorUtilisation, busy / span);
+                    }
+                }
+                if (c.functional)
+                {
+                    row.checked = true;
+                    row.correct = row.maxError == 0;
+                }
+            }
+            else if (alg == CollectiveAlgorithm::SWITCHML)
             {
                 SwitchmlSettings settings;
                 settings.elementsPerPacket = c.packetElements;
@@ -609,7 +745,7 @@ RunCollective(const CollectiveConfig& c)
             }
             row.time = (record.end - record.start).GetSeconds();
             row.events = Simulator::GetEventCount();
-            if (c.functional)
+            if (c.functional && alg != CollectiveAlgorithm::OMNIREDUCE)
             {
                 row.checked = true;
                 row.correct = CheckOutputs(req, record, n, c.seed, row.maxError);
@@ -624,7 +760,7 @@ RunCollective(const CollectiveConfig& c)
         row.algorithm = ToString(alg);
         row.algbw = row.time > 0 ? bytes / row.time : 0;
         row.busbw = row.algbw * BusBandwidthFactor(op, n);
-        row.predicted = PredictCollectiveTime(op, alg, n, bytes, req.chunks, result.model);
+        row.predicted = PredictCollectiveTime(op, alg, n, bytes, req.chunks, sizeModel);
         row.wallSeconds
             = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
         result.rows.push_back(row);
@@ -765,7 +901,7 @@ CollectiveOptions()
                  return std::to_string(c.packetElements);
              }},
             {"pool-slots",
-             "switchml: aggregation slots per job (each worker's window of packets)",
+             "switchml, omnireduce: aggregation slots per job (each worker's window of packets)",
              [u32](C& c, const std::string& v)
              {
                  c.poolSlots = u32("pool-slots", v);
@@ -775,7 +911,8 @@ CollectiveOptions()
                  return std::to_string(c.poolSlots);
              }},
             {"aggregation-timeout",
-             "switchml: worker retransmission timeout, e.g. 1ms (doubles on each expiry)",
+             "switchml, omnireduce: worker retransmission timeout, e.g. 1ms (doubles on each "
+             "expiry)",
              [](C& c, const std::string& v)
              {
                  c.aggregationTimeout = v;
@@ -783,6 +920,94 @@ CollectiveOptions()
              [](const C& c)
              {
                  return c.aggregationTimeout;
+             }},
+            {"density",
+             "omnireduce: fraction of each worker's blocks that are non-zero",
+             [](C& c, const std::string& v)
+             {
+                 c.density = ParseReal("density", v, 0, 1);
+             },
+             [](const C& c)
+             {
+                 std::ostringstream os;
+                 os << c.density;
+                 return os.str();
+             }},
+            {"sparsity-placement",
+             "omnireduce: random (independent per worker), overlap (the same blocks) or disjoint",
+             [](C& c, const std::string& v)
+             {
+                 c.sparsityPlacement
+                     = ParseChoice("sparsity-placement", v, SparsityPlacementNames());
+             },
+             [](const C& c)
+             {
+                 return c.sparsityPlacement;
+             }},
+            {"sparsity-file",
+             "omnireduce: read each worker's non-zero blocks from this file instead (format in "
+             "sparsity.h)",
+             [](C& c, const std::string& v)
+             {
+                 c.sparsityFile = v;
+             },
+             [](const C& c)
+             {
+                 return c.sparsityFile;
+             }},
+            {"block-elements",
+             "omnireduce: float32 elements per block",
+             [u32](C& c, const std::string& v)
+             {
+                 c.blockElements = u32("block-elements", v);
+             },
+             [](const C& c)
+             {
+                 return std::to_string(c.blockElements);
+             }},
+            {"message-blocks",
+             "omnireduce: blocks fused in one packet (1 to 32)",
+             [u32](C& c, const std::string& v)
+             {
+                 c.messageBlocks = u32("message-blocks", v);
+             },
+             [](const C& c)
+             {
+                 return std::to_string(c.messageBlocks);
+             }},
+            {"aggregator-placement",
+             "omnireduce: servers (ranks outside the communicator), colocated (on the workers) or "
+             "switch",
+             [](C& c, const std::string& v)
+             {
+                 c.aggregatorPlacement
+                     = ParseChoice("aggregator-placement", v, OmniReduceHelper::Placements());
+             },
+             [](const C& c)
+             {
+                 return c.aggregatorPlacement;
+             }},
+            {"aggregators",
+             "omnireduce: number of aggregators; 0 = one per worker (the switch placement has one)",
+             [u32](C& c, const std::string& v)
+             {
+                 c.aggregators = u32("aggregators", v);
+             },
+             [](const C& c)
+             {
+                 return std::to_string(c.aggregators);
+             }},
+            {"threshold",
+             "omnireduce, functional: a block is zero when every |value| is at most this",
+             [](C& c, const std::string& v)
+             {
+                 c.threshold = ParseReal("threshold", v, 0, 1e300);
+             },
+             [](const C& c)
+             {
+                 std::ostringstream os;
+                 os << c.threshold;
+                 return os.str();
              }},
         };
         own.insert(own.end(), aggregation.begin(), aggregation.end());

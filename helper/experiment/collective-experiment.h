@@ -7,6 +7,8 @@
 #include "ns3/alpha-beta-model.h"
 #include "ns3/collective-engine.h"
 #include "ns3/experiment-options.h"
+#include "ns3/omnireduce-helper.h"
+#include "ns3/sparsity.h"
 #include "ns3/switchml-helper.h"
 #include "ns3/topology-helper.h"
 
@@ -39,7 +41,15 @@ struct CollectiveConfig
     bool functional{false};       //!< carry real data and check the result
     uint32_t packetElements{256}; //!< switchml: int32 values per packet (k)
     uint32_t poolSlots{256};      //!< switchml: slots of the pool (outstanding packets per worker)
-    std::string aggregationTimeout{"1ms"}; //!< switchml: worker retransmission timeout
+    std::string aggregationTimeout{"1ms"}; //!< switchml, omnireduce: worker retransmission timeout
+    double density{1};                     //!< omnireduce: non-zero block density per worker
+    std::string sparsityPlacement{"random"}; //!< omnireduce: random, overlap or disjoint
+    std::string sparsityFile{""}; //!< omnireduce: a block pattern file instead (see sparsity.h)
+    uint32_t blockElements{256};  //!< omnireduce: float32 per block
+    uint32_t messageBlocks{1};    //!< omnireduce: blocks fused per packet
+    std::string aggregatorPlacement{"servers"}; //!< omnireduce: servers, colocated or switch
+    uint32_t aggregators{0};                    //!< omnireduce: 0 = as many as workers
+    double threshold{0};                        //!< omnireduce: functional zero-block threshold
     uint32_t seed{1};
     uint64_t run{1};
 
@@ -53,20 +63,21 @@ struct CollectiveRow
     uint64_t bytes{0};
     uint64_t count{0}; //!< elements
     std::string type;
-    std::string redop;     //!< sum, or none for data movement
-    std::string algorithm; //!< the one that ran (auto resolved)
-    double time{0};        //!< s
-    double algbw{0};       //!< B/s: bytes / time
-    double busbw{0};       //!< B/s: algbw x nccl-tests factor
-    double predicted{0};   //!< s, alpha-beta model
-    bool checked{false};   //!< functional mode ran the check
-    bool correct{true}; //!< functional mode: every rank's buffer equals the reference
-    double maxError{0};        //!< functional mode: largest |result - exact sum| of any element
-    uint64_t packets{0};       //!< in-network: packets the workers sent; else messages
+    std::string redop;           //!< sum, or none for data movement
+    std::string algorithm;       //!< the one that ran (auto resolved)
+    double time{0};              //!< s
+    double algbw{0};             //!< B/s: bytes / time
+    double busbw{0};             //!< B/s: algbw x nccl-tests factor
+    double predicted{0};         //!< s, alpha-beta model
+    bool checked{false};         //!< functional mode ran the check
+    bool correct{true};          //!< functional mode: every rank's buffer equals the reference
+    double maxError{0};          //!< functional mode: largest |result - exact sum| of any element
+    uint64_t packets{0};         //!< in-network: packets the workers sent; else messages
     uint64_t retransmissions{0}; //!< in-network: packets sent again after a timeout
-    double bytesUp{0};         //!< payload bytes a worker sent, mean over workers
-    double bytesDown{0};       //!< payload bytes a worker received, mean over workers
-    double aggregatorUtilisation{0}; //!< in-network: busiest aggregator-to-worker link, busy fraction
+    double bytesUp{0};           //!< payload bytes a worker sent, mean over workers
+    double bytesDown{0};         //!< payload bytes a worker received, mean over workers
+    double aggregatorUtilisation{
+        0}; //!< in-network: busiest aggregator-to-worker link, busy fraction
     uint64_t events{0};
     double wallSeconds{0}; //!< not written to result files
 };

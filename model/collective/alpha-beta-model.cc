@@ -140,6 +140,10 @@ PredictCollectiveTime(CollectiveOp op,
             double wire = s * (m.switchmlPacket + 40) / m.switchmlPacket;
             return 3 * a + wire / m.linkRate;
         }
+        case CollectiveAlgorithm::OMNIREDUCE:
+            // T_fixed + (S / B) max(d, d_union) when the aggregators keep up
+            // (sparseFactor also covers A aggregators carrying N S / A each)
+            return 3 * a + m.sparseFactor * s * m.omnireduceWire / m.linkRate;
         default:
             return std::numeric_limits<double>::infinity();
     }
@@ -159,9 +163,10 @@ ChooseAlgorithm(
         {
             continue;
         }
-        if (alg == CollectiveAlgorithm::SWITCHML && !model.inNetwork)
+        if ((alg == CollectiveAlgorithm::SWITCHML && !model.inNetwork)
+            || alg == CollectiveAlgorithm::OMNIREDUCE)
         {
-            continue;
+            continue; // needs a sparsity pattern and aggregators: chosen by name only
         }
         double t = PredictCollectiveTime(op, alg, n, bytes, chunks, model);
         if (t < bestTime)

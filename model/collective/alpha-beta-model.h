@@ -35,6 +35,8 @@ struct NetworkModel
         12.5e9}; //!< raw link rate of a rank, B/s (in-network packets are not Mtu-sized)
     double switchmlPacket{1024}; //!< switchml: payload bytes per packet (4 k)
     bool inNetwork{false};       //!< the topology has aggregating switches (star, leaf-spine)
+    double sparseFactor{1};      //!< omnireduce: max(d, d_union, N d / A, N d_union / A)
+    double omnireduceWire{1};    //!< omnireduce: wire bytes per value byte
     CollectiveGrid grid;         //!< shape, when the communicator is a full grid
 };
 

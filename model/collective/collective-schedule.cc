@@ -516,7 +516,8 @@ Implements(CollectiveAlgorithm a, CollectiveOp op)
 {
     if (op == CollectiveOp::SEND_RECV)
     {
-        return a != CollectiveAlgorithm::AUTO && a != CollectiveAlgorithm::SWITCHML;
+        return a != CollectiveAlgorithm::AUTO && a != CollectiveAlgorithm::SWITCHML
+               && a != CollectiveAlgorithm::OMNIREDUCE;
     }
     switch (a)
     {
@@ -531,6 +532,7 @@ Implements(CollectiveAlgorithm a, CollectiveOp op)
         case CollectiveAlgorithm::HIERARCHICAL:
         case CollectiveAlgorithm::HIERARCHICAL_LOCAL_BW_AWARE:
         case CollectiveAlgorithm::SWITCHML:
+        case CollectiveAlgorithm::OMNIREDUCE:
             return op == CollectiveOp::ALL_REDUCE;
         default:
             return false;
@@ -547,7 +549,8 @@ AlgorithmsFor(CollectiveOp op)
                    CollectiveAlgorithm::DOUBLE_BINARY_TREE,
                    CollectiveAlgorithm::HIERARCHICAL,
                    CollectiveAlgorithm::HIERARCHICAL_LOCAL_BW_AWARE,
-                   CollectiveAlgorithm::SWITCHML})
+                   CollectiveAlgorithm::SWITCHML,
+                   CollectiveAlgorithm::OMNIREDUCE})
     {
         if (Implements(a, op))
         {
@@ -585,7 +588,7 @@ BuildCollectiveLanes(CollectiveOp op,
         return LaneBuilder(out.back());
     };
 
-    if (a == CollectiveAlgorithm::SWITCHML)
+    if (a == CollectiveAlgorithm::SWITCHML || a == CollectiveAlgorithm::OMNIREDUCE)
     {
         throw std::logic_error("switchml runs in the switches, not as a step schedule: "
                                "start it with SwitchmlHelper");

@@ -44,6 +44,7 @@ const std::vector<CollectiveAlgorithm> g_algorithms
        CollectiveAlgorithm::HIERARCHICAL,
        CollectiveAlgorithm::HIERARCHICAL_LOCAL_BW_AWARE,
        CollectiveAlgorithm::SWITCHML,
+       CollectiveAlgorithm::OMNIREDUCE,
        CollectiveAlgorithm::AUTO};
 const std::vector<DataType> g_types
     = {DataType::FP32, DataType::FP16, DataType::BF16, DataType::INT32};
@@ -68,6 +69,7 @@ CollectiveAlgorithmNames()
                                                    "hierarchical",
                                                    "hierarchical-local-bw-aware",
                                                    "switchml",
+                                                   "omnireduce",
                                                    "auto"};
     return names;
 }

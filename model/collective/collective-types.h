@@ -41,6 +41,7 @@ enum class CollectiveAlgorithm
     DOUBLE_BINARY_TREE,
     HIERARCHICAL, //!< RS along dim 1, AllReduce along dim 2 on 1/n, AG along dim 1
     SWITCHML,     //!< in-network dense aggregation in the switches (not a step schedule)
+    OMNIREDUCE,   //!< sparse block aggregation through aggregators (not a step schedule)
     HIERARCHICAL_LOCAL_BW_AWARE, //!< ASTRA-sim's localBWAware order: RS dim 1, RS dim 2, AG dim 2,
                                  //!< AG dim 1
     AUTO,                        //!< the fastest predicted by the alpha-beta model

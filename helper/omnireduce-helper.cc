@@ -1,0 +1,290 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "omnireduce-helper.h"
+
+#include "config-parse.h"
+
+#include "ns3/double.h"
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+
+#include <memory>
+#include <set>
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("OmniReduceHelper");
+
+namespace
+{
+
+/// Shared by the callbacks until the last worker is done.
+struct Progress
+{
+    OmniReduceJobRecord record;
+    std::vector<Ptr<OmniReduceWorker>> workers;
+    std::vector<Ptr<OmniReduceAggregator>> aggregators;
+    std::vector<Ptr<FabricEndpoint>> endpoints; //!< whose handler we took
+    uint32_t left{0};
+    OmniReduceHelper::DoneCallback done;
+};
+
+/// Aggregator addresses for the placement.
+std::vector<uint32_t>
+AggregatorAddresses(const OmniReduceSettings& s,
+                    const TopologyConfig& t,
+                    const Communicator& comm,
+                    uint32_t clusterRanks)
+{
+    uint32_t n = comm.GetSize();
+    uint32_t a = s.aggregators ? s.aggregators : (s.placement == "switch" ? 1 : n);
+    std::vector<uint32_t> out;
+    if (s.placement == "switch")
+    {
+        out.push_back(0x90000000u | s.job);
+        return out;
+    }
+    if (s.placement == "colocated")
+    {
+        for (uint32_t i = 0; i < a; ++i)
+        {
+            out.push_back(comm.ranks[i % n]);
+        }
+        return out;
+    }
+    std::set<uint32_t> workers(comm.ranks.begin(), comm.ranks.end());
+    for (uint32_t r = 0; r < clusterRanks && out.size() < a; ++r)
+    {
+        if (!workers.count(r))
+        {
+            out.push_back(r);
+        }
+    }
+    if (out.size() < a)
+    {
+        throw std::invalid_argument("aggregators: " + std::to_string(a) + " dedicated servers need "
+                                    + std::to_string(a) + " ranks outside the communicator; the "
+                                    + t.kind + " has " + std::to_string(out.size())
+                                    + " (add hosts, or use aggregator-placement=colocated)");
+    }
+    return out;
+}
+
+} // namespace
+
+const std::vector<std::string>&
+OmniReduceHelper::Placements()
+{
+    static const std::vector<std::string> placements = {"servers", "colocated", "switch"};
+    return placements;
+}
+
+void
+OmniReduceHelper::Validate(const OmniReduceSettings& s,
+                           const TopologyConfig& topology,
+                           const Communicator& comm,
+                           uint64_t elements)
+{
+    const TopologyConfig t = topology.Shaped();
+    dlnet::ParseChoice("aggregator-placement", s.placement, Placements());
+    if (s.blockElements == 0)
+    {
+        throw std::invalid_argument("block-elements: got 0; expected at least 1 element per block");
+    }
+    if (elements % s.blockElements != 0)
+    {
+        throw std::invalid_argument("block-elements: " + std::to_string(s.blockElements)
+                                    + " does not divide the tensor of " + std::to_string(elements)
+                                    + " elements");
+    }
+    if (s.messageBlocks == 0 || s.messageBlocks > 32)
+    {
+        throw std::invalid_argument("message-blocks: got " + std::to_string(s.messageBlocks)
+                                    + "; expected 1 to 32 blocks per packet");
+    }
+    uint64_t packet = 24 + 20 + 4ull * s.messageBlocks * (1 + s.blockElements);
+    if (packet > t.mtu)
+    {
+        throw std::invalid_argument("message-blocks: " + std::to_string(s.messageBlocks)
+                                    + " blocks of " + std::to_string(s.blockElements)
+                                    + " elements make a " + std::to_string(packet)
+                                    + "-byte packet; the mtu is " + std::to_string(t.mtu));
+    }
+    if (s.slots == 0)
+    {
+        throw std::invalid_argument("slots: got 0; expected at least 1");
+    }
+    if (comm.GetSize() > 0xffff)
+    {
+        throw std::invalid_argument("ranks: at most 65535 workers per job");
+    }
+    if (s.placement == "switch" && t.kind != "star")
+    {
+        throw std::invalid_argument("aggregator-placement: switch aggregates in a star's switch; "
+                                    "the topology is a "
+                                    + t.kind);
+    }
+    if (s.placement == "switch" && s.aggregators > 1)
+    {
+        throw std::invalid_argument("aggregators: a star has one switch to aggregate in");
+    }
+    if (dlnet::ParseTime("aggregation-timeout", s.timeout).IsZero())
+    {
+        throw std::invalid_argument("aggregation-timeout: got 0; expected a positive time");
+    }
+    if (!(s.threshold >= 0))
+    {
+        throw std::invalid_argument("threshold: expected a number of at least 0");
+    }
+    AggregatorAddresses(s, t, comm, t.GetNRanks());
+}
+
+void
+OmniReduceHelper::Start(const Cluster& cluster,
+                        const TopologyConfig& topology,
+                        const Communicator& comm,
+                        uint64_t elements,
+                        const OmniReduceSettings& s,
+                        const std::vector<std::vector<bool>>& nonZero,
+                        const std::vector<std::vector<float>>& inputs,
+                        DoneCallback done)
+{
+    comm.Validate(cluster.GetNRanks());
+    Validate(s, topology, comm, elements);
+    const TopologyConfig t = topology.Shaped();
+    uint32_t n = comm.GetSize();
+    if (inputs.empty() && nonZero.size() != n)
+    {
+        throw std::invalid_argument("sparsity: one block pattern per worker");
+    }
+    OmniReduceJob job;
+    job.workers = comm.ranks;
+    job.aggregators = AggregatorAddresses(s, t, comm, cluster.GetNRanks());
+    job.blockElements = s.blockElements;
+    job.lanes = s.messageBlocks;
+    job.slots = s.slots;
+    job.elements = elements;
+    job.tc = comm.tc;
+    job.functional = !inputs.empty();
+    Time timeout = dlnet::ParseTime("aggregation-timeout", s.timeout);
+
+    auto progress = std::make_shared<Progress>();
+    progress->record.aggregators = job.aggregators;
+    std::map<uint32_t, Ptr<OmniReduceAggregator>> aggregatorAt; // endpoint address -> aggregator
+    std::map<uint32_t, Ptr<OmniReduceWorker>> workerAt;
+    auto sendFrom = [&cluster, &job](uint32_t address)
+    {
+        Ptr<FabricEndpoint> ep = cluster.GetEndpoint(address, "ranks");
+        uint8_t tc = job.tc;
+        return [ep, tc](uint32_t dst, Ptr<Packet> p)
+        {
+            ep->SendRaw(p, dst, FabricHeader::OMNIREDUCE, tc);
+        };
+    };
+    if (s.placement == "switch")
+    {
+        Ptr<OmniReduceProgram> program = CreateObject<OmniReduceProgram>();
+        cluster.switches[0]->AddProgram(program);
+        program->Setup(job, job.aggregators[0]);
+        progress->aggregators.push_back(program->GetAggregator());
+    }
+    else
+    {
+        for (uint32_t address : std::set<uint32_t>(job.aggregators.begin(), job.aggregators.end()))
+        {
+            Ptr<OmniReduceAggregator> a = CreateObject<OmniReduceAggregator>();
+            a->Setup(job, address, sendFrom(address));
+            aggregatorAt[address] = a;
+            progress->aggregators.push_back(a);
+        }
+    }
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        Ptr<OmniReduceWorker> w = CreateObject<OmniReduceWorker>();
+        w->SetAttribute("Timeout", TimeValue(timeout));
+        w->SetAttribute("Threshold", DoubleValue(s.threshold));
+        w->Setup(job,
+                 i,
+                 inputs.empty() ? nonZero[i] : std::vector<bool>(),
+                 inputs.empty() ? std::vector<float>() : inputs[i],
+                 sendFrom(comm.ranks[i]));
+        workerAt[comm.ranks[i]] = w;
+        progress->workers.push_back(w);
+    }
+    // one protocol handler per endpoint: contributions to its aggregator, results to its worker
+    std::set<uint32_t> hosts(comm.ranks.begin(), comm.ranks.end());
+    for (const auto& [address, a] : aggregatorAt)
+    {
+        hosts.insert(address);
+    }
+    for (uint32_t address : hosts)
+    {
+        Ptr<FabricEndpoint> ep = cluster.GetEndpoint(address, "ranks");
+        Ptr<OmniReduceAggregator> a = aggregatorAt.count(address) ? aggregatorAt[address] : nullptr;
+        Ptr<OmniReduceWorker> w = workerAt.count(address) ? workerAt[address] : nullptr;
+        ep->SetProtocolHandler(FabricHeader::OMNIREDUCE,
+                               FabricEndpoint::RawCallback(
+                                   [a, w](Ptr<Packet> p, const FabricHeader&)
+                                   {
+                                       OmniReduceHeader h;
+                                       p->RemoveHeader(h);
+                                       if (h.m_kind == OmniReduceHeader::CONTRIBUTION && a)
+                                       {
+                                           a->Contribution(h, p);
+                                       }
+                                       else if (h.m_kind == OmniReduceHeader::RESULT && w)
+                                       {
+                                           w->Result(h, p);
+                                       }
+                                   }));
+        progress->endpoints.push_back(ep);
+    }
+
+    progress->record.start = Simulator::Now();
+    progress->record.workers.resize(n);
+    progress->left = n;
+    progress->done = done;
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        progress->workers[i]->Start(OmniReduceWorker::DoneCallback(
+            [progress, i](const OmniReduceWorkerRecord& r)
+            {
+                progress->record.workers[i] = r;
+                progress->record.end = std::max(progress->record.end, r.end);
+                if (--progress->left > 0)
+                {
+                    return;
+                }
+                for (const auto& a : progress->aggregators)
+                {
+                    progress->record.aggregatorBytes.push_back(a->GetResultBytes());
+                    progress->record.resultsResent += a->GetResultsResent();
+                }
+                if (!progress->done.IsNull())
+                {
+                    progress->done(progress->record);
+                }
+                // break the cycles endpoint -> handler -> worker/aggregator -> callback -> progress
+                Simulator::ScheduleNow(
+                    [progress]()
+                    {
+                        for (auto& ep : progress->endpoints)
+                        {
+                            ep->SetProtocolHandler(FabricHeader::OMNIREDUCE,
+                                                   FabricEndpoint::RawCallback());
+                        }
+                        for (auto& w : progress->workers)
+                        {
+                            w->Dispose();
+                        }
+                        progress->workers.clear();
+                        progress->endpoints.clear();
+                    });
+            }));
+    }
+}
+
+} // namespace ns3
