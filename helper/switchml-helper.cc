@@ -8,6 +8,7 @@
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 
+#include <cmath>
 #include <memory>
 #include <stdexcept>
 
@@ -88,6 +89,23 @@ SwitchmlHelper::Start(const Cluster& cluster,
     if (!inputs.empty() && (inputs.size() != n))
     {
         throw std::invalid_argument("inputs: one tensor per worker");
+    }
+    if (elements == 0)
+    {
+        throw std::invalid_argument("elements: got 0; expected a tensor of at least 1 element");
+    }
+    for (const auto& in : inputs)
+    {
+        for (float x : in)
+        {
+            // the block exponent is 8 bits: 2^127 is the largest scale a chunk can have
+            if (!std::isfinite(x) || std::fabs(x) >= 0x1p127f)
+            {
+                throw std::invalid_argument(
+                    "inputs: switchml quantises to int32 with an 8-bit block "
+                    "exponent: values must be finite and below 2^127");
+            }
+        }
     }
     Time timeout = dlnet::ParseTime("timeout", s.timeout);
     uint32_t group = GroupAddress(s.job);
