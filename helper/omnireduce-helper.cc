@@ -135,6 +135,13 @@ OmniReduceHelper::Validate(const OmniReduceSettings& s,
     {
         throw std::invalid_argument("aggregation-timeout: got 0; expected a positive time");
     }
+    dlnet::ParseTime("aggregator-packet-time", s.packetTime);
+    if (s.placement == "switch"
+        && !dlnet::ParseTime("aggregator-packet-time", s.packetTime).IsZero())
+    {
+        throw std::invalid_argument("aggregator-packet-time: the switch aggregates at line rate; "
+                                    "a packet time applies to servers and colocated aggregators");
+    }
     if (!(s.threshold >= 0))
     {
         throw std::invalid_argument("threshold: expected a number of at least 0");
@@ -196,6 +203,8 @@ OmniReduceHelper::Start(const Cluster& cluster,
         for (uint32_t address : std::set<uint32_t>(job.aggregators.begin(), job.aggregators.end()))
         {
             Ptr<OmniReduceAggregator> a = CreateObject<OmniReduceAggregator>();
+            a->SetAttribute("PacketTime",
+                            TimeValue(dlnet::ParseTime("aggregator-packet-time", s.packetTime)));
             a->Setup(job, address, sendFrom(address));
             aggregatorAt[address] = a;
             progress->aggregators.push_back(a);

@@ -27,11 +27,12 @@ struct OmniReduceSettings
     uint32_t messageBlocks{1};   //!< f: blocks fused in one packet (1 to 32)
     uint32_t slots{64};          //!< S: slots, packets in flight per worker
     std::string placement{
-        "servers"};             //!< servers (dedicated hosts), colocated (on workers) or switch
-    uint32_t aggregators{0};    //!< A; 0: as many as workers (servers, colocated); switch: 1
-    std::string timeout{"1ms"}; //!< worker retransmission timeout
-    double threshold{0};        //!< functional mode: zero-block threshold
-    uint16_t job{1};            //!< job id
+        "servers"};                //!< servers (dedicated hosts), colocated (on workers) or switch
+    uint32_t aggregators{0};       //!< A; 0: as many as workers (servers, colocated); switch: 1
+    std::string timeout{"1ms"};    //!< worker retransmission timeout
+    double threshold{0};           //!< functional mode: zero-block threshold
+    uint16_t job{1};               //!< job id
+    std::string packetTime{"0ns"}; //!< aggregator servers: processing time per packet
 };
 
 /**

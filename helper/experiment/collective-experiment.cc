@@ -299,6 +299,7 @@ OmniSettingsOf(const CollectiveConfig& c)
     s.aggregators = c.aggregators;
     s.timeout = c.aggregationTimeout;
     s.threshold = c.threshold;
+    s.packetTime = c.aggregatorPacketTime;
     return s;
 }
 
@@ -454,6 +455,12 @@ CollectiveConfig::Validate() const
                                             + " equal blocks of " + type + " elements");
             }
         }
+    }
+    if ((a == CollectiveAlgorithm::SWITCHML || a == CollectiveAlgorithm::OMNIREDUCE)
+        && !Implements(a, o))
+    {
+        throw std::invalid_argument("algorithm: " + algorithm + " does not implement " + op
+                                    + "; it is an allreduce");
     }
     if (a == CollectiveAlgorithm::SWITCHML)
     {
@@ -611,9 +618,34 @@ RunCollective(const CollectiveConfig& c)
                     d += pattern.Density(w) / n;
                 }
                 double du = pattern.UnionDensity();
-                uint32_t a
-                    = c.aggregatorPlacement == "switch" ? 1 : (c.aggregators ? c.aggregators : n);
-                sizeModel.sparseFactor = std::max({d, du, n * d / a, n * du / a});
+                // round 0 sends every slot's first blocks, zero or not
+                double blocks = double(bytes) / 4 / c.blockElements;
+                double burst = std::min(1.0, 1.0 * c.poolSlots * c.messageBlocks / blocks);
+                d += (1 - d) * burst;
+                du += (1 - du) * burst;
+                // the busiest link: a worker's (d up, d_union down) or, with A
+                // aggregators, an aggregator's; colocated ones share the worker's link
+                double a = c.aggregators ? c.aggregators : n;
+                if (c.aggregatorPlacement == "servers")
+                {
+                    sizeModel.sparseFactor = std::max({d, du, n * d / a, n * du / a});
+                }
+                else if (c.aggregatorPlacement == "colocated")
+                {
+                    double in = (n - 1) * d / a + du * (a - 1) / a;
+                    double out = (n - 1) * du / a + d * (a - 1) / a;
+                    sizeModel.sparseFactor = std::max({d, du, in, out});
+                }
+                else
+                {
+                    // the switch's ports are the workers' links
+                    sizeModel.sparseFactor = std::max(d, du);
+                }
+                double packets = n * d * blocks / c.messageBlocks / a;
+                sizeModel.aggregatorBusy
+                    = packets
+                      * dlnet::ParseTime("aggregator-packet-time", c.aggregatorPacketTime)
+                            .GetSeconds();
                 double f = c.messageBlocks;
                 double values = 4.0 * c.blockElements * f;
                 sizeModel.omnireduceWire = (values + 4 * f + 44) / values;
@@ -650,6 +682,19 @@ RunCollective(const CollectiveConfig& c)
                         }));
                 Simulator::Run();
                 double span = (record.end - record.start).GetSeconds();
+                if (c.aggregatorPlacement == "switch")
+                {
+                    for (const auto& link : cluster.links)
+                    {
+                        if (link.tier == "host" && span > 0)
+                        {
+                            double busy
+                                = link.b->GetTxBytes() * 8.0 / link.b->GetDataRate().GetBitRate();
+                            row.aggregatorUtilisation
+                                = std::max(row.aggregatorUtilisation, busy / span);
+                        }
+                    }
+                }
                 for (uint32_t address : aggregators)
                 {
                     Ptr<FabricNetDevice> dev = address < cluster.GetNRanks()
@@ -996,6 +1041,17 @@ CollectiveOptions()
              [](const C& c)
              {
                  return std::to_string(c.aggregators);
+             }},
+            {"aggregator-packet-time",
+             "omnireduce: processing time per packet of a server or colocated aggregator, e.g. "
+             "60ns",
+             [](C& c, const std::string& v)
+             {
+                 c.aggregatorPacketTime = v;
+             },
+             [](const C& c)
+             {
+                 return c.aggregatorPacketTime;
              }},
             {"threshold",
              "omnireduce, functional: a block is zero when every |value| is at most this",

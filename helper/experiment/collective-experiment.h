@@ -50,6 +50,8 @@ struct CollectiveConfig
     std::string aggregatorPlacement{"servers"}; //!< omnireduce: servers, colocated or switch
     uint32_t aggregators{0};                    //!< omnireduce: 0 = as many as workers
     double threshold{0};                        //!< omnireduce: functional zero-block threshold
+    std::string aggregatorPacketTime{
+        "0ns"}; //!< omnireduce: per-packet processing time of an aggregator server
     uint32_t seed{1};
     uint64_t run{1};
 

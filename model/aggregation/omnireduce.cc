@@ -28,10 +28,17 @@ constexpr uint32_t NONE = OmniReduceHeader::NONE;
 TypeId
 OmniReduceAggregator::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::OmniReduceAggregator")
-                            .SetParent<Object>()
-                            .SetGroupName("Dlnet")
-                            .AddConstructor<OmniReduceAggregator>();
+    static TypeId tid
+        = TypeId("ns3::OmniReduceAggregator")
+              .SetParent<Object>()
+              .SetGroupName("Dlnet")
+              .AddConstructor<OmniReduceAggregator>()
+              .AddAttribute("PacketTime",
+                            "Processing time of one contribution packet; packets are processed "
+                            "one at a time (0: the aggregator keeps up with any packet rate)",
+                            TimeValue(Seconds(0)),
+                            MakeTimeAccessor(&OmniReduceAggregator::m_packetTime),
+                            MakeTimeChecker(Seconds(0)));
     return tid;
 }
 
@@ -80,6 +87,20 @@ OmniReduceAggregator::Setup(const OmniReduceJob& job, uint32_t self, SendFunctio
 void
 OmniReduceAggregator::Contribution(const OmniReduceHeader& h, Ptr<Packet> values)
 {
+    if (m_packetTime.IsZero())
+    {
+        Apply(h, values);
+        return;
+    }
+    // one packet at a time, each taking PacketTime (a server core's per-packet cost)
+    m_busyUntil = std::max(m_busyUntil, Simulator::Now()) + m_packetTime;
+    Simulator::Schedule(
+        m_busyUntil - Simulator::Now(), &OmniReduceAggregator::Apply, this, h, values);
+}
+
+void
+OmniReduceAggregator::Apply(OmniReduceHeader h, Ptr<Packet> values)
+{
     auto it = m_slots.find(h.m_slot);
     if (it == m_slots.end() || h.m_worker >= m_job.workers.size())
     {
@@ -89,9 +110,13 @@ OmniReduceAggregator::Contribution(const OmniReduceHeader& h, Ptr<Packet> values
     uint32_t w = h.m_worker;
     if (h.m_round < s.round)
     {
-        // the worker lost this round's result: send the kept one again
-        ++m_resent;
-        SendResult(h.m_slot, s.results[h.m_round], h.m_round, w);
+        // the worker lost this round's result, and missed every later one
+        // while it waited: send them again, in order
+        for (uint32_t r = h.m_round; r < s.round; ++r)
+        {
+            ++m_resent;
+            SendResult(h.m_slot, s.results[r], r, w);
+        }
         return;
     }
     if (h.m_round > s.round || !s.expected[w] || s.received[w])

@@ -133,6 +133,7 @@ private:
         std::vector<Result> results;          //!< per round
     };
 
+    void Apply(OmniReduceHeader h, Ptr<Packet> values);
     void Complete(uint32_t slotIndex, Slot& slot);
     void SendResult(uint32_t slotIndex, const Result& r, uint32_t round, uint32_t worker);
 
@@ -143,6 +144,8 @@ private:
     uint64_t m_contributions{0};
     uint64_t m_resent{0};
     uint64_t m_resultBytes{0};
+    Time m_packetTime;
+    Time m_busyUntil;
 };
 
 /**

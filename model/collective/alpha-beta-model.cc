@@ -143,7 +143,8 @@ PredictCollectiveTime(CollectiveOp op,
         case CollectiveAlgorithm::OMNIREDUCE:
             // T_fixed + (S / B) max(d, d_union) when the aggregators keep up
             // (sparseFactor also covers A aggregators carrying N S / A each)
-            return 3 * a + m.sparseFactor * s * m.omnireduceWire / m.linkRate;
+            return 3 * a
+                   + std::max(m.sparseFactor * s * m.omnireduceWire / m.linkRate, m.aggregatorBusy);
         default:
             return std::numeric_limits<double>::infinity();
     }

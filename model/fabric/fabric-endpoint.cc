@@ -447,8 +447,28 @@ FabricEndpoint::SendRaw(Ptr<Packet> packet, uint32_t dst, uint8_t protocol, uint
     h.m_total = 1;
     h.m_tc = tc;
     h.m_protocol = protocol;
+    if (dst == m_address)
+    {
+        // to itself (an aggregator on the worker's own host): memory, not the wire
+        auto handler = m_protocols.find(protocol);
+        if (handler != m_protocols.end())
+        {
+            Simulator::ScheduleNow(&FabricEndpoint::DeliverRaw, this, packet, h);
+        }
+        return;
+    }
     packet->AddHeader(h);
     m_device->Enqueue(packet, tc, 0, 0);
+}
+
+void
+FabricEndpoint::DeliverRaw(Ptr<Packet> packet, FabricHeader header)
+{
+    auto handler = m_protocols.find(header.m_protocol);
+    if (handler != m_protocols.end())
+    {
+        handler->second(packet, header);
+    }
 }
 
 void

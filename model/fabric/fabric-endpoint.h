@@ -4,6 +4,7 @@
 #ifndef FABRIC_ENDPOINT_H
 #define FABRIC_ENDPOINT_H
 
+#include "fabric-header.h"
 #include "fabric-message.h"
 
 #include "ns3/callback.h"
@@ -183,6 +184,7 @@ private:
     };
 
     void Receive(Ptr<FabricNetDevice> device, Ptr<Packet> packet);
+    void DeliverRaw(Ptr<Packet> packet, FabricHeader header);
     void ReceiveData(Ptr<Packet> packet, const FabricHeader& header);
     void ReceiveAck(const FabricHeader& header);
     void SendAck(const FabricHeader& data);

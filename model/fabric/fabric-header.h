@@ -26,8 +26,8 @@ public:
     /// Protocol numbers carried in the header.
     enum Protocol : uint8_t
     {
-        DATA = 0, //!< message data
-        ACK = 1,  //!< acknowledgement of one data packet (lossy mode)
+        DATA = 0,       //!< message data
+        ACK = 1,        //!< acknowledgement of one data packet (lossy mode)
         SWITCHML = 2,   //!< dense in-network aggregation (SwitchmlHeader follows)
         OMNIREDUCE = 3, //!< sparse block aggregation
     };
