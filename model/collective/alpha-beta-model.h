@@ -36,8 +36,8 @@ struct NetworkModel
     double switchmlPacket{1024}; //!< switchml: payload bytes per packet (4 k)
     bool inNetwork{false};       //!< the topology has aggregating switches (star, leaf-spine)
     double sparseFactor{1};      //!< omnireduce: max(d, d_union, N d / A, N d_union / A)
-    double omnireduceWire{1}; //!< omnireduce: wire bytes per value byte
-    double aggregatorBusy{0}; //!< omnireduce: s the busiest aggregator spends processing packets
+    double omnireduceWire{1};    //!< omnireduce: wire bytes per value byte
+    double aggregatorBusy{0};    //!< omnireduce: s the busiest aggregator spends processing packets
     CollectiveGrid grid;         //!< shape, when the communicator is a full grid
 };
 
