@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <sstream>
 #include <stdexcept>
 
 namespace ns3
@@ -87,7 +88,9 @@ ParseUnsigned(const std::string& field, const std::string& text, uint64_t min, u
 double
 ParseReal(const std::string& field, const std::string& text, double min, double max)
 {
-    std::string allowed = "a number from " + std::to_string(min) + " to " + std::to_string(max);
+    std::ostringstream range;
+    range << "a number from " << min << " to " << max;
+    std::string allowed = range.str();
     std::string t = Trim(text);
     std::size_t used = 0;
     double value = 0;

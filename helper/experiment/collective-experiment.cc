@@ -816,260 +816,89 @@ RunCollective(const CollectiveConfig& c)
 const std::vector<ExperimentOption<CollectiveConfig>>&
 CollectiveOptions()
 {
-    using dlnet::ParseBool;
-    using dlnet::ParseBytes;
-    using dlnet::ParseChoice;
-    using dlnet::ParseReal;
-    using dlnet::ParseUnsigned;
     using C = CollectiveConfig;
-    auto u32 = [](const std::string& f, const std::string& v)
+    static const std::vector<ExperimentOption<C>> options = []()
     {
-        return static_cast<uint32_t>(ParseUnsigned(f, v, 0, UINT32_MAX));
-    };
-    static const std::vector<ExperimentOption<C>> options = [u32]()
-    {
-        std::vector<ExperimentOption<C>> o = LiftTopologyOptions<C>();
-        std::vector<ExperimentOption<C>> own = {
-            {"op",
-             "allreduce, reducescatter, allgather, alltoall, broadcast, reduce or sendrecv",
-             [](C& c, const std::string& v)
-             {
-                 c.op = ParseChoice("op", v, CollectiveOpNames());
-             },
-             [](const C& c)
-             {
-                 return c.op;
-             }},
-            {"algorithm",
-             "ring, direct, halving-doubling, double-binary-tree, hierarchical, "
-             "hierarchical-local-bw-aware or auto",
-             [](C& c, const std::string& v)
-             {
-                 c.algorithm = ParseChoice("algorithm", v, CollectiveAlgorithmNames());
-             },
-             [](const C& c)
-             {
-                 return c.algorithm;
-             }},
-            {"type",
-             "element type: fp32, fp16, bf16 or int32",
-             [](C& c, const std::string& v)
-             {
-                 c.type = ParseChoice("type", v, DataTypeNames());
-             },
-             [](const C& c)
-             {
-                 return c.type;
-             }},
-            {"min-bytes",
-             "smallest buffer, e.g. 1KiB",
-             [](C& c, const std::string& v)
-             {
-                 c.minBytes = ParseBytes("min-bytes", v, 0);
-             },
-             [](const C& c)
-             {
-                 return std::to_string(c.minBytes);
-             }},
-            {"max-bytes",
-             "largest buffer, e.g. 256MiB",
-             [](C& c, const std::string& v)
-             {
-                 c.maxBytes = ParseBytes("max-bytes", v, 0);
-             },
-             [](const C& c)
-             {
-                 return std::to_string(c.maxBytes);
-             }},
-            {"step-factor",
-             "size multiplier between rows",
-             [](C& c, const std::string& v)
-             {
-                 c.stepFactor = ParseReal("step-factor", v, 0, 1e6);
-             },
-             [](const C& c)
-             {
-                 std::ostringstream os;
-                 os << c.stepFactor;
-                 return os.str();
-             }},
-            {"ranks",
-             "communicator: empty = every rank, or a list like 0-7 or 0,2,4,6",
-             [](C& c, const std::string& v)
-             {
-                 c.ranks = v;
-             },
-             [](const C& c)
-             {
-                 return c.ranks;
-             }},
-            {"root",
-             "communicator index of the root (broadcast, reduce)",
-             [u32](C& c, const std::string& v)
-             {
-                 c.root = u32("root", v);
-             },
-             [](const C& c)
-             {
-                 return std::to_string(c.root);
-             }},
-            {"chunks",
-             "pipelining chunks; 0 = per algorithm (trees and chains 8, others 1)",
-             [u32](C& c, const std::string& v)
-             {
-                 c.chunks = u32("chunks", v);
-             },
-             [](const C& c)
-             {
-                 return std::to_string(c.chunks);
-             }},
-            {"chunks-in-flight",
-             "chunks a rank works on at once; 0 = all",
-             [u32](C& c, const std::string& v)
-             {
-                 c.chunksInFlight = u32("chunks-in-flight", v);
-             },
-             [](const C& c)
-             {
-                 return std::to_string(c.chunksInFlight);
-             }},
+        std::vector<ExperimentOption<C>> o = {
+            ChoiceOption<C>("op",
+                            "allreduce, reducescatter, allgather, alltoall, broadcast, reduce or "
+                            "sendrecv",
+                            &C::op,
+                            CollectiveOpNames()),
+            ChoiceOption<C>("algorithm",
+                            "ring, direct, halving-doubling, double-binary-tree, hierarchical, "
+                            "hierarchical-local-bw-aware, switchml, omnireduce or auto",
+                            &C::algorithm,
+                            CollectiveAlgorithmNames()),
+            ChoiceOption<C>(
+                "type", "element type: fp32, fp16, bf16 or int32", &C::type, DataTypeNames()),
+            BytesOption<C>("min-bytes", "smallest buffer, e.g. 1KiB", &C::minBytes, 0),
+            BytesOption<C>("max-bytes", "largest buffer, e.g. 256MiB", &C::maxBytes, 0),
+            RealOption<C>("step-factor", "size multiplier between rows", &C::stepFactor, 0, 1e6),
+            TextOption<C>("ranks",
+                          "communicator: empty = every rank, or a list like 0-7 or 0,2,4,6",
+                          &C::ranks),
+            UnsignedOption<C>(
+                "root", "communicator index of the root (broadcast, reduce)", &C::root),
+            UnsignedOption<C>("chunks",
+                              "pipelining chunks; 0 = per algorithm (trees and chains 8, others 1)",
+                              &C::chunks),
+            UnsignedOption<C>(
+                "chunks-in-flight", "chunks a rank works on at once; 0 = all", &C::chunksInFlight),
+            UnsignedOption<C>("packet-elements",
+                              "switchml: int32 values per packet (64 or 256 in the paper)",
+                              &C::packetElements),
+            UnsignedOption<C>("pool-slots",
+                              "switchml, omnireduce: aggregation slots per job (each worker's "
+                              "window of packets)",
+                              &C::poolSlots),
+            TextOption<C>("aggregation-timeout",
+                          "switchml, omnireduce: worker retransmission timeout, e.g. 1ms (doubles "
+                          "on each expiry)",
+                          &C::aggregationTimeout),
+            RealOption<C>("density",
+                          "omnireduce: fraction of each worker's blocks that are non-zero",
+                          &C::density,
+                          0,
+                          1),
+            ChoiceOption<C>("sparsity-placement",
+                            "omnireduce: random (independent per worker), overlap (the same "
+                            "blocks) or disjoint",
+                            &C::sparsityPlacement,
+                            SparsityPlacementNames()),
+            TextOption<C>("sparsity-file",
+                          "omnireduce: read each worker's non-zero blocks from this file instead "
+                          "(format in sparsity.h)",
+                          &C::sparsityFile),
+            UnsignedOption<C>(
+                "block-elements", "omnireduce: float32 elements per block", &C::blockElements),
+            UnsignedOption<C>("message-blocks",
+                              "omnireduce: blocks fused in one packet (1 to 32)",
+                              &C::messageBlocks),
+            ChoiceOption<C>("aggregator-placement",
+                            "omnireduce: servers (ranks outside the communicator), colocated (on "
+                            "the workers) or switch",
+                            &C::aggregatorPlacement,
+                            OmniReduceHelper::Placements()),
+            UnsignedOption<C>("aggregators",
+                              "omnireduce: number of aggregators; 0 = one per worker (the switch "
+                              "placement has one)",
+                              &C::aggregators),
+            TextOption<C>("aggregator-packet-time",
+                          "omnireduce: processing time per packet of a server or colocated "
+                          "aggregator, e.g. 60ns",
+                          &C::aggregatorPacketTime),
+            RealOption<C>("threshold",
+                          "omnireduce, functional: a block is zero when every |value| is at most "
+                          "this",
+                          &C::threshold,
+                          0,
+                          1e300),
         };
-        std::vector<ExperimentOption<C>> aggregation = {
-            {"packet-elements",
-             "switchml: int32 values per packet (64 or 256 in the paper)",
-             [u32](C& c, const std::string& v)
-             {
-                 c.packetElements = u32("packet-elements", v);
-             },
-             [](const C& c)
-             {
-                 return std::to_string(c.packetElements);
-             }},
-            {"pool-slots",
-             "switchml, omnireduce: aggregation slots per job (each worker's window of packets)",
-             [u32](C& c, const std::string& v)
-             {
-                 c.poolSlots = u32("pool-slots", v);
-             },
-             [](const C& c)
-             {
-                 return std::to_string(c.poolSlots);
-             }},
-            {"aggregation-timeout",
-             "switchml, omnireduce: worker retransmission timeout, e.g. 1ms (doubles on each "
-             "expiry)",
-             [](C& c, const std::string& v)
-             {
-                 c.aggregationTimeout = v;
-             },
-             [](const C& c)
-             {
-                 return c.aggregationTimeout;
-             }},
-            {"density",
-             "omnireduce: fraction of each worker's blocks that are non-zero",
-             [](C& c, const std::string& v)
-             {
-                 c.density = ParseReal("density", v, 0, 1);
-             },
-             [](const C& c)
-             {
-                 std::ostringstream os;
-                 os << c.density;
-                 return os.str();
-             }},
-            {"sparsity-placement",
-             "omnireduce: random (independent per worker), overlap (the same blocks) or disjoint",
-             [](C& c, const std::string& v)
-             {
-                 c.sparsityPlacement
-                     = ParseChoice("sparsity-placement", v, SparsityPlacementNames());
-             },
-             [](const C& c)
-             {
-                 return c.sparsityPlacement;
-             }},
-            {"sparsity-file",
-             "omnireduce: read each worker's non-zero blocks from this file instead (format in "
-             "sparsity.h)",
-             [](C& c, const std::string& v)
-             {
-                 c.sparsityFile = v;
-             },
-             [](const C& c)
-             {
-                 return c.sparsityFile;
-             }},
-            {"block-elements",
-             "omnireduce: float32 elements per block",
-             [u32](C& c, const std::string& v)
-             {
-                 c.blockElements = u32("block-elements", v);
-             },
-             [](const C& c)
-             {
-                 return std::to_string(c.blockElements);
-             }},
-            {"message-blocks",
-             "omnireduce: blocks fused in one packet (1 to 32)",
-             [u32](C& c, const std::string& v)
-             {
-                 c.messageBlocks = u32("message-blocks", v);
-             },
-             [](const C& c)
-             {
-                 return std::to_string(c.messageBlocks);
-             }},
-            {"aggregator-placement",
-             "omnireduce: servers (ranks outside the communicator), colocated (on the workers) or "
-             "switch",
-             [](C& c, const std::string& v)
-             {
-                 c.aggregatorPlacement
-                     = ParseChoice("aggregator-placement", v, OmniReduceHelper::Placements());
-             },
-             [](const C& c)
-             {
-                 return c.aggregatorPlacement;
-             }},
-            {"aggregators",
-             "omnireduce: number of aggregators; 0 = one per worker (the switch placement has one)",
-             [u32](C& c, const std::string& v)
-             {
-                 c.aggregators = u32("aggregators", v);
-             },
-             [](const C& c)
-             {
-                 return std::to_string(c.aggregators);
-             }},
-            {"aggregator-packet-time",
-             "omnireduce: processing time per packet of a server or colocated aggregator, e.g. "
-             "60ns",
-             [](C& c, const std::string& v)
-             {
-                 c.aggregatorPacketTime = v;
-             },
-             [](const C& c)
-             {
-                 return c.aggregatorPacketTime;
-             }},
-            {"threshold",
-             "omnireduce, functional: a block is zero when every |value| is at most this",
-             [](C& c, const std::string& v)
-             {
-                 c.threshold = ParseReal("threshold", v, 0, 1e300);
-             },
-             [](const C& c)
-             {
-                 std::ostringstream os;
-                 os << c.threshold;
-                 return os.str();
-             }},
-        };
-        own.insert(own.end(), aggregation.begin(), aggregation.end());
         std::vector<ExperimentOption<C>> common = CommonOptions<C>();
-        own.insert(own.end(), common.begin(), common.end());
-        o.insert(o.begin(), own.begin(), own.end());
+        o.insert(o.end(), common.begin(), common.end());
+        std::vector<ExperimentOption<C>> topology = LiftTopologyOptions<C>();
+        o.insert(o.end(), topology.begin(), topology.end());
         return o;
     }();
     return options;

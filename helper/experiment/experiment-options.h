@@ -7,7 +7,11 @@
 #include "ns3/config-parse.h"
 #include "ns3/topology-helper.h"
 
+#include <algorithm>
 #include <functional>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -56,6 +60,125 @@ LiftTopologyOptions()
     return out;
 }
 
+/// An option stored as an unsigned integer member.
+template <typename Config, typename T>
+ExperimentOption<Config>
+UnsignedOption(const std::string& name, const std::string& help, T Config::*member)
+{
+    return {name,
+            help,
+            [name, member](Config& c, const std::string& v)
+            {
+                c.*member = static_cast<T>(
+                    dlnet::ParseUnsigned(name, v, 0, std::numeric_limits<T>::max()));
+            },
+            [member](const Config& c)
+            {
+                return std::to_string(c.*member);
+            }};
+}
+
+/// A byte count with an optional unit.
+template <typename Config, typename T>
+ExperimentOption<Config>
+BytesOption(const std::string& name, const std::string& help, T Config::*member, uint64_t min)
+{
+    return {name,
+            help,
+            [name, member, min](Config& c, const std::string& v)
+            {
+                uint64_t bytes = dlnet::ParseBytes(name, v, min);
+                if (bytes > std::numeric_limits<T>::max())
+                {
+                    throw std::invalid_argument(name + ": got '" + v + "'; expected at most "
+                                                + std::to_string(std::numeric_limits<T>::max())
+                                                + " bytes");
+                }
+                c.*member = static_cast<T>(bytes);
+            },
+            [member](const Config& c)
+            {
+                return std::to_string(c.*member);
+            }};
+}
+
+/// A real number in [min, max].
+template <typename Config>
+ExperimentOption<Config>
+RealOption(const std::string& name,
+           const std::string& help,
+           double Config::*member,
+           double min,
+           double max)
+{
+    return {name,
+            help,
+            [name, member, min, max](Config& c, const std::string& v)
+            {
+                c.*member = dlnet::ParseReal(name, v, min, max);
+            },
+            [member](const Config& c)
+            {
+                std::ostringstream os;
+                os << c.*member;
+                return os.str();
+            }};
+}
+
+/// Text kept as given (a rate, a time, a path): the config's validation parses it.
+template <typename Config>
+ExperimentOption<Config>
+TextOption(const std::string& name, const std::string& help, std::string Config::*member)
+{
+    return {name,
+            help,
+            [member](Config& c, const std::string& v)
+            {
+                c.*member = v;
+            },
+            [member](const Config& c)
+            {
+                return c.*member;
+            }};
+}
+
+/// One of a list of names.
+template <typename Config>
+ExperimentOption<Config>
+ChoiceOption(const std::string& name,
+             const std::string& help,
+             std::string Config::*member,
+             const std::vector<std::string>& choices)
+{
+    return {name,
+            help,
+            [name, member, choices](Config& c, const std::string& v)
+            {
+                c.*member = dlnet::ParseChoice(name, v, choices);
+            },
+            [member](const Config& c)
+            {
+                return c.*member;
+            }};
+}
+
+/// true or false.
+template <typename Config>
+ExperimentOption<Config>
+BoolOption(const std::string& name, const std::string& help, bool Config::*member)
+{
+    return {name,
+            help,
+            [name, member](Config& c, const std::string& v)
+            {
+                c.*member = dlnet::ParseBool(name, v);
+            },
+            [member](const Config& c)
+            {
+                return std::string(c.*member ? "true" : "false");
+            }};
+}
+
 /**
  * \return the options every experiment has, on fields of the same names:
  * tc, functional, seed, run
@@ -64,51 +187,16 @@ template <typename Config>
 std::vector<ExperimentOption<Config>>
 CommonOptions()
 {
-    auto u32 = [](const std::string& f, const std::string& v)
-    {
-        return static_cast<uint32_t>(dlnet::ParseUnsigned(f, v, 0, UINT32_MAX));
-    };
     return {
-        {"tc",
-         "traffic class of the experiment's messages (0 has the highest priority)",
-         [u32](Config& c, const std::string& v)
-         {
-             c.tc = u32("tc", v);
-         },
-         [](const Config& c)
-         {
-             return std::to_string(c.tc);
-         }},
-        {"functional",
-         "carry real bytes and check them at the destination",
-         [](Config& c, const std::string& v)
-         {
-             c.functional = dlnet::ParseBool("functional", v);
-         },
-         [](const Config& c)
-         {
-             return std::string(c.functional ? "true" : "false");
-         }},
-        {"seed",
-         "random seed (at least 1)",
-         [u32](Config& c, const std::string& v)
-         {
-             c.seed = u32("seed", v);
-         },
-         [](const Config& c)
-         {
-             return std::to_string(c.seed);
-         }},
-        {"run",
-         "random run number",
-         [](Config& c, const std::string& v)
-         {
-             c.run = dlnet::ParseUnsigned("run", v);
-         },
-         [](const Config& c)
-         {
-             return std::to_string(c.run);
-         }},
+        UnsignedOption<Config>("tc",
+                               "traffic class of the experiment's messages (0 has the highest "
+                               "priority)",
+                               &Config::tc),
+        BoolOption<Config>("functional",
+                           "carry real bytes and check them at the destination",
+                           &Config::functional),
+        UnsignedOption<Config>("seed", "random seed (at least 1)", &Config::seed),
+        UnsignedOption<Config>("run", "random run number", &Config::run),
     };
 }
 

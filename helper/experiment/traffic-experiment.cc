@@ -323,113 +323,32 @@ RunTraffic(const TrafficConfig& c)
 const std::vector<ExperimentOption<TrafficConfig>>&
 TrafficOptions()
 {
-    using dlnet::ParseBool;
-    using dlnet::ParseBytes;
-    using dlnet::ParseChoice;
-    using dlnet::ParseUnsigned;
     using C = TrafficConfig;
-    auto u32 = [](const std::string& f, const std::string& v)
+    static const std::vector<ExperimentOption<C>> options = []()
     {
-        return static_cast<uint32_t>(ParseUnsigned(f, v, 0, UINT32_MAX));
-    };
-    static const std::vector<ExperimentOption<C>> options = [u32]()
-    {
-        std::vector<ExperimentOption<C>> o = LiftTopologyOptions<C>();
-        std::vector<ExperimentOption<C>> own = {
-            {"pattern",
-             "point-to-point, incast, all-to-all or permutation",
-             [](C& c, const std::string& v)
-             {
-                 c.pattern = ParseChoice("pattern", v, TrafficPatterns());
-             },
-             [](const C& c)
-             {
-                 return c.pattern;
-             }},
-            {"message-bytes",
-             "bytes per message, e.g. 1MiB",
-             [](C& c, const std::string& v)
-             {
-                 c.messageBytes = ParseBytes("message-bytes", v);
-             },
-             [](const C& c)
-             {
-                 return std::to_string(c.messageBytes);
-             }},
-            {"messages",
-             "messages per flow, all sent at time 0",
-             [u32](C& c, const std::string& v)
-             {
-                 c.messages = u32("messages", v);
-             },
-             [](const C& c)
-             {
-                 return std::to_string(c.messages);
-             }},
-            {"src",
-             "point-to-point: source rank",
-             [u32](C& c, const std::string& v)
-             {
-                 c.src = u32("src", v);
-             },
-             [](const C& c)
-             {
-                 return std::to_string(c.src);
-             }},
-            {"dst",
-             "point-to-point: destination rank",
-             [u32](C& c, const std::string& v)
-             {
-                 c.dst = u32("dst", v);
-             },
-             [](const C& c)
-             {
-                 return std::to_string(c.dst);
-             }},
-            {"target",
-             "incast: the rank the others send to",
-             [u32](C& c, const std::string& v)
-             {
-                 c.target = u32("target", v);
-             },
-             [](const C& c)
-             {
-                 return std::to_string(c.target);
-             }},
-            {"senders",
-             "incast: number of senders (the ranks after target); 0 = all others",
-             [u32](C& c, const std::string& v)
-             {
-                 c.senders = u32("senders", v);
-             },
-             [](const C& c)
-             {
-                 return std::to_string(c.senders);
-             }},
-            {"shift",
-             "permutation: 0 = random derangement (seeded), k = rank r sends to r+k",
-             [u32](C& c, const std::string& v)
-             {
-                 c.shift = u32("shift", v);
-             },
-             [](const C& c)
-             {
-                 return std::to_string(c.shift);
-             }},
-            {"stop-time",
-             "simulated-time limit, e.g. 100s",
-             [](C& c, const std::string& v)
-             {
-                 c.stopTime = v;
-             },
-             [](const C& c)
-             {
-                 return c.stopTime;
-             }},
+        std::vector<ExperimentOption<C>> o = {
+            ChoiceOption<C>("pattern",
+                            "point-to-point, incast, all-to-all or permutation",
+                            &C::pattern,
+                            TrafficPatterns()),
+            BytesOption<C>("message-bytes", "bytes per message, e.g. 1MiB", &C::messageBytes, 1),
+            UnsignedOption<C>("messages", "messages per flow, all sent at time 0", &C::messages),
+            UnsignedOption<C>("src", "point-to-point: source rank", &C::src),
+            UnsignedOption<C>("dst", "point-to-point: destination rank", &C::dst),
+            UnsignedOption<C>("target", "incast: the rank the others send to", &C::target),
+            UnsignedOption<C>("senders",
+                              "incast: number of senders (the ranks after target); 0 = all others",
+                              &C::senders),
+            UnsignedOption<C>(
+                "shift",
+                "permutation: 0 = random derangement (seeded), k = rank r sends to r+k",
+                &C::shift),
+            TextOption<C>("stop-time", "simulated-time limit, e.g. 100s", &C::stopTime),
         };
         std::vector<ExperimentOption<C>> common = CommonOptions<C>();
-        own.insert(own.end(), common.begin(), common.end());
-        o.insert(o.begin(), own.begin(), own.end());
+        o.insert(o.end(), common.begin(), common.end());
+        std::vector<ExperimentOption<C>> topology = LiftTopologyOptions<C>();
+        o.insert(o.end(), topology.begin(), topology.end());
         return o;
     }();
     return options;
