@@ -3,6 +3,8 @@
  */
 // Pure logic: the strict parsers, the option tables and config validation.
 
+#include "expect-invalid.h"
+
 #include "ns3/alpha-beta-model.h"
 #include "ns3/communicator.h"
 #include "ns3/config-parse.h"
@@ -18,31 +20,6 @@
 
 using namespace ns3;
 using namespace ns3::dlnet;
-
-namespace
-{
-
-/// Run f; expect std::invalid_argument whose message contains every needle.
-template <typename F>
-void
-ExpectInvalid(F f, std::initializer_list<std::string> needles)
-{
-    try
-    {
-        f();
-        ADD_FAILURE() << "no exception";
-    }
-    catch (const std::invalid_argument& e)
-    {
-        for (const auto& n : needles)
-        {
-            EXPECT_NE(std::string(e.what()).find(n), std::string::npos)
-                << "'" << e.what() << "' lacks '" << n << "'";
-        }
-    }
-}
-
-} // namespace
 
 TEST(ParseUnsigned, AcceptsRangeRejectsJunkAndNegatives)
 {

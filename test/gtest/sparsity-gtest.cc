@@ -3,6 +3,8 @@
  */
 // Pure logic: gradient sparsity generators, the sparsity file and sparse tensors.
 
+#include "expect-invalid.h"
+
 #include "ns3/sparsity.h"
 
 #include <gtest/gtest.h>
@@ -20,26 +22,6 @@ using namespace ns3;
 
 namespace
 {
-
-/// Run f; expect std::invalid_argument whose message contains every needle.
-template <typename F>
-void
-ExpectInvalid(F f, std::initializer_list<std::string> needles)
-{
-    try
-    {
-        f();
-        ADD_FAILURE() << "no exception";
-    }
-    catch (const std::invalid_argument& e)
-    {
-        for (const auto& n : needles)
-        {
-            EXPECT_NE(std::string(e.what()).find(n), std::string::npos)
-                << "'" << e.what() << "' lacks '" << n << "'";
-        }
-    }
-}
 
 const std::vector<SparsityPlacement> g_all
     = {SparsityPlacement::RANDOM, SparsityPlacement::OVERLAP, SparsityPlacement::DISJOINT};
