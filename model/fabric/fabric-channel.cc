@@ -50,22 +50,45 @@ FabricChannel::Attach(Ptr<FabricNetDevice> device)
 }
 
 void
-FabricChannel::TransmitStart(Ptr<const FabricNetDevice> src, Ptr<Packet> packet, Time txTime) const
+FabricChannel::Cache() const
 {
-    Ptr<FabricNetDevice> dst = GetPeer(src);
-    // The receiver's ingress processing latency (a switch's cut-through or
-    // pipeline delay) is folded into the arrival event: one event per hop.
-    Time arrival = txTime + m_delay + dst->GetIngressLatency();
-    Simulator::ScheduleWithContext(
-        dst->GetNode()->GetId(), arrival, &FabricNetDevice::Receive, dst, packet);
+    // The ends do not change once packets flow: look their node ids and
+    // arrival delays up once, not per packet.
+    for (int i = 0; i < 2; ++i)
+    {
+        m_context[i] = m_dev[i]->GetNode()->GetId();
+        m_arrival[i] = m_delay + m_dev[i]->GetIngressLatency();
+    }
+    m_cached = true;
 }
 
 void
-FabricChannel::ReturnCredit(Ptr<const FabricNetDevice> src, uint32_t queue, uint32_t bytes) const
+FabricChannel::TransmitStart(const FabricNetDevice* src, Ptr<Packet> packet, Time txTime) const
 {
-    Ptr<FabricNetDevice> dst = GetPeer(src);
+    if (!m_cached)
+    {
+        Cache();
+    }
+    // The receiver's ingress processing latency (a switch's pipeline delay)
+    // is folded into the arrival event: one event per hop.
+    int d = (PeekPointer(m_dev[0]) == src) ? 1 : 0;
+    Simulator::ScheduleWithContext(m_context[d],
+                                   txTime + m_arrival[d],
+                                   &FabricNetDevice::Receive,
+                                   PeekPointer(m_dev[d]),
+                                   packet);
+}
+
+void
+FabricChannel::ReturnCredit(const FabricNetDevice* src, uint32_t queue, uint32_t bytes) const
+{
+    if (!m_cached)
+    {
+        Cache();
+    }
+    int d = (PeekPointer(m_dev[0]) == src) ? 1 : 0;
     Simulator::ScheduleWithContext(
-        dst->GetNode()->GetId(), m_delay, &FabricNetDevice::AddCredit, dst, queue, bytes);
+        m_context[d], m_delay, &FabricNetDevice::AddCredit, PeekPointer(m_dev[d]), queue, bytes);
 }
 
 Time

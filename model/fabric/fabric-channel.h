@@ -40,7 +40,7 @@ public:
      * \param packet the packet
      * \param txTime its serialization time at the sender
      */
-    void TransmitStart(Ptr<const FabricNetDevice> src, Ptr<Packet> packet, Time txTime) const;
+    void TransmitStart(const FabricNetDevice* src, Ptr<Packet> packet, Time txTime) const;
 
     /**
      * Return link credits to the other end.
@@ -48,7 +48,7 @@ public:
      * \param queue the queue index (traffic class and virtual channel) the credits belong to
      * \param bytes the bytes freed
      */
-    void ReturnCredit(Ptr<const FabricNetDevice> src, uint32_t queue, uint32_t bytes) const;
+    void ReturnCredit(const FabricNetDevice* src, uint32_t queue, uint32_t bytes) const;
 
     /// \return the propagation delay
     Time GetDelay() const;
@@ -63,9 +63,15 @@ public:
     Ptr<NetDevice> GetDevice(std::size_t i) const override;
 
 private:
-    Time m_delay;                  //!< propagation delay
-    Ptr<FabricNetDevice> m_dev[2]; //!< the two ends
-    std::size_t m_nDevices{0};     //!< ends attached so far
+    Time m_delay;                        //!< propagation delay
+    Ptr<FabricNetDevice> m_dev[2];       //!< the two ends
+    std::size_t m_nDevices{0};           //!< ends attached so far
+    mutable uint32_t m_context[2]{0, 0}; //!< node id of each end (event context)
+    mutable Time m_arrival[2];           //!< delay plus ingress latency of each end
+    mutable bool m_cached{false};        //!< the two above are set
+
+    /// Look up the ends' node ids and arrival delays.
+    void Cache() const;
 };
 
 } // namespace ns3

@@ -268,7 +268,14 @@ FabricNetDevice::TryTransmit()
             m_macTxTrace(item.packet);
             m_snifferTrace(item.packet);
             m_promiscSnifferTrace(item.packet);
-            Time txTime = m_rate.CalculateBytesTxTime(item.size);
+            // DataRate's 128-bit division is costly per packet; sizes repeat
+            if (item.size != m_lastTxSize || m_rate.GetBitRate() != m_lastTxRate)
+            {
+                m_lastTxSize = item.size;
+                m_lastTxRate = m_rate.GetBitRate();
+                m_lastTxTime = m_rate.CalculateBytesTxTime(item.size);
+            }
+            Time txTime = m_lastTxTime;
             m_channel->TransmitStart(this, item.packet, txTime);
             Simulator::Schedule(txTime, &FabricNetDevice::TransmitComplete, this);
             if (!m_dequeue.IsNull())

@@ -218,6 +218,9 @@ private:
     std::vector<uint64_t> m_queueBytes;
     std::vector<int64_t> m_credits; //!< bytes the peer can still take, per queue
     bool m_busy{false};
+    uint32_t m_lastTxSize{0}; //!< size and rate whose serialization time is m_lastTxTime
+    uint64_t m_lastTxRate{0};
+    Time m_lastTxTime;
     bool m_ready{false}; //!< Setup() done
 
     uint64_t m_txBytes{0};
