@@ -100,6 +100,11 @@ OmniReduceHelper::Validate(const OmniReduceSettings& s,
                                     + " does not divide the tensor of " + std::to_string(elements)
                                     + " elements");
     }
+    if (elements / s.blockElements >= OmniReduceHeader::NONE)
+    {
+        throw std::invalid_argument("block-elements: the tensor would have 2^32 blocks or more; "
+                                    "use larger blocks");
+    }
     if (s.messageBlocks == 0 || s.messageBlocks > 32)
     {
         throw std::invalid_argument("message-blocks: got " + std::to_string(s.messageBlocks)
