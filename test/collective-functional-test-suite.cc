@@ -139,6 +139,40 @@ private:
     uint32_t m_n;
 };
 
+/// Tori whose dimensions are not powers of two run both ring directions
+/// (two lanes, one reversed): every part must still land where it belongs.
+class OddTorusTestCase : public TestCase
+{
+public:
+    OddTorusTestCase()
+        : TestCase("hierarchical all-reduce exact on 3x3, 3x4, 4x3, 5x3 and 5x5 tori")
+    {
+    }
+
+private:
+    void DoRun() override
+    {
+        for (auto [cols, rows] :
+             std::vector<std::pair<uint32_t, uint32_t>>{{3, 3}, {3, 4}, {4, 3}, {5, 3}, {5, 5}})
+        {
+            for (const char* alg : {"hierarchical", "hierarchical-local-bw-aware"})
+            {
+                CollectiveConfig c;
+                c.topology.kind = "torus";
+                c.topology.cols = cols;
+                c.topology.rows = rows;
+                c.algorithm = alg;
+                c.functional = true;
+                c.minBytes = c.maxBytes = 4 * 7 * cols * rows + 12;
+                CollectiveResult r = RunCollective(c);
+                NS_TEST_EXPECT_MSG_EQ(
+                    r.rows[0].correct, true, alg << " on a " << cols << "x" << rows << " torus");
+                ++g_checks;
+            }
+        }
+    }
+};
+
 class ReportTestCase : public TestCase
 {
 public:
@@ -170,6 +204,7 @@ public:
                 AddTestCase(new FunctionalMatrixTestCase(kind, n), TestCase::QUICK);
             }
         }
+        AddTestCase(new OddTorusTestCase, TestCase::QUICK);
         AddTestCase(new ReportTestCase, TestCase::QUICK);
     }
 };

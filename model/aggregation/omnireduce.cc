@@ -317,7 +317,7 @@ OmniReduceWorker::Setup(const OmniReduceJob& job,
         {
             uint32_t first = job.FirstBlock(j, l);
             s.current.push_back(first);
-            s.mine.push_back(first == NONE ? NONE : NextNonZero(first + job.Stride()));
+            s.mine.push_back(first == NONE ? NONE : NextNonZero(uint64_t(first) + job.Stride()));
             if (first != NONE)
             {
                 s.present |= 1u << l; // round 0 sends every lane's first block
@@ -327,7 +327,7 @@ OmniReduceWorker::Setup(const OmniReduceJob& job,
 }
 
 uint32_t
-OmniReduceWorker::NextNonZero(uint32_t from) const
+OmniReduceWorker::NextNonZero(uint64_t from) const
 {
     for (uint64_t b = from; b < m_job.Blocks(); b += m_job.Stride())
     {
@@ -464,7 +464,7 @@ OmniReduceWorker::Result(const OmniReduceHeader& h, Ptr<Packet> values)
         if (s.mine[l] == s.current[l])
         {
             s.present |= 1u << l;
-            s.mine[l] = NextNonZero(s.current[l] + m_job.Stride());
+            s.mine[l] = NextNonZero(uint64_t(s.current[l]) + m_job.Stride());
         }
     }
     if (any)

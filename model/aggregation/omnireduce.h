@@ -224,7 +224,7 @@ private:
         bool done{false};
     };
 
-    uint32_t NextNonZero(uint32_t from) const;
+    uint32_t NextNonZero(uint64_t from) const;
     void Send(uint32_t slotIndex, bool again);
     void Timeout(uint32_t slotIndex);
 
