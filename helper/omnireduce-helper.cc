@@ -28,9 +28,36 @@ struct Progress
     std::vector<Ptr<OmniReduceWorker>> workers;
     std::vector<Ptr<OmniReduceAggregator>> aggregators;
     std::vector<Ptr<FabricEndpoint>> endpoints; //!< whose handler we took
+    Ptr<FabricSwitch> sw;                       //!< switch placement: the switch
+    Ptr<OmniReduceProgram> program;             //!< switch placement: its program
     uint32_t left{0};
     OmniReduceHelper::DoneCallback done;
 };
+
+/// Give back the handlers and the switch program; break the cycles endpoint
+/// -> handler -> worker/aggregator -> callback -> progress. Safe to call twice.
+void
+Release(Progress& progress)
+{
+    for (auto& ep : progress.endpoints)
+    {
+        ep->SetProtocolHandler(FabricHeader::OMNIREDUCE, FabricEndpoint::RawCallback());
+    }
+    progress.endpoints.clear();
+    if (progress.sw)
+    {
+        progress.sw->RemoveProgram(progress.program);
+        progress.program->Dispose();
+        progress.sw = nullptr;
+        progress.program = nullptr;
+    }
+    for (auto& w : progress.workers)
+    {
+        w->Dispose();
+    }
+    progress.workers.clear();
+    progress.aggregators.clear();
+}
 
 /// Aggregator addresses for the placement.
 std::vector<uint32_t>
@@ -201,6 +228,8 @@ OmniReduceHelper::Start(const Cluster& cluster,
         Ptr<OmniReduceProgram> program = CreateObject<OmniReduceProgram>();
         cluster.switches[0]->AddProgram(program);
         program->Setup(job, job.aggregators[0]);
+        progress->sw = cluster.switches[0];
+        progress->program = program;
         progress->aggregators.push_back(program->GetAggregator());
     }
     else
@@ -261,6 +290,12 @@ OmniReduceHelper::Start(const Cluster& cluster,
     progress->record.workers.resize(n);
     progress->left = n;
     progress->done = done;
+    // a job that never finishes (stopped early) is released with the simulator
+    Simulator::ScheduleDestroy(
+        [progress]()
+        {
+            Release(*progress);
+        });
     for (uint32_t i = 0; i < n; ++i)
     {
         progress->workers[i]->Start(OmniReduceWorker::DoneCallback(
@@ -277,25 +312,16 @@ OmniReduceHelper::Start(const Cluster& cluster,
                     progress->record.aggregatorBytes.push_back(a->GetResultBytes());
                     progress->record.resultsResent += a->GetResultsResent();
                 }
-                if (!progress->done.IsNull())
-                {
-                    progress->done(progress->record);
-                }
-                // break the cycles endpoint -> handler -> worker/aggregator -> callback -> progress
+                // Free the job, then report, outside the worker's own call: the
+                // done callback may start the next job on the same endpoints.
                 Simulator::ScheduleNow(
                     [progress]()
                     {
-                        for (auto& ep : progress->endpoints)
+                        Release(*progress);
+                        if (!progress->done.IsNull())
                         {
-                            ep->SetProtocolHandler(FabricHeader::OMNIREDUCE,
-                                                   FabricEndpoint::RawCallback());
+                            progress->done(progress->record);
                         }
-                        for (auto& w : progress->workers)
-                        {
-                            w->Dispose();
-                        }
-                        progress->workers.clear();
-                        progress->endpoints.clear();
                     });
             }));
     }

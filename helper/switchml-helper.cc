@@ -38,12 +38,30 @@ ProgramOf(Ptr<FabricSwitch> sw)
 /// Shared by the workers' callbacks until the last one is done.
 struct JobProgress
 {
+    uint16_t job{0};
     SwitchmlJobRecord record;
     std::vector<Ptr<SwitchmlWorker>> workers;
     std::vector<Ptr<SwitchmlProgram>> programs;
     uint32_t left{0};
     SwitchmlHelper::DoneCallback done;
 };
+
+/// Give back the switches' slots and the endpoints' handlers; break the
+/// cycle worker -> callback -> progress -> worker. Safe to call twice.
+void
+Release(JobProgress& progress)
+{
+    for (const auto& p : progress.programs)
+    {
+        p->RemoveJob(progress.job);
+    }
+    progress.programs.clear();
+    for (auto& w : progress.workers)
+    {
+        w->Dispose();
+    }
+    progress.workers.clear();
+}
 
 } // namespace
 
@@ -184,6 +202,13 @@ SwitchmlHelper::Start(const Cluster& cluster,
     progress->record.workers.resize(n);
     progress->left = n;
     progress->done = done;
+    progress->job = s.job;
+    // a job that never finishes (stopped early) is released with the simulator
+    Simulator::ScheduleDestroy(
+        [progress]()
+        {
+            Release(*progress);
+        });
     for (uint32_t i = 0; i < n; ++i)
     {
         Ptr<SwitchmlWorker> w = CreateObject<SwitchmlWorker>();
@@ -215,19 +240,16 @@ SwitchmlHelper::Start(const Cluster& cluster,
                 {
                     progress->record.resultsResent += p->GetResultsResent();
                 }
-                if (!progress->done.IsNull())
-                {
-                    progress->done(progress->record);
-                }
-                // break the cycle worker -> callback -> progress -> worker
+                // Free the job, then report, outside the worker's own call: the
+                // done callback may start the next job on the same endpoints.
                 Simulator::ScheduleNow(
                     [progress]()
                     {
-                        for (auto& w : progress->workers)
+                        Release(*progress);
+                        if (!progress->done.IsNull())
                         {
-                            w->Dispose();
+                            progress->done(progress->record);
                         }
-                        progress->workers.clear();
                     });
             }));
     }

@@ -385,7 +385,13 @@ TopologyConfig::Validate() const
     {
         throw std::invalid_argument("topology: a " + kind + " needs at least 2 ranks");
     }
-    dlnet::ParseRate("link-rate", hostLinkRate);
+    DataRate host = dlnet::ParseRate("link-rate", hostLinkRate);
+    if (kind == "leaf-spine" && fabricLinkRate.empty()
+        && host.GetBitRate() * double(hostsPerLeaf) / (double(spines) * oversubscription) < 1)
+    {
+        throw std::invalid_argument("oversubscription: gives an uplink rate below 1 bit/s; "
+                                    "lower it or set fabric-link-rate");
+    }
     dlnet::ParseTime("link-delay", hostLinkDelay);
     if (!fabricLinkRate.empty())
     {

@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <iostream>
 #include <stdexcept>
 
@@ -794,6 +795,79 @@ private:
 };
 
 /// 7. Bad input names its field.
+/// Iterations: each all-reduce starts the next one from its done callback,
+/// with the same job id on the same workers (a training loop does this), for
+/// SwitchML and for OmniReduce in the switch.
+class BackToBackTestCase : public TestCase
+{
+public:
+    BackToBackTestCase()
+        : TestCase("three all-reduces back to back on the same workers and job id")
+    {
+    }
+
+private:
+    void DoRun() override
+    {
+        SimulationScope scope(1, 1);
+        TopologyConfig t;
+        t.kind = "star";
+        t.hosts = 4;
+        t.mtu = 9000;
+        Cluster cluster = BuildCluster(t);
+        Communicator comm = Communicator::World(4);
+        uint32_t switchmlDone = 0;
+        uint32_t omniDone = 0;
+        std::function<void()> nextSwitchml = [&]()
+        {
+            SwitchmlHelper::Start(cluster,
+                                  t,
+                                  comm,
+                                  4096,
+                                  SwitchmlSettings(),
+                                  {},
+                                  SwitchmlHelper::DoneCallback(
+                                      [&](const SwitchmlJobRecord&)
+                                      {
+                                          if (++switchmlDone < 3)
+                                          {
+                                              nextSwitchml();
+                                          }
+                                      }));
+        };
+        nextSwitchml();
+        Simulator::Run();
+        OmniReduceSettings o;
+        o.placement = "switch";
+        std::vector<std::vector<bool>> dense(4, std::vector<bool>(16, true));
+        std::function<void()> nextOmni = [&]()
+        {
+            OmniReduceHelper::Start(cluster,
+                                    t,
+                                    comm,
+                                    4096,
+                                    o,
+                                    dense,
+                                    {},
+                                    OmniReduceHelper::DoneCallback(
+                                        [&](const OmniReduceJobRecord&)
+                                        {
+                                            if (++omniDone < 3)
+                                            {
+                                                nextOmni();
+                                            }
+                                        }));
+        };
+        nextOmni();
+        Simulator::Run();
+        std::cout << "measured: back to back: switchml " << switchmlDone << " of 3, omnireduce "
+                  << omniDone << " of 3; switch programs left "
+                  << cluster.switches[0]->GetNPrograms() << std::endl;
+        NS_TEST_ASSERT_MSG_EQ(switchmlDone, 3, "every switchml iteration finished");
+        NS_TEST_ASSERT_MSG_EQ(omniDone, 3, "every omnireduce iteration finished");
+    }
+};
+
 class BadInputTestCase : public TestCase
 {
 public:
@@ -898,6 +972,7 @@ public:
         AddTestCase(new HierarchicalTestCase, TestCase::QUICK);
         AddTestCase(new SharedSwitchTestCase, TestCase::QUICK);
         AddTestCase(new SharedLeafSpineTestCase, TestCase::QUICK);
+        AddTestCase(new BackToBackTestCase, TestCase::QUICK);
         AddTestCase(new BadInputTestCase, TestCase::QUICK);
     }
 };

@@ -456,6 +456,13 @@ CollectiveConfig::Validate() const
             }
         }
     }
+    bool partitioned = o == CollectiveOp::REDUCE_SCATTER || o == CollectiveOp::ALL_GATHER
+                       || o == CollectiveOp::ALL_TO_ALL;
+    if (partitioned && chunks > 1)
+    {
+        throw std::invalid_argument("chunks: " + op + " runs in one chunk; got "
+                                    + std::to_string(chunks));
+    }
     if ((a == CollectiveAlgorithm::SWITCHML || a == CollectiveAlgorithm::OMNIREDUCE)
         && !Implements(a, o))
     {

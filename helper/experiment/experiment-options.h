@@ -171,7 +171,8 @@ BoolOption(const std::string& name, const std::string& help, bool Config::*membe
             help,
             [name, member](Config& c, const std::string& v)
             {
-                c.*member = dlnet::ParseBool(name, v);
+                // a bare --flag means true
+                c.*member = v.empty() || dlnet::ParseBool(name, v);
             },
             [member](const Config& c)
             {

@@ -133,6 +133,15 @@ TrafficConfig::Validate() const
     {
         throw std::invalid_argument("message-bytes: got 0; expected at least 1 byte");
     }
+    uint64_t payload = topology.mtu > FabricHeader::SERIALIZED_SIZE
+                           ? topology.mtu - FabricHeader::SERIALIZED_SIZE
+                           : 1;
+    if ((messageBytes + payload - 1) / payload > UINT32_MAX)
+    {
+        throw std::invalid_argument("message-bytes: " + std::to_string(messageBytes)
+                                    + " bytes need more than 2^32 packets of mtu "
+                                    + std::to_string(topology.mtu) + "; raise mtu");
+    }
     if (messages == 0)
     {
         throw std::invalid_argument("messages: got 0; expected at least 1 message per flow");

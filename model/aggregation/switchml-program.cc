@@ -76,6 +76,17 @@ SwitchmlProgram::AddJob(const SwitchmlJob& job)
     }
 }
 
+void
+SwitchmlProgram::RemoveJob(uint16_t id)
+{
+    auto it = m_jobs.find(id);
+    if (it != m_jobs.end())
+    {
+        m_used -= it->second.job.poolSize;
+        m_jobs.erase(it);
+    }
+}
+
 uint32_t
 SwitchmlProgram::GetSlotsInUse() const
 {

@@ -60,6 +60,9 @@ public:
      */
     void AddJob(const SwitchmlJob& job);
 
+    /// Free a finished job's slots and id (no effect for an unknown id).
+    void RemoveJob(uint16_t id);
+
     Verdict Process(Ptr<Packet> packet, FabricHeader& header, uint32_t inPort) override;
 
     /// \return slots in use by all jobs

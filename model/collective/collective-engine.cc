@@ -180,6 +180,13 @@ CollectiveEngine::Start(const Communicator& comm,
     uint32_t n = comm.GetSize();
     CollectiveRequest resolved = request;
     uint32_t es = ElementSize(request.type);
+    bool partitioned = request.op == CollectiveOp::REDUCE_SCATTER
+                       || request.op == CollectiveOp::ALL_GATHER
+                       || request.op == CollectiveOp::ALL_TO_ALL;
+    if (resolved.chunks == 0 && partitioned)
+    {
+        resolved.chunks = 1; // they run in one chunk whatever the Chunks attribute says
+    }
     if (resolved.chunks == 0)
     {
         resolved.chunks = m_chunks ? m_chunks : DefaultChunks(request.op, request.algorithm);

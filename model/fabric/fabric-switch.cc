@@ -12,6 +12,8 @@
 #include "ns3/trace-source-accessor.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
+
 namespace ns3
 {
 
@@ -133,6 +135,12 @@ FabricSwitch::AddProgram(Ptr<SwitchProgram> program)
 {
     program->SetSwitch(this);
     m_programs.push_back(program);
+}
+
+void
+FabricSwitch::RemoveProgram(Ptr<SwitchProgram> program)
+{
+    m_programs.erase(std::remove(m_programs.begin(), m_programs.end(), program), m_programs.end());
 }
 
 uint32_t

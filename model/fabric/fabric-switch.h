@@ -82,6 +82,8 @@ public:
 
     /// \param program appended to the program chain
     void AddProgram(Ptr<SwitchProgram> program);
+    /// \param program taken out of the chain (no effect if absent)
+    void RemoveProgram(Ptr<SwitchProgram> program);
     /// \return number of programs in the chain
     uint32_t GetNPrograms() const;
     /// \param i index \return the program
