@@ -543,7 +543,7 @@ FabricEndpoint::ReceiveData(Ptr<Packet> packet, const FabricHeader& h)
     {
         SendAck(h);
         auto done = m_done.find(h.m_src);
-        if (done != m_done.end() && done->second.count(h.m_msgId))
+        if (done != m_done.end() && done->second.Contains(h.m_msgId))
         {
             ++m_duplicates;
             return;
@@ -611,7 +611,7 @@ FabricEndpoint::ReceiveData(Ptr<Packet> packet, const FabricHeader& h)
     m_in.erase(key);
     if (m_lossy)
     {
-        m_done[h.m_src].insert(h.m_msgId);
+        m_done[h.m_src].Insert(h.m_msgId);
     }
     ++m_delivered;
     if (FabricEndpoint* source = m_directory->Lookup(h.m_src))

@@ -216,7 +216,31 @@ private:
     std::vector<uint32_t> m_staged; //!< data packets in the device, per class
     std::vector<bool> m_filling;    //!< Fill() running, per class
     std::map<std::pair<uint32_t, uint32_t>, InMessage> m_in;
-    std::map<uint32_t, std::set<uint32_t>> m_done; //!< lossy mode: delivered ids per source
+    /// Message ids of one source already delivered: a source numbers its
+    /// messages 0, 1, 2, ..., so all ids below a watermark are done and only
+    /// the ones delivered out of order above it are kept.
+    struct DeliveredIds
+    {
+        uint32_t below{0};        //!< every id below is delivered
+        std::set<uint32_t> above; //!< delivered ids at or above `below`
+
+        bool Contains(uint32_t id) const
+        {
+            return id < below || above.count(id) > 0;
+        }
+
+        void Insert(uint32_t id)
+        {
+            above.insert(id);
+            while (!above.empty() && *above.begin() == below)
+            {
+                above.erase(above.begin());
+                ++below;
+            }
+        }
+    };
+
+    std::map<uint32_t, DeliveredIds> m_done; //!< lossy mode: delivered ids per source
 
     uint64_t m_delivered{0};
     uint64_t m_duplicates{0};
