@@ -24,6 +24,7 @@ set(DLNET_SOURCES
   helper/fabric-helper.cc
   helper/cluster.cc
   helper/topology-helper.cc
+  helper/parallel-groups.cc
   helper/switchml-helper.cc
   helper/omnireduce-helper.cc
   helper/experiment/command-line-options.cc
@@ -61,6 +62,7 @@ set(DLNET_HEADERS
   helper/fabric-helper.h
   helper/cluster.h
   helper/topology-helper.h
+  helper/parallel-groups.h
   helper/switchml-helper.h
   helper/omnireduce-helper.h
   helper/experiment/command-line-options.h

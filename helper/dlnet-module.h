@@ -27,6 +27,7 @@
 #include "ns3/omnireduce-helper.h"
 #include "ns3/omnireduce-program.h"
 #include "ns3/omnireduce.h"
+#include "ns3/parallel-groups.h"
 #include "ns3/plot-writer.h"
 #include "ns3/reduction.h"
 #include "ns3/result-writer.h"

@@ -10,11 +10,13 @@
 #include "ns3/config-parse.h"
 #include "ns3/fabric-header.h"
 #include "ns3/packet.h"
+#include "ns3/parallel-groups.h"
 #include "ns3/reduction.h"
 #include "ns3/traffic-experiment.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -407,4 +409,69 @@ TEST(AlphaBeta, RingFormulaAndAutoChoice)
     // hierarchical is never chosen without a grid
     EXPECT_NE(ChooseAlgorithm(CollectiveOp::ALL_REDUCE, 8, 1 << 30, 1, m),
               CollectiveAlgorithm::HIERARCHICAL);
+}
+
+TEST(ParallelGroups, FredPlacementMp2Dp5Pp2)
+{
+    std::vector<uint32_t> npus;
+    for (uint32_t r = 0; r < 20; ++r)
+    {
+        npus.push_back(r);
+    }
+    ParallelGroups g = MakeParallelGroups(2, 5, 2, npus);
+    ASSERT_EQ(g.mpGroups.size(), 10u); // dp x pp groups of 2
+    ASSERT_EQ(g.ppGroups.size(), 10u); // mp x dp groups of 2
+    ASSERT_EQ(g.dpGroups.size(), 4u);  // mp x pp groups of 5
+    // MP on consecutive NPUs, then PP, then DP
+    EXPECT_EQ(g.mpGroups[0].ranks, (std::vector<uint32_t>{0, 1}));
+    EXPECT_EQ(g.mpGroups[1].ranks, (std::vector<uint32_t>{2, 3}));
+    EXPECT_EQ(g.ppGroups[0].ranks, (std::vector<uint32_t>{0, 2}));
+    EXPECT_EQ(g.dpGroups[0].ranks, (std::vector<uint32_t>{0, 4, 8, 12, 16}));
+    EXPECT_EQ(g.dpGroups[3].ranks, (std::vector<uint32_t>{3, 7, 11, 15, 19}));
+    EXPECT_EQ(g.RankOf(1, 1, 4), 19u);
+    // every NPU is in exactly one group of each kind
+    for (const auto* groups : {&g.mpGroups, &g.ppGroups, &g.dpGroups})
+    {
+        std::vector<int> seen(20, 0);
+        for (const auto& c : *groups)
+        {
+            c.Validate(20);
+            for (uint32_t r : c.ranks)
+            {
+                ++seen[r];
+            }
+        }
+        EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), 20);
+    }
+    EXPECT_EQ(g.mpGroups[0].tc, MP_CLASS);
+    EXPECT_EQ(g.ppGroups[0].tc, PP_CLASS);
+    EXPECT_EQ(g.dpGroups[0].tc, DP_CLASS);
+}
+
+TEST(ParallelGroups, BadInputNamesParallelism)
+{
+    std::vector<uint32_t> npus(20);
+    for (uint32_t r = 0; r < 20; ++r)
+    {
+        npus[r] = r;
+    }
+    ExpectInvalid(
+        [&]
+        {
+            MakeParallelGroups(2, 3, 3, npus);
+        },
+        {"parallelism", "2 x 3 x 3 = 18", "20 NPUs"});
+    ExpectInvalid(
+        [&]
+        {
+            MakeParallelGroups(0, 5, 4, npus);
+        },
+        {"parallelism", "at least 1"});
+    npus[3] = 0;
+    ExpectInvalid(
+        [&]
+        {
+            MakeParallelGroups(2, 5, 2, npus);
+        },
+        {"parallelism", "twice"});
 }
