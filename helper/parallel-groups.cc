@@ -46,50 +46,27 @@ MakeParallelGroups(uint32_t mp, uint32_t dp, uint32_t pp, const std::vector<uint
     g.dp = dp;
     g.pp = pp;
     g.npus = npus;
-    auto group = [](const std::string& name, uint8_t tc)
+    // npus is ordered m + MP (p + PP d): MP groups are consecutive runs, DP
+    // groups stride over MP x PP, PP groups stride over MP within a replica.
+    auto split = [](const std::vector<uint32_t>& ranks,
+                    const std::string& name,
+                    uint8_t tc,
+                    uint32_t size,
+                    bool strided)
     {
-        Communicator c;
-        c.name = name;
-        c.tc = tc;
-        return c;
+        Communicator whole;
+        whole.name = name;
+        whole.tc = tc;
+        whole.ranks = ranks;
+        return whole.Split(size, strided);
     };
-    for (uint32_t d = 0; d < dp; ++d)
+    g.mpGroups = split(npus, "mp", MP_CLASS, mp, false);
+    g.dpGroups = split(npus, "dp", DP_CLASS, dp, true);
+    for (const Communicator& replica : split(npus, "replica", PP_CLASS, mp * pp, false))
     {
-        for (uint32_t p = 0; p < pp; ++p)
+        for (Communicator& c : split(replica.ranks, "pp", PP_CLASS, pp, true))
         {
-            Communicator c
-                = group("mp(p" + std::to_string(p) + ",d" + std::to_string(d) + ")", MP_CLASS);
-            for (uint32_t m = 0; m < mp; ++m)
-            {
-                c.ranks.push_back(g.RankOf(m, p, d));
-            }
-            g.mpGroups.push_back(c);
-        }
-    }
-    for (uint32_t d = 0; d < dp; ++d)
-    {
-        for (uint32_t m = 0; m < mp; ++m)
-        {
-            Communicator c
-                = group("pp(m" + std::to_string(m) + ",d" + std::to_string(d) + ")", PP_CLASS);
-            for (uint32_t p = 0; p < pp; ++p)
-            {
-                c.ranks.push_back(g.RankOf(m, p, d));
-            }
             g.ppGroups.push_back(c);
-        }
-    }
-    for (uint32_t p = 0; p < pp; ++p)
-    {
-        for (uint32_t m = 0; m < mp; ++m)
-        {
-            Communicator c
-                = group("dp(m" + std::to_string(m) + ",p" + std::to_string(p) + ")", DP_CLASS);
-            for (uint32_t d = 0; d < dp; ++d)
-            {
-                c.ranks.push_back(g.RankOf(m, p, d));
-            }
-            g.dpGroups.push_back(c);
         }
     }
     return g;

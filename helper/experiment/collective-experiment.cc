@@ -26,13 +26,6 @@ namespace
 {
 
 bool
-IsHierarchical(CollectiveAlgorithm a)
-{
-    return a == CollectiveAlgorithm::HIERARCHICAL
-           || a == CollectiveAlgorithm::HIERARCHICAL_LOCAL_BW_AWARE;
-}
-
-bool
 IsWorld(const Communicator& comm)
 {
     for (uint32_t i = 0; i < comm.ranks.size(); ++i)
@@ -286,6 +279,42 @@ Sizes(const CollectiveConfig& c)
         s *= c.stepFactor;
     }
     return sizes;
+}
+
+/// Busy fraction of a device's sending side over a span of time.
+double
+BusyFraction(Ptr<FabricNetDevice> device, double span)
+{
+    return span > 0 ? device->GetTxBytes() * 8.0 / device->GetDataRate().GetBitRate() / span : 0;
+}
+
+/// The busiest switch-to-host link: the aggregating switch's side of every host link.
+double
+SwitchToHostUtilisation(const Cluster& cluster, double span)
+{
+    double busiest = 0;
+    for (const auto& link : cluster.links)
+    {
+        if (link.tier == "host")
+        {
+            busiest = std::max(busiest, BusyFraction(link.b, span));
+        }
+    }
+    return busiest;
+}
+
+/// Add the workers' packet and byte counts of an in-network job to a row.
+template <typename WorkerRecord>
+void
+AddWorkerCounts(CollectiveRow& row, const std::vector<WorkerRecord>& workers)
+{
+    for (const auto& w : workers)
+    {
+        row.packets += w.packetsSent;
+        row.retransmissions += w.retransmissions;
+        row.bytesUp += double(w.bytesUp) / workers.size();
+        row.bytesDown += double(w.bytesDown) / workers.size();
+    }
 }
 
 OmniReduceSettings
@@ -669,12 +698,9 @@ RunCollective(const CollectiveConfig& c)
                         {
                             record.start = r.start;
                             record.end = r.end;
+                            AddWorkerCounts(row, r.workers);
                             for (const auto& w : r.workers)
                             {
-                                row.packets += w.packetsSent;
-                                row.retransmissions += w.retransmissions;
-                                row.bytesUp += double(w.bytesUp) / n;
-                                row.bytesDown += double(w.bytesDown) / n;
                                 if (c.functional)
                                 {
                                     for (uint64_t i = 0; i < expected.size(); ++i)
@@ -691,27 +717,15 @@ RunCollective(const CollectiveConfig& c)
                 double span = (record.end - record.start).GetSeconds();
                 if (c.aggregatorPlacement == "switch")
                 {
-                    for (const auto& link : cluster.links)
-                    {
-                        if (link.tier == "host" && span > 0)
-                        {
-                            double busy
-                                = link.b->GetTxBytes() * 8.0 / link.b->GetDataRate().GetBitRate();
-                            row.aggregatorUtilisation
-                                = std::max(row.aggregatorUtilisation, busy / span);
-                        }
-                    }
+                    row.aggregatorUtilisation = SwitchToHostUtilisation(cluster, span);
                 }
                 for (uint32_t address : aggregators)
                 {
-                    Ptr<FabricNetDevice> dev = address < cluster.GetNRanks()
-                                                   ? cluster.endpoints[address]->GetDevice()
-                                                   : nullptr;
-                    if (dev && span > 0)
+                    if (address < cluster.GetNRanks())
                     {
-                        double busy = dev->GetTxBytes() * 8.0 / dev->GetDataRate().GetBitRate();
                         row.aggregatorUtilisation
-                            = std::max(row.aggregatorUtilisation, busy / span);
+                            = std::max(row.aggregatorUtilisation,
+                                       BusyFraction(cluster.endpoints[address]->GetDevice(), span));
                     }
                 }
                 if (c.functional)
@@ -743,12 +757,9 @@ RunCollective(const CollectiveConfig& c)
                                           {
                                               record.start = r.start;
                                               record.end = r.end;
+                                              AddWorkerCounts(row, r.workers);
                                               for (const auto& w : r.workers)
                                               {
-                                                  row.packets += w.packetsSent;
-                                                  row.retransmissions += w.retransmissions;
-                                                  row.bytesUp += double(w.bytesUp) / n;
-                                                  row.bytesDown += double(w.bytesDown) / n;
                                                   std::vector<uint8_t> out(w.output.size() * 4);
                                                   std::memcpy(
                                                       out.data(), w.output.data(), out.size());
@@ -758,17 +769,8 @@ RunCollective(const CollectiveConfig& c)
                                           }));
                 Simulator::Run();
                 // the aggregating switches' links toward the workers
-                double span = (record.end - record.start).GetSeconds();
-                for (const auto& link : cluster.links)
-                {
-                    if (link.tier == "host" && span > 0)
-                    {
-                        double busy
-                            = link.b->GetTxBytes() * 8.0 / link.b->GetDataRate().GetBitRate();
-                        row.aggregatorUtilisation
-                            = std::max(row.aggregatorUtilisation, busy / span);
-                    }
-                }
+                row.aggregatorUtilisation
+                    = SwitchToHostUtilisation(cluster, (record.end - record.start).GetSeconds());
             }
             else
             {
@@ -902,11 +904,7 @@ CollectiveOptions()
                           0,
                           1e300),
         };
-        std::vector<ExperimentOption<C>> common = CommonOptions<C>();
-        o.insert(o.end(), common.begin(), common.end());
-        std::vector<ExperimentOption<C>> topology = LiftTopologyOptions<C>();
-        o.insert(o.end(), topology.begin(), topology.end());
-        return o;
+        return WithCommonAndTopologyOptions<C>(std::move(o));
     }();
     return options;
 }

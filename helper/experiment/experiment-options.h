@@ -202,6 +202,20 @@ CommonOptions()
 }
 
 /**
+ * \return an experiment's own options followed by the common and the topology ones
+ */
+template <typename Config>
+std::vector<ExperimentOption<Config>>
+WithCommonAndTopologyOptions(std::vector<ExperimentOption<Config>> own)
+{
+    for (auto&& more : {CommonOptions<Config>(), LiftTopologyOptions<Config>()})
+    {
+        own.insert(own.end(), more.begin(), more.end());
+    }
+    return own;
+}
+
+/**
  * Set one option by name; throws std::invalid_argument for an unknown name
  * (listing the known ones) or a bad value.
  * \param options the option table

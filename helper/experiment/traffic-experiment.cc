@@ -354,11 +354,7 @@ TrafficOptions()
                 &C::shift),
             TextOption<C>("stop-time", "simulated-time limit, e.g. 100s", &C::stopTime),
         };
-        std::vector<ExperimentOption<C>> common = CommonOptions<C>();
-        o.insert(o.end(), common.begin(), common.end());
-        std::vector<ExperimentOption<C>> topology = LiftTopologyOptions<C>();
-        o.insert(o.end(), topology.begin(), topology.end());
-        return o;
+        return WithCommonAndTopologyOptions<C>(std::move(o));
     }();
     return options;
 }

@@ -111,7 +111,11 @@ RingReduceScatter(LaneBuilder& b, const Group& g, Range r, uint32_t es, int dir)
         for (uint32_t i = 0; i < m; ++i)
         {
             uint32_t next = Mod(int64_t(i) + dir, m);
-            b.Pair(g[i], step[i], g[next], step[next], parts[Mod(int64_t(i) - dir * int64_t(s + 1), m)]);
+            b.Pair(g[i],
+                   step[i],
+                   g[next],
+                   step[next],
+                   parts[Mod(int64_t(i) - dir * int64_t(s + 1), m)]);
         }
     }
 }
