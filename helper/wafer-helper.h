@@ -1,0 +1,103 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef DLNET_WAFER_HELPER_H
+#define DLNET_WAFER_HELPER_H
+
+#include "cluster.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup dlnet
+ * \brief A wafer-scale system as the FRED paper evaluates it: 20 NPUs with
+ * 3 TB/s of network bandwidth each and 18 I/O controllers at 128 GB/s.
+ *
+ * Variants:
+ * - "mesh": 5 rows x 4 columns (rank = 4 y + x), 750 GB/s per link and
+ *   direction (3 TB/s over four links), X-Y routing; each NPU reaches its
+ *   router through a 3 TB/s local link; one I/O controller on every outer
+ *   side of an edge NPU (corners carry two): 2 x (5 + 4) = 18.
+ * - "fred-a" .. "fred-d": a two-level fat tree. L1 switch k serves NPUs
+ *   4k .. 4k+3 (3 TB/s links) and up to four I/O controllers (18 spread
+ *   4, 4, 4, 3, 3); four L2 switches, L2 j linked to every L1 (uplink j of
+ *   an L1). Uplinks run at 375 GB/s (A, B: 1.5 TB/s per L1) or 3 TB/s (C, D:
+ *   12 TB/s per L1). B and D run collectives in the switches.
+ *   Unicast routes are destination-mod-k: traffic to NPU 4k+i leaves every
+ *   other L1 on uplink i, so groups of the same local index never share an
+ *   uplink.
+ *
+ * Cluster ranks 0..19 are the NPUs, 20..37 the I/O controllers.
+ */
+struct WaferConfig
+{
+    std::string variant{"mesh"};       //!< mesh, fred-a, fred-b, fred-c or fred-d
+    std::string npuBandwidth{"3000GBps"}; //!< per NPU and direction (mesh: over its four links)
+    std::string ioRate{"128GBps"};     //!< per I/O controller link
+    std::string linkDelay{"20ns"};     //!< every wafer link
+    uint32_t payloadBytes{4096};       //!< data per packet (the MTU adds the 24-byte header)
+    uint32_t middleStages{3};          //!< FRED switches: middle subnetworks m of Fred_m(P)
+
+    /// Throw std::invalid_argument naming the first bad field and its allowed values.
+    void Validate() const;
+};
+
+/// \return the allowed wafer variants
+const std::vector<std::string>& WaferVariants();
+
+/**
+ * \ingroup dlnet
+ * \brief A built wafer: the cluster and where its parts are.
+ */
+struct Wafer
+{
+    std::string variant;          //!< as configured
+    Cluster cluster;              //!< NPUs then I/O controllers, by rank
+    uint32_t npus{20};            //!< ranks 0 .. npus-1 are NPUs
+    uint32_t middleStages{3};     //!< FRED switches' m
+    std::vector<uint32_t> ioRanks; //!< cluster ranks of the I/O controllers
+
+    // mesh
+    uint32_t rows{0}; //!< mesh rows (Y)
+    uint32_t cols{0}; //!< mesh columns (X); NPU rank = y * cols + x
+    /// mesh: the NPU each I/O controller hangs off, by I/O index
+    std::vector<uint32_t> ioNpu;
+    /// mesh: the side of its NPU each I/O controller sits on: 'N', 'S', 'W' or 'E'
+    std::vector<char> ioSide;
+
+    // FRED
+    uint32_t npusPerL1{4};                     //!< NPUs under one L1 switch
+    std::vector<Ptr<FabricSwitch>> l1;         //!< L1 switches, by index
+    std::vector<Ptr<FabricSwitch>> l2;         //!< L2 switches, by index (= uplink index)
+    std::vector<std::vector<uint32_t>> l1Npu;  //!< [k][i]: port of L1 k toward NPU 4k+i
+    std::vector<std::vector<uint32_t>> l1Up;   //!< [k][j]: port of L1 k toward L2 j
+    std::vector<std::vector<uint32_t>> l2Down; //!< [j][k]: port of L2 j toward L1 k
+    std::vector<uint32_t> ioL1;                //!< FRED: the L1 each I/O controller hangs off
+    std::vector<uint32_t> ioL1Port;            //!< FRED: its port on that L1
+
+    /// \return true for fred-a .. fred-d
+    bool IsFred() const;
+    /// \return true when collectives run in the switches (fred-b, fred-d)
+    bool InSwitch() const;
+    /// \return the L1 of an NPU (FRED)
+    uint32_t L1Of(uint32_t npu) const
+    {
+        return npu / npusPerL1;
+    }
+};
+
+/**
+ * Build a wafer (validates first: std::invalid_argument naming the field).
+ * \param config the wafer
+ * \return the wafer
+ */
+Wafer BuildWafer(const WaferConfig& config);
+
+} // namespace ns3
+
+#endif /* DLNET_WAFER_HELPER_H */
