@@ -20,6 +20,7 @@ set(DLNET_SOURCES
   model/aggregation/omnireduce-header.cc
   model/aggregation/omnireduce.cc
   model/aggregation/omnireduce-program.cc
+  model/fred/fred-routing.cc
   helper/config-parse.cc
   helper/fabric-helper.cc
   helper/cluster.cc
@@ -58,6 +59,7 @@ set(DLNET_HEADERS
   model/aggregation/omnireduce-header.h
   model/aggregation/omnireduce.h
   model/aggregation/omnireduce-program.h
+  model/fred/fred-routing.h
   helper/config-parse.h
   helper/fabric-helper.h
   helper/cluster.h

@@ -23,6 +23,7 @@
 #include "ns3/fabric-message.h"
 #include "ns3/fabric-net-device.h"
 #include "ns3/fabric-switch.h"
+#include "ns3/fred-routing.h"
 #include "ns3/omnireduce-header.h"
 #include "ns3/omnireduce-helper.h"
 #include "ns3/omnireduce-program.h"
