@@ -25,6 +25,7 @@ set(DLNET_SOURCES
   helper/fabric-helper.cc
   helper/cluster.cc
   helper/topology-helper.cc
+  helper/wafer-helper.cc
   helper/parallel-groups.cc
   helper/switchml-helper.cc
   helper/omnireduce-helper.cc
@@ -64,6 +65,7 @@ set(DLNET_HEADERS
   helper/fabric-helper.h
   helper/cluster.h
   helper/topology-helper.h
+  helper/wafer-helper.h
   helper/parallel-groups.h
   helper/switchml-helper.h
   helper/omnireduce-helper.h

@@ -24,7 +24,8 @@ struct Cluster
     /// One full-duplex link.
     struct Link
     {
-        std::string tier;       //!< "host", "fabric" (leaf-spine uplink, mesh link) or "local"
+        std::string tier;       //!< "host", "fabric" (leaf-spine uplink, mesh link), "local" or
+                                //!< "io" (a wafer's I/O controller)
         std::string from;       //!< name of the node of device a
         std::string to;         //!< name of the node of device b
         Ptr<FabricNetDevice> a; //!< one end

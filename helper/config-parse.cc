@@ -155,7 +155,14 @@ ParseRate(const std::string& field, const std::string& text)
 {
     const std::string allowed = "a positive data rate such as 100Gbps, 25Gbps or 750GBps";
     std::string t = Trim(text);
-    if (t.empty() || t[0] == '-' || t[0] == '+')
+    // ns-3's DataRateValue aborts on text left after the first word ("1 GBps").
+    if (t.empty() || t[0] == '-' || t[0] == '+'
+        || std::any_of(t.begin(),
+                       t.end(),
+                       [](unsigned char c)
+                       {
+                           return std::isspace(c);
+                       }))
     {
         Fail(field, text, allowed);
     }

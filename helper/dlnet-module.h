@@ -41,5 +41,6 @@
 #include "ns3/switchml-worker.h"
 #include "ns3/topology-helper.h"
 #include "ns3/traffic-experiment.h"
+#include "ns3/wafer-helper.h"
 
 #endif /* DLNET_MODULE_H */

@@ -453,6 +453,29 @@ TopologyConfig::Validate() const
     }
 }
 
+FabricHelper
+MakeFabricHelper(const TopologyConfig& config)
+{
+    const TopologyConfig& c = config;
+    FabricHelper h;
+    h.SetDeviceAttribute("Mtu", UintegerValue(c.mtu));
+    h.SetDeviceAttribute("TrafficClasses", UintegerValue(c.trafficClasses));
+    h.SetDeviceAttribute(
+        "FlowControl",
+        EnumValue(c.flowControl == "lossy" ? FabricNetDevice::LOSSY : FabricNetDevice::LOSSLESS));
+    h.SetDeviceAttribute("TxBufferSize", UintegerValue(c.bufferBytes));
+    h.SetDeviceAttribute("RxBufferSize", UintegerValue(c.rxBufferBytes));
+    h.SetSwitchAttribute("Latency", TimeValue(dlnet::ParseTime("switch-latency", c.switchLatency)));
+    h.SetSwitchAttribute("EcmpSeed", UintegerValue(c.ecmpSeed));
+    h.SetSwitchAttribute(
+        "LoadBalancing",
+        EnumValue(c.loadBalancing == "packet" ? FabricSwitch::PER_PACKET : FabricSwitch::PER_FLOW));
+    h.SetEndpointAttribute("Window", UintegerValue(c.window));
+    h.SetEndpointAttribute("RetransmitTimeout",
+                           TimeValue(dlnet::ParseTime("retransmit-timeout", c.retransmitTimeout)));
+    return h;
+}
+
 Cluster
 BuildCluster(const TopologyConfig& config)
 {
@@ -480,22 +503,8 @@ BuildCluster(const TopologyConfig& config)
         ctx.fabricRate = ctx.hostRate;
     }
 
+    ctx.helper = MakeFabricHelper(c);
     FabricHelper& h = ctx.helper;
-    h.SetDeviceAttribute("Mtu", UintegerValue(c.mtu));
-    h.SetDeviceAttribute("TrafficClasses", UintegerValue(c.trafficClasses));
-    h.SetDeviceAttribute(
-        "FlowControl",
-        EnumValue(c.flowControl == "lossy" ? FabricNetDevice::LOSSY : FabricNetDevice::LOSSLESS));
-    h.SetDeviceAttribute("TxBufferSize", UintegerValue(c.bufferBytes));
-    h.SetDeviceAttribute("RxBufferSize", UintegerValue(c.rxBufferBytes));
-    h.SetSwitchAttribute("Latency", TimeValue(dlnet::ParseTime("switch-latency", c.switchLatency)));
-    h.SetSwitchAttribute("EcmpSeed", UintegerValue(c.ecmpSeed));
-    h.SetSwitchAttribute(
-        "LoadBalancing",
-        EnumValue(c.loadBalancing == "packet" ? FabricSwitch::PER_PACKET : FabricSwitch::PER_FLOW));
-    h.SetEndpointAttribute("Window", UintegerValue(c.window));
-    h.SetEndpointAttribute("RetransmitTimeout",
-                           TimeValue(dlnet::ParseTime("retransmit-timeout", c.retransmitTimeout)));
 
     ctx.cluster.kind = c.kind;
     ctx.cluster.directory = Create<FabricEndpointDirectory>();

@@ -5,6 +5,7 @@
 #define DLNET_TOPOLOGY_HELPER_H
 
 #include "cluster.h"
+#include "fabric-helper.h"
 
 #include <cstdint>
 #include <string>
@@ -73,6 +74,17 @@ const std::vector<std::string>& TopologyKinds();
  * \return the cluster
  */
 Cluster BuildCluster(const TopologyConfig& config);
+
+/**
+ * The FabricHelper BuildCluster builds with: device (Mtu, TrafficClasses,
+ * FlowControl, buffers), switch (Latency, ECMP) and endpoint (Window,
+ * RetransmitTimeout) attributes from the config, for links added to a built
+ * cluster (the wafer's I/O controllers). Call FabricNetDevice::Setup on both
+ * ends of such a link once its switch port is added.
+ * \param config the topology (not validated here)
+ * \return the helper
+ */
+FabricHelper MakeFabricHelper(const TopologyConfig& config);
 
 } // namespace ns3
 

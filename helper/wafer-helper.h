@@ -5,6 +5,7 @@
 #define DLNET_WAFER_HELPER_H
 
 #include "cluster.h"
+#include "topology-helper.h"
 
 #include <cstdint>
 #include <string>
@@ -22,7 +23,10 @@ namespace ns3
  * - "mesh": 5 rows x 4 columns (rank = 4 y + x), 750 GB/s per link and
  *   direction (3 TB/s over four links), X-Y routing; each NPU reaches its
  *   router through a 3 TB/s local link; one I/O controller on every outer
- *   side of an edge NPU (corners carry two): 2 x (5 + 4) = 18.
+ *   side of an edge NPU (corners carry two): 2 x (5 + 4) = 18, in the
+ *   order north (y = 0) x = 0..3, south (y = 4) x = 0..3, west (x = 0)
+ *   y = 0..4, east (x = 3) y = 0..4. An I/O controller links to its NPU's
+ *   router; routes to it follow X-Y to that router.
  * - "fred-a" .. "fred-d": a two-level fat tree. L1 switch k serves NPUs
  *   4k .. 4k+3 (3 TB/s links) and up to four I/O controllers (18 spread
  *   4, 4, 4, 3, 3); four L2 switches, L2 j linked to every L1 (uplink j of
@@ -30,20 +34,27 @@ namespace ns3
  *   12 TB/s per L1). B and D run collectives in the switches.
  *   Unicast routes are destination-mod-k: traffic to NPU 4k+i leaves every
  *   other L1 on uplink i, so groups of the same local index never share an
- *   uplink.
+ *   uplink. I/O controllers 0-3 hang off L1 0, 4-7 L1 1, 8-11 L1 2, 12-14
+ *   L1 3, 15-17 L1 4; the j-th of an L1 is reached from the other L1s
+ *   through L2 j.
  *
- * Cluster ranks 0..19 are the NPUs, 20..37 the I/O controllers.
+ * Cluster ranks 0..19 are the NPUs, 20..37 the I/O controllers (links of
+ * tier "io", named io0..io17). Every link is lossless with credit flow
+ * control, 4 traffic classes, switch latency 0; the time resolution is
+ * switched to picoseconds.
  */
 struct WaferConfig
 {
-    std::string variant{"mesh"};       //!< mesh, fred-a, fred-b, fred-c or fred-d
+    std::string variant{"mesh"};          //!< mesh, fred-a, fred-b, fred-c or fred-d
     std::string npuBandwidth{"3000GBps"}; //!< per NPU and direction (mesh: over its four links)
-    std::string ioRate{"128GBps"};     //!< per I/O controller link
-    std::string linkDelay{"20ns"};     //!< every wafer link
-    uint32_t payloadBytes{4096};       //!< data per packet (the MTU adds the 24-byte header)
-    uint32_t middleStages{3};          //!< FRED switches: middle subnetworks m of Fred_m(P)
+    std::string ioRate{"128GBps"};        //!< per I/O controller link
+    std::string linkDelay{"20ns"};        //!< every wafer link but the mesh NPU-router ones (0)
+    uint32_t payloadBytes{4096};          //!< data per packet (the MTU adds the 24-byte header)
+    uint32_t middleStages{3};             //!< FRED switches: middle subnetworks m of Fred_m(P)
 
-    /// Throw std::invalid_argument naming the first bad field and its allowed values.
+    /// Throw std::invalid_argument naming the first bad field and its allowed values; the
+    /// fields are named as options: variant, npu-bandwidth, io-rate, link-delay,
+    /// payload-bytes (64 to 1 MiB - 24), middle-stages (at least 1).
     void Validate() const;
 };
 
@@ -56,10 +67,10 @@ const std::vector<std::string>& WaferVariants();
  */
 struct Wafer
 {
-    std::string variant;          //!< as configured
-    Cluster cluster;              //!< NPUs then I/O controllers, by rank
-    uint32_t npus{20};            //!< ranks 0 .. npus-1 are NPUs
-    uint32_t middleStages{3};     //!< FRED switches' m
+    std::string variant;           //!< as configured
+    Cluster cluster;               //!< NPUs then I/O controllers, by rank
+    uint32_t npus{20};             //!< ranks 0 .. npus-1 are NPUs
+    uint32_t middleStages{3};      //!< FRED switches' m
     std::vector<uint32_t> ioRanks; //!< cluster ranks of the I/O controllers
 
     // mesh
@@ -97,6 +108,18 @@ struct Wafer
  * \return the wafer
  */
 Wafer BuildWafer(const WaferConfig& config);
+
+/**
+ * The topology BuildWafer builds the NPUs from, before it adds the I/O
+ * controllers and (FRED) replaces the L1 routes: mesh 5 x 4 (fabric links
+ * npuBandwidth / 4, local links npuBandwidth) or leaf-spine 5 leaves x 4
+ * hosts, 4 spines (uplinks npuBandwidth / 8 for fred-a/b, npuBandwidth for
+ * fred-c/d); mtu payloadBytes + 24, 4 traffic classes, lossless, switch
+ * latency 0, every link linkDelay (mesh local links 0).
+ * \param config the wafer (validated first)
+ * \return the topology
+ */
+TopologyConfig WaferTopology(const WaferConfig& config);
 
 } // namespace ns3
 

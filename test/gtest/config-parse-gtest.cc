@@ -108,6 +108,17 @@ TEST(ParseRate, PositiveOnly)
             ParseRate("link-rate", "fast");
         },
         {"link-rate"});
+    // ns-3's own parser would abort on a second word: rejected before it
+    for (const std::string bad : {"1 GBps", "100\tGbps", "100Gbps\n", "100Gbps x"})
+    {
+        ExpectInvalid(
+            [&bad]
+            {
+                ParseRate("link-rate", bad);
+            },
+            {"link-rate"});
+    }
+    EXPECT_EQ(ParseRate("link-rate", " 3000GBps ").GetBitRate(), 24000000000000u);
 }
 
 TEST(ParseTime, NonNegativeWithUnit)
