@@ -20,6 +20,9 @@ set(DLNET_SOURCES
   model/aggregation/omnireduce-header.cc
   model/aggregation/omnireduce.cc
   model/aggregation/omnireduce-program.cc
+  model/fred/fred-header.cc
+  model/fred/fred-switch-program.cc
+  model/fred/fred-engine.cc
   model/fred/fred-routing.cc
   helper/config-parse.cc
   helper/fabric-helper.cc
@@ -29,6 +32,8 @@ set(DLNET_SOURCES
   helper/parallel-groups.cc
   helper/switchml-helper.cc
   helper/omnireduce-helper.cc
+  helper/fred-helper.cc
+  helper/weight-streaming.cc
   helper/experiment/command-line-options.cc
   helper/experiment/experiment-options.cc
   helper/experiment/simulation-scope.cc
@@ -37,6 +42,7 @@ set(DLNET_SOURCES
   helper/experiment/collective-report.cc
   helper/experiment/result-writer.cc
   helper/experiment/plot-writer.cc
+  helper/experiment/wafer-experiment.cc
 )
 
 set(DLNET_HEADERS
@@ -60,6 +66,9 @@ set(DLNET_HEADERS
   model/aggregation/omnireduce-header.h
   model/aggregation/omnireduce.h
   model/aggregation/omnireduce-program.h
+  model/fred/fred-header.h
+  model/fred/fred-switch-program.h
+  model/fred/fred-engine.h
   model/fred/fred-routing.h
   helper/config-parse.h
   helper/fabric-helper.h
@@ -69,6 +78,8 @@ set(DLNET_HEADERS
   helper/parallel-groups.h
   helper/switchml-helper.h
   helper/omnireduce-helper.h
+  helper/fred-helper.h
+  helper/weight-streaming.h
   helper/experiment/command-line-options.h
   helper/experiment/experiment-options.h
   helper/experiment/simulation-scope.h
@@ -77,5 +88,6 @@ set(DLNET_HEADERS
   helper/experiment/collective-report.h
   helper/experiment/result-writer.h
   helper/experiment/plot-writer.h
+  helper/experiment/wafer-experiment.h
   helper/dlnet-module.h
 )

@@ -23,7 +23,11 @@
 #include "ns3/fabric-message.h"
 #include "ns3/fabric-net-device.h"
 #include "ns3/fabric-switch.h"
+#include "ns3/fred-engine.h"
+#include "ns3/fred-header.h"
+#include "ns3/fred-helper.h"
 #include "ns3/fred-routing.h"
+#include "ns3/fred-switch-program.h"
 #include "ns3/omnireduce-header.h"
 #include "ns3/omnireduce-helper.h"
 #include "ns3/omnireduce-program.h"
@@ -41,6 +45,8 @@
 #include "ns3/switchml-worker.h"
 #include "ns3/topology-helper.h"
 #include "ns3/traffic-experiment.h"
+#include "ns3/wafer-experiment.h"
 #include "ns3/wafer-helper.h"
+#include "ns3/weight-streaming.h"
 
 #endif /* DLNET_MODULE_H */

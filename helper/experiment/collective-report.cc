@@ -18,27 +18,6 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("DlnetCollectiveReport");
 
-namespace
-{
-
-std::string
-SizeLabel(uint64_t bytes)
-{
-    const char* units[] = {"B", "KiB", "MiB", "GiB"};
-    int u = 0;
-    double v = double(bytes);
-    while (v >= 1024 && u < 3 && std::fmod(v, 1024) == 0)
-    {
-        v /= 1024;
-        ++u;
-    }
-    char buf[32];
-    std::snprintf(buf, sizeof(buf), "%g%s", v, units[u]);
-    return buf;
-}
-
-} // namespace
-
 nlohmann::json
 ToJson(const CollectiveConfig& config)
 {

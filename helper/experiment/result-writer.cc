@@ -5,6 +5,7 @@
 
 #include "ns3/log.h"
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -36,6 +37,22 @@ ExactText(double v)
 {
     char buf[32];
     std::snprintf(buf, sizeof(buf), "%.17g", v);
+    return buf;
+}
+
+std::string
+SizeLabel(uint64_t bytes)
+{
+    const char* units[] = {"B", "KiB", "MiB", "GiB"};
+    int u = 0;
+    double v = double(bytes);
+    while (v >= 1024 && u < 3 && std::fmod(v, 1024) == 0)
+    {
+        v /= 1024;
+        ++u;
+    }
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), "%g%s", v, units[u]);
     return buf;
 }
 

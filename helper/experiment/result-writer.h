@@ -35,6 +35,9 @@ void WriteTrafficResults(const TrafficConfig& config,
 /// \return the shortest decimal text that reads back to the same double (deterministic files)
 std::string ExactText(double v);
 
+/// \return a size in the largest binary unit that divides it: 1024 -> "1KiB", 1000 -> "1000B"
+std::string SizeLabel(uint64_t bytes);
+
 /// Create a folder and its parents; throws std::runtime_error on failure.
 void MakeResultsDir(const std::string& dir);
 

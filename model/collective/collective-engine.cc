@@ -225,6 +225,7 @@ CollectiveEngine::Start(const Communicator& comm,
                              inst.lanes);
         for (std::size_t l = first; l < inst.lanes.size(); ++l)
         {
+            inst.positionInChunk.push_back(l - first);
             inst.lanesOfChunk[c].push_back(l);
         }
     }
@@ -296,10 +297,17 @@ CollectiveEngine::Enter(Instance& inst, uint32_t lane, uint32_t rank, uint32_t s
         if (step >= steps.size())
         {
             ls.step = steps.size();
+            Wake(inst, lane, rank);
             LaneDone(inst, lane, rank);
             return;
         }
+        if (Gated(inst, lane, rank, step))
+        {
+            ls.step = int64_t(step) - 1; // arrivals for the step wait as early ones
+            return;
+        }
         ls.step = step;
+        Wake(inst, lane, rank);
         const CollectiveStep& st = steps[step];
         ls.pending = st.recvs.size();
         PostSends(inst, lane, rank, st);
@@ -319,6 +327,36 @@ CollectiveEngine::Enter(Instance& inst, uint32_t lane, uint32_t rank, uint32_t s
         }
         ++step;
     }
+}
+
+bool
+CollectiveEngine::Gated(Instance& inst, uint32_t lane, uint32_t rank, uint32_t step)
+{
+    uint32_t chunk = inst.lanes[lane].chunk;
+    if (!inst.request.staggerChunks || chunk == 0)
+    {
+        return false;
+    }
+    uint32_t before = inst.lanesOfChunk[chunk - 1][inst.positionInChunk[lane]];
+    if (inst.laneState[before][rank].step > int64_t(step))
+    {
+        return false;
+    }
+    inst.waiting[{before, rank}] = {lane, step};
+    return true;
+}
+
+void
+CollectiveEngine::Wake(Instance& inst, uint32_t lane, uint32_t rank)
+{
+    auto it = inst.waiting.find({lane, rank});
+    if (it == inst.waiting.end() || inst.laneState[lane][rank].step <= int64_t(it->second.second))
+    {
+        return;
+    }
+    auto [next, step] = it->second;
+    inst.waiting.erase(it);
+    Enter(inst, next, rank, step);
 }
 
 void

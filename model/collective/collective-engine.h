@@ -37,6 +37,11 @@ struct CollectiveRequest
     uint32_t chunks{0};             //!< pipelining chunks; 0: the engine's Chunks attribute
     uint32_t chunksInFlight{0}; //!< chunks a rank works on at once; 0: the engine's ChunksInFlight
     CollectiveGrid grid;        //!< communicator shape (hierarchical algorithms)
+    /// Chunk c enters a step only once chunk c-1 has left it on the same
+    /// rank, so that chunks flow through the steps (and through the
+    /// dimensions of a hierarchical algorithm) one after another, as in
+    /// ASTRA-sim's pipelining; false: chunks in flight run side by side.
+    bool staggerChunks{false};
     /// Functional mode: each rank's input (bytes long each); empty: timing mode.
     std::vector<std::vector<uint8_t>> inputs;
 
@@ -154,6 +159,9 @@ private:
         std::vector<RankState> ranks;
         std::vector<std::vector<LaneState>> laneState; //!< [lane][rank]
         std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::vector<Early>> early;
+        std::vector<uint32_t> positionInChunk; //!< by lane
+        /// staggered chunks: (lane, rank) -> (lane of the next chunk, step) waiting for it
+        std::map<std::pair<uint32_t, uint32_t>, std::pair<uint32_t, uint32_t>> waiting;
         std::vector<std::vector<uint8_t>> work;
         uint32_t ranksDone{0};
         CollectiveRecord record;
@@ -174,6 +182,8 @@ private:
     void Receive(const FabricMessage& message);
     void StartChunks(Instance& inst, uint32_t rank);
     void Enter(Instance& inst, uint32_t lane, uint32_t rank, uint32_t step);
+    bool Gated(Instance& inst, uint32_t lane, uint32_t rank, uint32_t step);
+    void Wake(Instance& inst, uint32_t lane, uint32_t rank);
     void PostSends(Instance& inst, uint32_t lane, uint32_t rank, const CollectiveStep& step);
     void Apply(Instance& inst, uint32_t lane, uint32_t rank, const Early& arrival);
     void LaneDone(Instance& inst, uint32_t lane, uint32_t rank);

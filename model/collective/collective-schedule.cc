@@ -618,6 +618,20 @@ BuildCollectiveLanes(CollectiveOp op,
             LaneBuilder rev = newLane();
             Hierarchical(rev, order, halves[1], es, -1);
         }
+        else if (grid.bothOrders && a == CollectiveAlgorithm::HIERARCHICAL)
+        {
+            // A mesh ring uses one direction of each link per dimension: two
+            // chunks, each starting in another dimension, keep both dimensions busy.
+            auto halves = Split(r, 2, es);
+            CollectiveGrid rowsFirst = order;
+            rowsFirst.dim2First = false;
+            CollectiveGrid colsFirst = order;
+            colsFirst.dim2First = true;
+            LaneBuilder first = newLane();
+            Hierarchical(first, rowsFirst, halves[0], es, +1);
+            LaneBuilder second = newLane();
+            Hierarchical(second, colsFirst, halves[1], es, +1);
+        }
         else
         {
             LaneBuilder b = newLane();

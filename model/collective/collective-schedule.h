@@ -67,6 +67,7 @@ struct CollectiveGrid
     uint32_t dim2{0};          //!< size of dimension 2
     bool bidirectional{false}; //!< both ring directions have their own links (torus)
     bool dim2First{false};     //!< localBWAware found dimension 2 has more bandwidth
+    bool bothOrders{false}; //!< half the data dimension 1 first, half dimension 2 first (2D mesh)
 };
 
 /**

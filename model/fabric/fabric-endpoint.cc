@@ -438,7 +438,8 @@ FabricEndpoint::Receive(Ptr<FabricNetDevice> device, Ptr<Packet> packet)
 }
 
 void
-FabricEndpoint::SendRaw(Ptr<Packet> packet, uint32_t dst, uint8_t protocol, uint8_t tc)
+FabricEndpoint::SendRaw(
+    Ptr<Packet> packet, uint32_t dst, uint8_t protocol, uint8_t tc, bool payload)
 {
     NS_ASSERT_MSG(protocol > FabricHeader::ACK, "raw packets use their own protocol number");
     FabricHeader h;
@@ -447,6 +448,7 @@ FabricEndpoint::SendRaw(Ptr<Packet> packet, uint32_t dst, uint8_t protocol, uint
     h.m_total = 1;
     h.m_tc = tc;
     h.m_protocol = protocol;
+    h.m_flags = payload ? FabricHeader::FLAG_PAYLOAD : 0;
     if (dst == m_address)
     {
         // to itself (an aggregator on the worker's own host): memory, not the wire

@@ -119,8 +119,10 @@ public:
      * \param dst destination address (a rank or a group id)
      * \param protocol a protocol number above FabricHeader::ACK
      * \param tc traffic class
+     * \param payload the packet carries real bytes (functional mode)
      */
-    void SendRaw(Ptr<Packet> packet, uint32_t dst, uint8_t protocol, uint8_t tc);
+    void SendRaw(
+        Ptr<Packet> packet, uint32_t dst, uint8_t protocol, uint8_t tc, bool payload = false);
 
     /// \param protocol its number \param handler receives its packets (null: remove)
     void SetProtocolHandler(uint8_t protocol, RawCallback handler);

@@ -30,6 +30,8 @@ public:
         ACK = 1,        //!< acknowledgement of one data packet (lossy mode)
         SWITCHML = 2,   //!< dense in-network aggregation (SwitchmlHeader follows)
         OMNIREDUCE = 3, //!< sparse block aggregation
+        FRED = 4,       //!< FRED in-switch collectives (FredHeader follows)
+        RELAY = 5,      //!< data relayed by NPUs (weight streaming on a mesh)
     };
 
     /// Flag bits.

@@ -1,0 +1,639 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "wafer-experiment.h"
+
+#include "simulation-scope.h"
+
+#include "ns3/collective-engine.h"
+#include "ns3/collective-experiment.h"
+#include "ns3/config-parse.h"
+#include "ns3/fred-helper.h"
+#include "ns3/log.h"
+#include "ns3/parallel-groups.h"
+#include "ns3/reduction.h"
+#include "ns3/simulator.h"
+#include "ns3/weight-streaming.h"
+
+#include <algorithm>
+#include <memory>
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("DlnetWaferExperiment");
+
+namespace
+{
+
+/// One collective of a run: a group and what it does.
+struct Launch
+{
+    Communicator comm;
+    CollectiveOp op{CollectiveOp::ALL_REDUCE};
+    uint64_t bytes{0};
+};
+
+/// What one launch did.
+struct Outcome
+{
+    Time start;
+    Time end;
+    std::vector<uint64_t> sent; //!< payload bytes per sender
+    std::string algorithm;
+    bool exact{false};
+};
+
+/// Wire bytes by link tier.
+struct LinkBytes
+{
+    uint64_t npu{0};
+    uint64_t upper{0};
+    uint64_t io{0};
+};
+
+/// Element i of rank r's input: small integers, so every sum is exact.
+float
+InputValue(uint32_t rank, uint64_t i, uint32_t seed)
+{
+    return float(int64_t((rank * 131ULL + i * 7ULL + seed) % 9) - 4);
+}
+
+std::vector<uint8_t>
+InputOf(uint32_t rank, uint64_t bytes, uint32_t seed)
+{
+    std::vector<uint8_t> buffer(bytes);
+    for (uint64_t i = 0; i < bytes / 4; ++i)
+    {
+        SetElementValue(DataType::FP32, buffer.data(), i, InputValue(rank, i, seed));
+    }
+    return buffer;
+}
+
+/// Does every output hold the all-reduce (or the sent buffer)?
+bool
+Exact(const Launch& l, const std::vector<std::vector<uint8_t>>& outputs, uint32_t seed)
+{
+    const auto& ranks = l.comm.ranks;
+    for (uint32_t m = 0; m < outputs.size(); ++m)
+    {
+        if (l.op == CollectiveOp::SEND_RECV && m == 0)
+        {
+            continue; // the sender's buffer is not a result
+        }
+        for (uint64_t i = 0; i < l.bytes / 4; ++i)
+        {
+            double expected = 0;
+            if (l.op == CollectiveOp::SEND_RECV)
+            {
+                expected = InputValue(ranks[0], i, seed);
+            }
+            else
+            {
+                for (uint32_t r : ranks)
+                {
+                    expected += InputValue(r, i, seed);
+                }
+            }
+            if (ElementValue(DataType::FP32, outputs[m].data(), i) != expected)
+            {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+bool
+IsWaferWide(const Communicator& comm, const Wafer& w)
+{
+    if (comm.GetSize() != w.npus)
+    {
+        return false;
+    }
+    for (uint32_t i = 0; i < comm.GetSize(); ++i)
+    {
+        if (comm.ranks[i] != i)
+        {
+            return false;
+        }
+    }
+    return true;
+}
+
+LinkBytes
+CountLinkBytes(const Wafer& w)
+{
+    LinkBytes b;
+    for (const auto& link : w.cluster.links)
+    {
+        uint64_t bytes = link.a->GetTxBytes() + link.b->GetTxBytes();
+        if (link.tier == "io")
+        {
+            b.io += bytes;
+        }
+        else if (link.tier == "fabric")
+        {
+            b.upper += bytes;
+        }
+        else
+        {
+            b.npu += bytes;
+        }
+    }
+    return b;
+}
+
+/// Run launches together on a fresh wafer of one variant.
+std::vector<Outcome>
+RunTogether(const WaferExperimentConfig& c,
+            const std::string& variant,
+            const std::vector<Launch>& launches,
+            LinkBytes& linkBytes)
+{
+    SimulationScope scope(c.seed, c.run);
+    WaferConfig wc = c.wafer;
+    wc.variant = variant;
+    Wafer w = BuildWafer(wc);
+    Ptr<CollectiveEngine> engine = CreateObject<CollectiveEngine>();
+    engine->SetEndpoints(w.cluster.endpoints);
+    std::unique_ptr<FredCollectives> fred;
+    if (w.InSwitch())
+    {
+        fred = std::make_unique<FredCollectives>(w);
+    }
+    std::vector<Outcome> out(launches.size());
+    for (std::size_t i = 0; i < launches.size(); ++i)
+    {
+        const Launch& l = launches[i];
+        l.comm.Validate(w.npus);
+        std::vector<std::vector<uint8_t>> inputs;
+        if (c.functional)
+        {
+            for (uint32_t r : l.comm.ranks)
+            {
+                inputs.push_back(InputOf(r, l.bytes, c.seed));
+            }
+        }
+        Outcome& o = out[i];
+        if (fred && l.op != CollectiveOp::SEND_RECV)
+        {
+            o.algorithm = "in-switch";
+            fred->Start(l.comm,
+                        l.op,
+                        DataType::FP32,
+                        l.bytes,
+                        inputs,
+                        FredEngine::DoneCallback(
+                            [&o, &l, &c](const FredRecord& r)
+                            {
+                                o.start = r.start;
+                                o.end = r.end;
+                                o.sent = r.bytesSent;
+                                o.exact = !r.outputs.empty() && Exact(l, r.outputs, c.seed);
+                            }));
+            continue;
+        }
+        CollectiveRequest req;
+        req.op = l.op;
+        req.type = DataType::FP32;
+        req.bytes = l.bytes;
+        req.inputs = inputs;
+        req.algorithm = CollectiveAlgorithm::RING;
+        o.algorithm = l.op == CollectiveOp::SEND_RECV ? "send" : "ring";
+        if (l.op == CollectiveOp::ALL_REDUCE && IsWaferWide(l.comm, w))
+        {
+            req.algorithm = CollectiveAlgorithm::HIERARCHICAL;
+            if (w.IsFred())
+            {
+                // two-level ring: NPUs of an L1, then the NPUs of one local index
+                req.grid.dim1 = w.npusPerL1;
+                req.grid.dim2 = w.npus / w.npusPerL1;
+                // Pipelining pays where the levels have different bottlenecks
+                // (tapered uplinks); with full uplinks both levels load the
+                // NPU's own link and chunks only add steps.
+                uint64_t npuRate = w.l1[0]->GetPort(w.l1Npu[0][0])->GetDataRate().GetBitRate();
+                uint64_t upRate = w.l1[0]->GetPort(w.l1Up[0][0])->GetDataRate().GetBitRate();
+                bool tapered = upRate < npuRate;
+                req.chunks = tapered ? c.chunks : 1;
+                req.chunksInFlight = tapered ? c.chunksInFlight : 1;
+                req.staggerChunks = true;
+                o.algorithm = "hierarchical-2-level";
+            }
+            else
+            {
+                // 2D: rows and columns, two chunks starting in different dimensions
+                req.grid.dim1 = w.cols;
+                req.grid.dim2 = w.rows;
+                req.grid.bothOrders = true;
+                req.chunks = c.chunks;
+                req.chunksInFlight = c.chunksInFlight;
+                req.staggerChunks = true;
+                o.algorithm = "hierarchical-2d";
+            }
+        }
+        engine->Start(l.comm,
+                      req,
+                      CollectiveEngine::DoneCallback(
+                          [&o, &l, &c](const CollectiveRecord& r)
+                          {
+                              o.start = r.start;
+                              o.end = r.end;
+                              o.sent = r.bytesSent;
+                              o.exact = !r.outputs.empty() && Exact(l, r.outputs, c.seed);
+                          }));
+    }
+    Simulator::Run();
+    for (std::size_t i = 0; i < launches.size(); ++i)
+    {
+        if (out[i].end.IsZero())
+        {
+            throw std::runtime_error("wafer experiment: " + launches[i].comm.name + " on " + variant
+                                     + " did not finish");
+        }
+    }
+    linkBytes = CountLinkBytes(w);
+    return out;
+}
+
+/// Summarise the launches of one kind into a row.
+WaferRow
+Summarise(const std::string& variant,
+          const std::string& scenario,
+          const std::string& group,
+          const std::vector<Launch>& launches,
+          const std::vector<Outcome>& outcomes,
+          const LinkBytes& bytes,
+          bool functional)
+{
+    WaferRow row;
+    row.variant = variant;
+    row.scenario = scenario;
+    row.group = group;
+    row.groups = launches.size();
+    row.members = launches.empty() ? 0 : launches[0].comm.GetSize();
+    row.algorithm = outcomes.empty() ? "" : outcomes[0].algorithm;
+    row.npuLinkBytes = bytes.npu;
+    row.upperLinkBytes = bytes.upper;
+    row.ioLinkBytes = bytes.io;
+    row.checked = functional;
+    double senders = 0;
+    for (std::size_t i = 0; i < launches.size(); ++i)
+    {
+        const Outcome& o = outcomes[i];
+        double seconds = (o.end - o.start).GetSeconds();
+        row.timeUs = std::max(row.timeUs, seconds * 1e6);
+        for (uint64_t sent : o.sent)
+        {
+            if (sent == 0)
+            {
+                continue; // a receiving pipeline stage
+            }
+            row.injectedPerNpu += sent;
+            row.effectiveGBps += sent / seconds / 1e9;
+            ++senders;
+        }
+        row.checked = row.checked && o.exact;
+    }
+    if (senders > 0)
+    {
+        row.injectedPerNpu /= senders;
+        row.effectiveGBps /= senders;
+    }
+    return row;
+}
+
+std::vector<Launch>
+LaunchesOf(const std::vector<Communicator>& groups, CollectiveOp op, uint64_t bytes)
+{
+    std::vector<Launch> out;
+    for (const auto& g : groups)
+    {
+        if (op == CollectiveOp::SEND_RECV)
+        {
+            // stage s sends to stage s + 1
+            for (uint32_t s = 0; s + 1 < g.GetSize(); ++s)
+            {
+                Communicator pair = g;
+                pair.name = g.name + "/send" + std::to_string(s);
+                pair.ranks = {g.ranks[s], g.ranks[s + 1]};
+                out.push_back(Launch{pair, op, bytes});
+            }
+        }
+        else
+        {
+            out.push_back(Launch{g, op, bytes});
+        }
+    }
+    return out;
+}
+
+/// A comma-separated list option, each item one of allowed.
+ExperimentOption<WaferExperimentConfig>
+ListOption(const std::string& name,
+           const std::string& help,
+           std::vector<std::string> WaferExperimentConfig::*member,
+           const std::vector<std::string>& (*allowed)())
+{
+    return {name,
+            help,
+            [name, member, allowed](WaferExperimentConfig& c, const std::string& v)
+            {
+                std::vector<std::string> items;
+                std::string item;
+                for (std::size_t i = 0; i <= v.size(); ++i)
+                {
+                    if (i == v.size() || v[i] == ',')
+                    {
+                        const auto& ok = allowed();
+                        if (std::find(ok.begin(), ok.end(), item) == ok.end())
+                        {
+                            throw std::invalid_argument(name + ": got '" + item
+                                                        + "'; allowed: " + dlnet::JoinChoices(ok)
+                                                        + " (comma-separated)");
+                        }
+                        items.push_back(item);
+                        item.clear();
+                    }
+                    else
+                    {
+                        item += v[i];
+                    }
+                }
+                c.*member = items;
+            },
+            [member](const WaferExperimentConfig& c)
+            {
+                std::string out;
+                for (const auto& item : c.*member)
+                {
+                    out += (out.empty() ? "" : ",") + item;
+                }
+                return out;
+            }};
+}
+
+/// An option of the wafer's own config.
+template <typename Make>
+ExperimentOption<WaferExperimentConfig>
+WaferField(Make make)
+{
+    ExperimentOption<WaferConfig> o = make();
+    return {o.name,
+            o.help,
+            [o](WaferExperimentConfig& c, const std::string& v)
+            {
+                o.set(c.wafer, v);
+            },
+            [o](const WaferExperimentConfig& c)
+            {
+                return o.get(c.wafer);
+            }};
+}
+
+} // namespace
+
+const std::vector<ExperimentOption<WaferExperimentConfig>>&
+WaferOptions()
+{
+    using C = WaferExperimentConfig;
+    using W = WaferConfig;
+    static const std::vector<ExperimentOption<C>> options = {
+        ListOption("variants",
+                   "wafers to compare: mesh, fred-a, fred-b, fred-c, fred-d",
+                   &C::variants,
+                   &WaferVariants),
+        ListOption("scenarios",
+                   "allreduce (wafer-wide), groups (the MP, PP and DP collectives), io (weight "
+                   "streaming), priority (MP and DP on shared ports)",
+                   &C::scenarios,
+                   &WaferScenarios),
+        BytesOption<C>("bytes", "collective size per NPU, e.g. 64MiB", &C::bytes, 80),
+        BytesOption<C>("io-bytes", "weight stream per I/O controller, e.g. 4MiB", &C::ioBytes, 1),
+        UnsignedOption<C>("mp", "model-parallel degree", &C::mp),
+        UnsignedOption<C>("dp", "data-parallel degree", &C::dp),
+        UnsignedOption<C>("pp", "pipeline-parallel degree", &C::pp),
+        TextOption<C>("ranks",
+                      "scenario group: the NPUs of one all-reduce, e.g. 0,4,8 or 0-3 (empty: all)",
+                      &C::ranks),
+        UnsignedOption<C>(
+            "chunks", "FRED A/C hierarchical all-reduce: pipelining chunks", &C::chunks),
+        UnsignedOption<C>("chunks-in-flight",
+                          "FRED A/C hierarchical all-reduce: chunks a rank works on at once",
+                          &C::chunksInFlight),
+        BoolOption<C>("functional", "carry real data and check every result", &C::functional),
+        UnsignedOption<C>("seed", "random seed (at least 1)", &C::seed),
+        UnsignedOption<C>("run", "random run number", &C::run),
+        WaferField(
+            []
+            {
+                return TextOption<W>("npu-bandwidth",
+                                     "NPU network bandwidth per direction (mesh: over four links)",
+                                     &W::npuBandwidth);
+            }),
+        WaferField(
+            []
+            {
+                return TextOption<W>("io-rate", "I/O controller link rate", &W::ioRate);
+            }),
+        WaferField(
+            []
+            {
+                return TextOption<W>("link-delay", "every wafer link", &W::linkDelay);
+            }),
+        WaferField(
+            []
+            {
+                return UnsignedOption<W>("payload-bytes",
+                                         "data per packet (the MTU adds the 24-byte header)",
+                                         &W::payloadBytes);
+            }),
+        WaferField(
+            []
+            {
+                return UnsignedOption<W>("middle-stages",
+                                         "FRED switches: middle subnetworks m of Fred_m(P)",
+                                         &W::middleStages);
+            }),
+    };
+    return options;
+}
+
+const std::vector<std::string>&
+WaferScenarios()
+{
+    static const std::vector<std::string> s = {"allreduce", "groups", "io", "priority", "group"};
+    return s;
+}
+
+void
+WaferExperimentConfig::Validate() const
+{
+    if (variants.empty())
+    {
+        throw std::invalid_argument("variants: none given; allowed: "
+                                    + dlnet::JoinChoices(WaferVariants()));
+    }
+    for (const auto& v : variants)
+    {
+        WaferConfig w = wafer;
+        w.variant = v;
+        w.Validate();
+    }
+    if (scenarios.empty())
+    {
+        throw std::invalid_argument("scenarios: none given; allowed: "
+                                    + dlnet::JoinChoices(WaferScenarios()));
+    }
+    for (const auto& s : scenarios)
+    {
+        if (std::find(WaferScenarios().begin(), WaferScenarios().end(), s)
+            == WaferScenarios().end())
+        {
+            throw std::invalid_argument("scenarios: got '" + s
+                                        + "'; allowed: " + dlnet::JoinChoices(WaferScenarios()));
+        }
+    }
+    if (bytes < 4 * 20 || bytes % 4 != 0)
+    {
+        throw std::invalid_argument("bytes: got " + std::to_string(bytes)
+                                    + "; a multiple of 4 (fp32) of at least 80 bytes");
+    }
+    if (ioBytes == 0)
+    {
+        throw std::invalid_argument("io-bytes: got 0; a positive size per I/O controller");
+    }
+    if (chunks == 0 || chunksInFlight == 0)
+    {
+        throw std::invalid_argument("chunks: got 0; at least 1 (and chunks-in-flight too)");
+    }
+    ParseCommunicator(ranks, 20);
+    // placement: throws naming "parallelism"
+    std::vector<uint32_t> npus(20);
+    for (uint32_t i = 0; i < npus.size(); ++i)
+    {
+        npus[i] = i;
+    }
+    MakeParallelGroups(mp, dp, pp, npus);
+}
+
+std::vector<WaferRow>
+RunWaferExperiment(const WaferExperimentConfig& c)
+{
+    c.Validate();
+    std::vector<uint32_t> npus(20);
+    for (uint32_t i = 0; i < npus.size(); ++i)
+    {
+        npus[i] = i;
+    }
+    ParallelGroups pg = MakeParallelGroups(c.mp, c.dp, c.pp, npus);
+    std::vector<WaferRow> rows;
+    for (const auto& scenario : c.scenarios)
+    {
+        for (const auto& variant : c.variants)
+        {
+            LinkBytes bytes;
+            if (scenario == "allreduce")
+            {
+                Communicator world = Communicator::World(20);
+                world.name = "wafer";
+                std::vector<Launch> l{Launch{world, CollectiveOp::ALL_REDUCE, c.bytes}};
+                auto o = RunTogether(c, variant, l, bytes);
+                rows.push_back(Summarise(variant, scenario, "wafer", l, o, bytes, c.functional));
+            }
+            else if (scenario == "group")
+            {
+                Communicator g = ParseCommunicator(c.ranks, 20);
+                std::vector<Launch> l{Launch{g, CollectiveOp::ALL_REDUCE, c.bytes}};
+                auto o = RunTogether(c, variant, l, bytes);
+                rows.push_back(Summarise(variant, scenario, "group", l, o, bytes, c.functional));
+            }
+            else if (scenario == "groups")
+            {
+                struct Kind
+                {
+                    std::string name;
+                    const std::vector<Communicator>* groups;
+                    CollectiveOp op;
+                };
+                for (const Kind& k : {Kind{"MP", &pg.mpGroups, CollectiveOp::ALL_REDUCE},
+                                      Kind{"PP", &pg.ppGroups, CollectiveOp::SEND_RECV},
+                                      Kind{"DP", &pg.dpGroups, CollectiveOp::ALL_REDUCE}})
+                {
+                    if (k.groups->empty() || k.groups->front().GetSize() < 2)
+                    {
+                        continue;
+                    }
+                    auto l = LaunchesOf(*k.groups, k.op, c.bytes);
+                    auto o = RunTogether(c, variant, l, bytes);
+                    rows.push_back(Summarise(variant, scenario, k.name, l, o, bytes, c.functional));
+                }
+            }
+            else if (scenario == "priority")
+            {
+                if (pg.mpGroups.front().GetSize() < 2 || pg.dpGroups.front().GetSize() < 2)
+                {
+                    continue;
+                }
+                Launch mp{pg.mpGroups.front(), CollectiveOp::ALL_REDUCE, c.bytes / 4};
+                Launch dp{pg.dpGroups.front(), CollectiveOp::ALL_REDUCE, c.bytes};
+                auto mpAlone = RunTogether(c, variant, {mp}, bytes);
+                rows.push_back(
+                    Summarise(variant, scenario, "MP-alone", {mp}, mpAlone, bytes, c.functional));
+                auto dpAlone = RunTogether(c, variant, {dp}, bytes);
+                rows.push_back(
+                    Summarise(variant, scenario, "DP-alone", {dp}, dpAlone, bytes, c.functional));
+                auto both = RunTogether(c, variant, {mp, dp}, bytes);
+                rows.push_back(Summarise(
+                    variant, scenario, "MP-with-DP", {mp}, {both[0]}, bytes, c.functional));
+                rows.push_back(Summarise(
+                    variant, scenario, "DP-with-MP", {dp}, {both[1]}, bytes, c.functional));
+            }
+            else if (scenario == "io")
+            {
+                SimulationScope scope(c.seed, c.run);
+                WaferConfig wc = c.wafer;
+                wc.variant = variant;
+                Wafer w = BuildWafer(wc);
+                StreamingRecord record;
+                {
+                    WeightStreaming streaming(w);
+                    streaming.Start(c.ioBytes,
+                                    0,
+                                    Callback<void, const StreamingRecord&>(
+                                        [&record](const StreamingRecord& r)
+                                        {
+                                            record = r;
+                                        }));
+                    Simulator::Run();
+                }
+                if (record.end.IsZero())
+                {
+                    throw std::runtime_error("weight streaming on " + variant + " did not finish");
+                }
+                bytes = CountLinkBytes(w);
+                WaferRow row;
+                row.variant = variant;
+                row.scenario = scenario;
+                row.group = "IO";
+                row.algorithm = w.IsFred() ? "switch-distribution" : "npu-relay-trees";
+                row.groups = record.streams;
+                row.members = record.receivers;
+                double seconds = (record.end - record.start).GetSeconds();
+                row.timeUs = seconds * 1e6;
+                row.injectedPerNpu = record.bytesPerStream;
+                row.effectiveGBps = record.bytesPerStream / seconds / 1e9;
+                row.ioFraction = record.bytesPerStream * 8.0 / seconds
+                                 / dlnet::ParseRate("io-rate", wc.ioRate).GetBitRate();
+                row.npuLinkBytes = bytes.npu;
+                row.upperLinkBytes = bytes.upper;
+                row.ioLinkBytes = bytes.io;
+                rows.push_back(row);
+            }
+        }
+    }
+    return rows;
+}
+
+} // namespace ns3

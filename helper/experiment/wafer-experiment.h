@@ -1,0 +1,81 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef DLNET_WAFER_EXPERIMENT_H
+#define DLNET_WAFER_EXPERIMENT_H
+
+#include "ns3/experiment-options.h"
+#include "ns3/wafer-helper.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup dlnet
+ * \brief The FRED-versus-mesh microbenchmarks: wafer-wide all-reduce, the
+ * collectives of a MP x DP x PP job, weight streaming, and priority between
+ * model- and data-parallel traffic on shared ports.
+ */
+struct WaferExperimentConfig
+{
+    WaferConfig wafer; //!< link parameters (its variant is overridden by variants)
+    std::vector<std::string> variants{"mesh", "fred-a", "fred-b", "fred-c", "fred-d"};
+    std::vector<std::string> scenarios{"allreduce", "groups", "io", "priority"};
+    uint64_t bytes{64ULL << 20};  //!< collective size D per NPU
+    uint64_t ioBytes{4ULL << 20}; //!< weight-streaming: bytes per I/O controller
+    uint32_t mp{2};               //!< model-parallel degree
+    uint32_t dp{5};               //!< data-parallel degree
+    uint32_t pp{2};               //!< pipeline-parallel degree
+    std::string ranks{""};        //!< scenario "group": its NPUs ("0,4,8", "0-3"; empty: all)
+    uint32_t chunks{64};         //!< hierarchical all-reduce (mesh, tapered FRED): staggered chunks
+    uint32_t chunksInFlight{64}; //!< of which a rank works on at once
+    bool functional{false};      //!< carry real data and check every result
+    uint32_t seed{1};
+    uint64_t run{1};
+
+    /// Throw std::invalid_argument naming the first bad field.
+    void Validate() const;
+};
+
+/// \return the allowed scenarios
+const std::vector<std::string>& WaferScenarios();
+
+/// \return the options of the wafer experiment (command line and Python)
+const std::vector<ExperimentOption<WaferExperimentConfig>>& WaferOptions();
+
+/**
+ * \ingroup dlnet
+ * \brief One measured line: a kind of group on a variant.
+ */
+struct WaferRow
+{
+    std::string variant;
+    std::string scenario;
+    std::string group;        //!< wafer, MP, PP, DP, IO, MP-alone, MP-with-DP, DP-alone, DP-with-MP
+    std::string algorithm;    //!< what ran
+    uint32_t groups{0};       //!< concurrent groups of this kind
+    uint32_t members{0};      //!< NPUs per group
+    double timeUs{0};         //!< slowest group's time
+    double injectedPerNpu{0}; //!< payload bytes one NPU sent, averaged over the senders
+    double effectiveGBps{0};  //!< injected / own group's time, averaged over the senders
+    uint64_t npuLinkBytes{0}; //!< wire bytes on NPU links (mesh: NPU-router and mesh links)
+    uint64_t upperLinkBytes{0}; //!< FRED: L1-L2 links; mesh: the mesh links alone
+    uint64_t ioLinkBytes{0};    //!< I/O controller links
+    double ioFraction{0};       //!< io: achieved stream rate / I/O line rate
+    bool checked{false};        //!< functional: every result compared and exact
+};
+
+/**
+ * Run the scenarios on every variant.
+ * \param config what to run
+ * \return the rows
+ */
+std::vector<WaferRow> RunWaferExperiment(const WaferExperimentConfig& config);
+
+} // namespace ns3
+
+#endif /* DLNET_WAFER_EXPERIMENT_H */

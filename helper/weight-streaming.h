@@ -1,0 +1,76 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef DLNET_WEIGHT_STREAMING_H
+#define DLNET_WEIGHT_STREAMING_H
+
+#include "wafer-helper.h"
+
+#include "ns3/callback.h"
+#include "ns3/nstime.h"
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup dlnet
+ * \brief What a weight-streaming run did.
+ */
+struct StreamingRecord
+{
+    Time start;                 //!< streams started
+    Time end;                   //!< the last NPU has every stream
+    uint64_t bytesPerStream{0}; //!< each I/O controller's stream
+    uint32_t streams{0};        //!< I/O controllers
+    uint32_t receivers{0};      //!< NPUs
+};
+
+/**
+ * \ingroup dlnet
+ * \brief Weight streaming: every I/O controller streams the same amount of
+ * weights, and every NPU needs every stream (data-parallel replicas hold the
+ * whole model).
+ *
+ * On a mesh the routers cannot copy packets, so NPUs relay: each stream
+ * spreads over a dimension-ordered tree rooted at its controller's NPU, first
+ * away from the controller's edge (into the wafer), then along the other
+ * dimension. Every stream crosses each tree link once; the links next to the
+ * corners carry the most streams, 2 N - 1 = 9 of them on a 5 x 4 mesh
+ * (1152 GB/s at 128 GB/s each against 750 GB/s: the edge hotspot). On FRED
+ * the switches copy: one distribution flow per switch (FredCollectives).
+ */
+class WeightStreaming
+{
+public:
+    /// \param wafer a built wafer (mesh or FRED)
+    explicit WeightStreaming(Wafer& wafer);
+    ~WeightStreaming();
+
+    /**
+     * Start every controller's stream now.
+     * \param bytes per controller
+     * \param tc traffic class
+     * \param done called once every NPU has every stream
+     */
+    void Start(uint64_t bytes, uint8_t tc, Callback<void, const StreamingRecord&> done);
+
+    /**
+     * Mesh: the relay tree of an I/O controller's stream.
+     * \param io I/O index
+     * \return children NPUs of every NPU (by rank)
+     */
+    std::vector<std::vector<uint32_t>> MeshTree(uint32_t io) const;
+
+private:
+    struct State;
+    Wafer& m_wafer;
+    std::shared_ptr<State> m_state;
+};
+
+} // namespace ns3
+
+#endif /* DLNET_WEIGHT_STREAMING_H */

@@ -1,0 +1,398 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "fred-engine.h"
+
+#include "fred-header.h"
+
+#include "ns3/log.h"
+#include "ns3/packet.h"
+#include "ns3/simulator.h"
+
+#include <algorithm>
+#include <set>
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("FredEngine");
+
+NS_OBJECT_ENSURE_REGISTERED(FredEngine);
+
+namespace
+{
+
+[[noreturn]] void
+Fail(const std::string& job, const std::string& field, const std::string& why)
+{
+    throw std::invalid_argument(field + ": " + why + " (job '" + job + "')");
+}
+
+} // namespace
+
+void
+FredJob::Validate() const
+{
+    bool gather = op == CollectiveOp::ALL_GATHER || op == CollectiveOp::BROADCAST;
+    if (!Reduces() && !gather)
+    {
+        Fail(name,
+             "op",
+             "got " + ToString(op)
+                 + "; in-switch collectives: allreduce, "
+                   "reducescatter, allgather or broadcast");
+    }
+    uint32_t es = ElementSize(type);
+    if (bytes == 0 || bytes % es != 0)
+    {
+        Fail(name,
+             "bytes",
+             "got " + std::to_string(bytes) + "; a positive multiple of the " + std::to_string(es)
+                 + "-byte " + ToString(type) + " element");
+    }
+    if (payloadBytes == 0 || payloadBytes % es != 0)
+    {
+        Fail(name,
+             "payload-bytes",
+             "got " + std::to_string(payloadBytes) + "; a positive multiple of the element size");
+    }
+    auto distinct = [&](const std::vector<uint32_t>& list, const std::string& field)
+    {
+        std::set<uint32_t> seen;
+        for (uint32_t a : list)
+        {
+            if (!seen.insert(a).second)
+            {
+                Fail(name, field, "rank " + std::to_string(a) + " appears twice");
+            }
+        }
+    };
+    distinct(sources, "sources");
+    distinct(receivers, "receivers");
+    if (sources.empty() || receivers.empty())
+    {
+        Fail(name, "group", "a job needs at least one source and one receiver");
+    }
+    if (op == CollectiveOp::BROADCAST)
+    {
+        for (uint32_t r : receivers)
+        {
+            if (std::find(sources.begin(), sources.end(), r) != sources.end())
+            {
+                Fail(name, "receivers", "rank " + std::to_string(r) + " is a source too");
+            }
+        }
+    }
+    else if (sources != receivers || sources.size() < 2)
+    {
+        Fail(name,
+             "group",
+             "all-reduce, reduce-scatter and all-gather need the same two or more "
+             "ranks as sources and receivers");
+    }
+    if (op == CollectiveOp::REDUCE_SCATTER || op == CollectiveOp::ALL_GATHER)
+    {
+        if (bytes / es < sources.size())
+        {
+            Fail(name, "bytes", "fewer elements than ranks");
+        }
+    }
+    if (!inputs.empty())
+    {
+        if (inputs.size() != sources.size())
+        {
+            Fail(name, "inputs", "one buffer per source");
+        }
+        for (const auto& in : inputs)
+        {
+            if (in.size() != bytes)
+            {
+                Fail(name, "inputs", "every buffer must be bytes long");
+            }
+        }
+    }
+}
+
+TypeId
+FredEngine::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::FredEngine")
+                            .SetParent<Object>()
+                            .SetGroupName("Dlnet")
+                            .AddConstructor<FredEngine>()
+                            .AddTraceSource("Done",
+                                            "An in-switch collective finished",
+                                            MakeTraceSourceAccessor(&FredEngine::m_doneTrace),
+                                            "ns3::FredEngine::DoneTracedCallback");
+    return tid;
+}
+
+FredEngine::FredEngine() = default;
+
+FredEngine::~FredEngine() = default;
+
+void
+FredEngine::DoDispose()
+{
+    for (auto& endpoint : m_endpoints)
+    {
+        endpoint->SetProtocolHandler(FabricHeader::FRED, FabricEndpoint::RawCallback());
+    }
+    m_endpoints.clear();
+    m_running.clear();
+    Object::DoDispose();
+}
+
+void
+FredEngine::SetEndpoints(const std::vector<Ptr<FabricEndpoint>>& endpoints)
+{
+    m_endpoints = endpoints;
+    for (auto& endpoint : m_endpoints)
+    {
+        uint32_t address = endpoint->GetAddress();
+        endpoint->SetProtocolHandler(FabricHeader::FRED,
+                                     MakeCallback(&FredEngine::Receive, this).Bind(address));
+    }
+}
+
+uint32_t
+FredEngine::GetRunning() const
+{
+    return m_running.size();
+}
+
+void
+FredEngine::Start(const FredJob& job, DoneCallback done)
+{
+    job.Validate();
+    if (m_running.count(job.id) > 0)
+    {
+        Fail(job.name, "id", "job " + std::to_string(job.id) + " is running already");
+    }
+    auto endpointOf = [&](uint32_t address, const std::string& field)
+    {
+        if (address >= m_endpoints.size())
+        {
+            Fail(job.name, field, "rank " + std::to_string(address) + " has no endpoint");
+        }
+    };
+    for (uint32_t a : job.sources)
+    {
+        endpointOf(a, "sources");
+    }
+    for (uint32_t a : job.receivers)
+    {
+        endpointOf(a, "receivers");
+    }
+    Running& run = m_running[job.id];
+    run.job = job;
+    run.done = done;
+    const uint64_t es = ElementSize(job.type);
+    const uint32_t nRecv = job.receivers.size();
+    const uint32_t nSrc = job.sources.size();
+
+    // The buffer's parts.
+    std::vector<std::pair<uint64_t, uint64_t>> pieces; // offset, bytes
+    if (job.op == CollectiveOp::ALL_REDUCE)
+    {
+        pieces.emplace_back(0, job.bytes);
+    }
+    else if (job.op == CollectiveOp::BROADCAST)
+    {
+        for (uint32_t s = 0; s < nSrc; ++s)
+        {
+            pieces.emplace_back(s * job.bytes, job.bytes);
+        }
+    }
+    else
+    {
+        uint64_t elements = job.bytes / es;
+        uint64_t offset = 0;
+        for (uint32_t i = 0; i < nRecv; ++i)
+        {
+            uint64_t n = elements / nRecv + (i < elements % nRecv ? 1 : 0);
+            pieces.emplace_back(offset, n * es);
+            offset += n * es;
+        }
+    }
+    uint32_t next = 0;
+    for (auto [offset, bytes] : pieces)
+    {
+        uint32_t packets = (bytes + job.payloadBytes - 1) / job.payloadBytes;
+        run.parts.push_back(Part{offset, bytes, next, packets});
+        next += packets;
+    }
+
+    // What each receiver waits for.
+    run.expected.assign(nRecv, 0);
+    run.arrived.assign(nRecv, 0);
+    for (uint32_t r = 0; r < nRecv; ++r)
+    {
+        run.receiverIndex[job.receivers[r]] = r;
+        switch (job.op)
+        {
+            case CollectiveOp::ALL_REDUCE:
+                run.expected[r] = run.parts[0].packets;
+                break;
+            case CollectiveOp::REDUCE_SCATTER:
+                run.expected[r] = run.parts[r].packets;
+                break;
+            default:
+                for (uint32_t s = 0; s < nSrc; ++s)
+                {
+                    if (job.sources[s] != job.receivers[r])
+                    {
+                        run.expected[r] += run.parts[s].packets;
+                    }
+                }
+        }
+    }
+
+    FredRecord& rec = run.record;
+    rec.id = job.id;
+    rec.name = job.name;
+    rec.op = job.op;
+    rec.bytes = job.bytes;
+    rec.start = Simulator::Now();
+    rec.bytesSent.assign(nSrc, 0);
+    rec.bytesReceived.assign(nRecv, 0);
+    if (!job.inputs.empty())
+    {
+        uint64_t size = job.op == CollectiveOp::BROADCAST ? nSrc * job.bytes : job.bytes;
+        rec.outputs.assign(nRecv, std::vector<uint8_t>(size, 0));
+        for (uint32_t r = 0; r < nRecv; ++r)
+        {
+            // a gathering member keeps its own part
+            for (uint32_t s = 0; s < nSrc; ++s)
+            {
+                if (job.sources[s] == job.receivers[r] && job.op == CollectiveOp::ALL_GATHER)
+                {
+                    const Part& p = run.parts[s];
+                    std::copy_n(job.inputs[s].begin() + p.offset,
+                                p.bytes,
+                                rec.outputs[r].begin() + p.offset);
+                }
+            }
+        }
+    }
+    NS_LOG_INFO("FRED job " << job.id << " '" << job.name << "' " << ToString(job.op) << " "
+                            << job.bytes << " B, " << nSrc << " sources, " << nRecv
+                            << " receivers, " << next << " packet indices");
+
+    for (uint32_t s = 0; s < nSrc; ++s)
+    {
+        if (job.Reduces())
+        {
+            for (uint32_t p = 0; p < run.parts.size(); ++p)
+            {
+                SendPart(run, s, p);
+            }
+        }
+        else
+        {
+            SendPart(run, s, s);
+        }
+    }
+}
+
+void
+FredEngine::SendPart(Running& run, uint32_t source, uint32_t part)
+{
+    const FredJob& job = run.job;
+    const Part& p = run.parts[part];
+    Ptr<FabricEndpoint> endpoint = m_endpoints[job.sources[source]];
+    // a broadcast source's stream starts at its own offset; its input is its stream
+    uint64_t inputBase = job.op == CollectiveOp::BROADCAST ? p.offset : 0;
+    for (uint32_t k = 0; k < p.packets; ++k)
+    {
+        uint64_t offset = p.offset + uint64_t(k) * job.payloadBytes;
+        uint32_t size = std::min<uint64_t>(job.payloadBytes, p.offset + p.bytes - offset);
+        Ptr<Packet> packet;
+        if (job.inputs.empty())
+        {
+            packet = Create<Packet>(size);
+        }
+        else
+        {
+            packet = Create<Packet>(job.inputs[source].data() + (offset - inputBase), size);
+        }
+        FredHeader fred;
+        fred.m_kind = FredHeader::UP;
+        fred.m_type = static_cast<uint8_t>(job.type);
+        fred.m_target = part;
+        fred.m_job = job.id;
+        fred.m_seq = p.firstPacket + k;
+        packet->AddHeader(fred);
+        // No endpoint is the destination: the first switch takes the packet.
+        endpoint->SendRaw(packet, UINT32_MAX, FabricHeader::FRED, job.tc, !job.inputs.empty());
+        run.record.bytesSent[source] += size;
+    }
+}
+
+void
+FredEngine::Receive(uint32_t address, Ptr<Packet> packet, const FabricHeader& header)
+{
+    FredHeader fred;
+    packet->RemoveHeader(fred);
+    uint32_t job = fred.m_job;
+    {
+        auto found = m_running.find(job);
+        if (found == m_running.end())
+        {
+            NS_LOG_WARN("FRED packet for job " << job << " that is not running");
+            return;
+        }
+        Running& run = found->second;
+        auto r = run.receiverIndex.find(address);
+        if (r == run.receiverIndex.end())
+        {
+            NS_LOG_WARN("FRED job " << job << ": rank " << address << " is not a receiver");
+            return;
+        }
+        uint32_t idx = r->second;
+        auto part = std::upper_bound(run.parts.begin(),
+                                     run.parts.end(),
+                                     fred.m_seq,
+                                     [](uint32_t seq, const Part& p)
+                                     {
+                                         return seq < p.firstPacket;
+                                     });
+        --part;
+        uint64_t offset
+            = part->offset + uint64_t(fred.m_seq - part->firstPacket) * run.job.payloadBytes;
+        uint32_t size = packet->GetSize();
+        if (!run.record.outputs.empty() && (header.m_flags & FabricHeader::FLAG_PAYLOAD))
+        {
+            packet->CopyData(run.record.outputs[idx].data() + offset, size);
+        }
+        run.record.bytesReceived[idx] += size;
+        if (++run.arrived[idx] == run.expected[idx])
+        {
+            ++run.complete;
+        }
+        else
+        {
+            return;
+        }
+        if (run.complete < run.expected.size())
+        {
+            return;
+        }
+    }
+    auto found = m_running.find(job);
+    if (found == m_running.end())
+    {
+        return;
+    }
+    Running run = std::move(found->second);
+    m_running.erase(found);
+    run.record.end = Simulator::Now();
+    m_doneTrace(run.record);
+    if (!run.done.IsNull())
+    {
+        run.done(run.record);
+    }
+}
+
+} // namespace ns3
