@@ -66,7 +66,7 @@ public:
 private:
     void DoRun() override
     {
-        auto rows = RunScenario("allreduce", 32 << 20);
+        auto rows = RunScenario("allreduce", 64 << 20);
         // The paper's figures; the bounds behind them:
         //  mesh: each chunk's ring uses one link per dimension: 2 x 750;
         //  Fred-A: the two-level ring sends 1.6 D of its 1.9 D through a
@@ -119,7 +119,7 @@ public:
 private:
     void DoRun() override
     {
-        auto rows = RunScenario("groups", 8 << 20);
+        auto rows = RunScenario("groups", 32 << 20);
         // MP and PP stay under one L1 on FRED: the NPU link. On the mesh an MP
         // pair is two neighbours (one link each way) and a DP group a line of
         // five (a ring on a line uses each directed link once). The two PP
@@ -147,11 +147,13 @@ private:
         for (const auto& [variant, group, bw] : expected)
         {
             const WaferRow& r = RowOf(rows, variant, group);
+            // the slowest group (pairs sharing a link need not split it evenly)
+            double slowest = r.injectedPerNpu / r.timeUs / 1e3;
             std::cout << "measured " << variant << " " << group << " (" << r.algorithm
-                      << "): " << r.effectiveGBps << " GB/s per NPU (expected " << bw << ", "
-                      << 100 * Rel(r.effectiveGBps, bw) << "%)" << std::endl;
-            NS_TEST_EXPECT_MSG_LT(
-                std::abs(Rel(r.effectiveGBps, bw)), 0.10, variant << " " << group);
+                      << "): " << r.effectiveGBps << " GB/s per NPU on average, slowest group "
+                      << slowest << " (expected " << bw << ", " << 100 * Rel(slowest, bw) << "%)"
+                      << std::endl;
+            NS_TEST_EXPECT_MSG_LT(std::abs(Rel(slowest, bw)), 0.10, variant << " " << group);
         }
         for (auto [s, e] :
              {std::pair<std::string, std::string>{"fred-b", "fred-a"}, {"fred-d", "fred-c"}})
@@ -176,7 +178,7 @@ public:
 private:
     void DoRun() override
     {
-        auto rows = RunScenario("io", 0);
+        auto rows = RunScenario("io", 1 << 20);
         // mesh: 9 streams on the busiest link, 750 / (9 x 128) = 0.651;
         // Fred-C/D: nothing below the I/O links; Fred-A/B: an L1 with three
         // controllers takes the other 15 streams through 4 x 375 GB/s.
@@ -216,7 +218,17 @@ private:
             std::cout << "measured " << v << ": MP with DP / alone " << mp
                       << ", DP with MP / alone " << dp << std::endl;
             NS_TEST_EXPECT_MSG_LT(std::abs(mp - 1), 0.05, v << ": MP as if alone");
-            NS_TEST_EXPECT_MSG_GT(dp, 1.0, v << ": DP yields");
+            if (v == "mesh")
+            {
+                // the MP pair is a row link, the DP group a column: they share
+                // only NPU 0's 3 TB/s router link, which neither fills
+                NS_TEST_EXPECT_MSG_LT(std::abs(dp - 1), 0.01, v << ": DP unaffected");
+            }
+            else
+            {
+                // NPU 0's link to its L1 carries both: DP waits while MP runs
+                NS_TEST_EXPECT_MSG_GT(dp, 1.01, v << ": DP yields");
+            }
         }
     }
 };

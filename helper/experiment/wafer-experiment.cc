@@ -216,6 +216,7 @@ RunTogether(const WaferExperimentConfig& c,
                 uint64_t npuRate = w.l1[0]->GetPort(w.l1Npu[0][0])->GetDataRate().GetBitRate();
                 uint64_t upRate = w.l1[0]->GetPort(w.l1Up[0][0])->GetDataRate().GetBitRate();
                 bool tapered = upRate < npuRate;
+                req.grid.secondLevelVc = true;
                 req.chunks = tapered ? c.chunks : 1;
                 req.chunksInFlight = tapered ? c.chunksInFlight : 1;
                 req.staggerChunks = true;
@@ -406,7 +407,8 @@ WaferOptions()
                    &WaferVariants),
         ListOption("scenarios",
                    "allreduce (wafer-wide), groups (the MP, PP and DP collectives), io (weight "
-                   "streaming), priority (MP and DP on shared ports)",
+                   "streaming), priority (MP and DP on shared ports), group (one all-reduce on "
+                   "--ranks)",
                    &C::scenarios,
                    &WaferScenarios),
         BytesOption<C>("bytes", "collective size per NPU, e.g. 64MiB", &C::bytes, 80),
@@ -417,11 +419,14 @@ WaferOptions()
         TextOption<C>("ranks",
                       "scenario group: the NPUs of one all-reduce, e.g. 0,4,8 or 0-3 (empty: all)",
                       &C::ranks),
+        UnsignedOption<C>("chunks",
+                          "hierarchical all-reduce on the mesh and on tapered FRED (A): staggered "
+                          "pipelining chunks",
+                          &C::chunks),
         UnsignedOption<C>(
-            "chunks", "FRED A/C hierarchical all-reduce: pipelining chunks", &C::chunks),
-        UnsignedOption<C>("chunks-in-flight",
-                          "FRED A/C hierarchical all-reduce: chunks a rank works on at once",
-                          &C::chunksInFlight),
+            "chunks-in-flight",
+            "hierarchical all-reduce: of those chunks, how many a rank works on at once",
+            &C::chunksInFlight),
         BoolOption<C>("functional", "carry real data and check every result", &C::functional),
         UnsignedOption<C>("seed", "random seed (at least 1)", &C::seed),
         UnsignedOption<C>("run", "random run number", &C::run),

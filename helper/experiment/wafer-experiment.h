@@ -31,9 +31,9 @@ struct WaferExperimentConfig
     uint32_t dp{5};               //!< data-parallel degree
     uint32_t pp{2};               //!< pipeline-parallel degree
     std::string ranks{""};        //!< scenario "group": its NPUs ("0,4,8", "0-3"; empty: all)
-    uint32_t chunks{64};         //!< hierarchical all-reduce (mesh, tapered FRED): staggered chunks
-    uint32_t chunksInFlight{64}; //!< of which a rank works on at once
-    bool functional{false};      //!< carry real data and check every result
+    uint32_t chunks{64};        //!< hierarchical all-reduce (mesh, tapered FRED): staggered chunks
+    uint32_t chunksInFlight{8}; //!< of which a rank works on at once
+    bool functional{false};     //!< carry real data and check every result
     uint32_t seed{1};
     uint64_t run{1};
 
@@ -62,7 +62,7 @@ struct WaferRow
     double timeUs{0};         //!< slowest group's time
     double injectedPerNpu{0}; //!< payload bytes one NPU sent, averaged over the senders
     double effectiveGBps{0};  //!< injected / own group's time, averaged over the senders
-    uint64_t npuLinkBytes{0}; //!< wire bytes on NPU links (mesh: NPU-router and mesh links)
+    uint64_t npuLinkBytes{0}; //!< wire bytes on NPU links (mesh: NPU-router links; FRED: NPU-L1)
     uint64_t upperLinkBytes{0}; //!< FRED: L1-L2 links; mesh: the mesh links alone
     uint64_t ioLinkBytes{0};    //!< I/O controller links
     double ioFraction{0};       //!< io: achieved stream rate / I/O line rate

@@ -377,8 +377,8 @@ CollectiveEngine::PostSends(Instance& inst,
                 from.begin() + t.srcOffset, from.begin() + t.srcOffset + t.bytes);
         }
         uint32_t dstAddress = inst.comm.ranks[t.peer];
-        uint32_t msgId
-            = ep->Send(dstAddress, t.bytes, inst.comm.tc, FabricEndpoint::MessageCallback(), data);
+        uint32_t msgId = ep->Send(
+            dstAddress, t.bytes, inst.comm.tc, FabricEndpoint::MessageCallback(), data, step.vc);
         uint64_t key = (uint64_t(inst.comm.ranks[rank]) << 32) | msgId;
         m_envelopes[key] = Envelope{inst.id, lane, t.peerStep, rank, t.peer, t.offset, t.bytes};
         inst.record.bytesSent[rank] += t.bytes;

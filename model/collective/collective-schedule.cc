@@ -63,6 +63,7 @@ public:
         CollectiveStep step;
         step.reduce = reduce;
         step.sendFromInput = fromInput;
+        step.vc = m_vc;
         m_lane.ranks[rank].push_back(step);
         return m_lane.ranks[rank].size() - 1;
     }
@@ -83,8 +84,15 @@ public:
         Pair(s, sStep, d, dStep, dst, dst.offset);
     }
 
+    /// Steps opened from now on send on this virtual channel.
+    void SetVc(uint8_t vc)
+    {
+        m_vc = vc;
+    }
+
 private:
     CollectiveLane& m_lane;
+    uint8_t m_vc{0};
 };
 
 using Group = std::vector<uint32_t>; //!< communicator indices, in ring order
@@ -488,12 +496,17 @@ Hierarchical(LaneBuilder& b, const CollectiveGrid& grid, Range r, uint32_t es, i
     {
         RingReduceScatter(b, g, r, es, dir);
     }
+    // The second level on its own virtual channel, when asked: its traffic
+    // often waits behind a slower link, and must not hold the credits the
+    // first level's traffic needs on the links the two share.
+    b.SetVc(grid.secondLevelVc ? 1 : 0);
     for (uint32_t k = 0; k < second.size(); ++k)
     {
         // Members of second-dimension group k hold position k in their first-dimension group.
         RingReduceScatter(b, second[k], parts[k], es, dir);
         RingAllGather(b, second[k], parts[k], es, dir);
     }
+    b.SetVc(0);
     for (const auto& g : first)
     {
         RingAllGather(b, g, r, es, dir);

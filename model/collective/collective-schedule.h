@@ -42,6 +42,7 @@ struct CollectiveStep
     std::vector<CollectiveTransfer> recvs; //!< awaited before the next step
     bool reduce{false};                    //!< receives reduce into the buffer (else copy)
     bool sendFromInput{false};             //!< sends read the input buffer (all-to-all)
+    uint8_t vc{0}; //!< virtual channel of its sends: the second level of a hierarchy uses 1
 };
 
 /**
@@ -68,6 +69,7 @@ struct CollectiveGrid
     bool bidirectional{false}; //!< both ring directions have their own links (torus)
     bool dim2First{false};     //!< localBWAware found dimension 2 has more bandwidth
     bool bothOrders{false}; //!< half the data dimension 1 first, half dimension 2 first (2D mesh)
+    bool secondLevelVc{false}; //!< dimension 2 sends on virtual channel 1 (switched levels)
 };
 
 /**

@@ -133,10 +133,12 @@ FabricEndpoint::Setup(uint32_t address,
     m_directory = directory;
     m_directory->Register(address, this);
     m_lossy = device->GetFlowControl() == FabricNetDevice::LOSSY;
-    m_destinations.assign(device->GetTrafficClasses(), std::deque<uint32_t>());
-    m_queues.assign(device->GetTrafficClasses(), std::map<uint32_t, std::deque<uint32_t>>());
-    m_staged.assign(device->GetTrafficClasses(), 0);
-    m_filling.assign(device->GetTrafficClasses(), false);
+    // one send queue per traffic class and virtual channel
+    uint32_t queues = 2 * device->GetTrafficClasses();
+    m_destinations.assign(queues, std::deque<uint32_t>());
+    m_queues.assign(queues, std::map<uint32_t, std::deque<uint32_t>>());
+    m_staged.assign(queues, 0);
+    m_filling.assign(queues, false);
     device->SetFabricReceiveCallback(MakeCallback(&FabricEndpoint::Receive, this));
     device->SetDequeueCallback(MakeCallback(&FabricEndpoint::PacketLeft, this));
 }
@@ -160,8 +162,12 @@ FabricEndpoint::SetReceiveCallback(MessageCallback cb)
 }
 
 uint32_t
-FabricEndpoint::Send(
-    uint32_t dst, uint64_t bytes, uint8_t tc, MessageCallback onDelivered, FabricPayload data)
+FabricEndpoint::Send(uint32_t dst,
+                     uint64_t bytes,
+                     uint8_t tc,
+                     MessageCallback onDelivered,
+                     FabricPayload data,
+                     uint8_t vc)
 {
     NS_LOG_FUNCTION(this << dst << bytes << +tc);
     if (!m_device)
@@ -199,6 +205,7 @@ FabricEndpoint::Send(
     m.total = static_cast<uint32_t>(total);
     m.segment = segment;
     m.tc = tc;
+    m.vc = vc ? 1 : 0;
     m.data = std::move(data);
     m.onDelivered = onDelivered;
     m.sent = Simulator::Now();
@@ -207,7 +214,7 @@ FabricEndpoint::Send(
         m.state.assign(m.total, UNSENT);
     }
     Schedule(id, m);
-    Fill(tc);
+    Fill(SendQueue(m));
     return id;
 }
 
@@ -229,28 +236,29 @@ FabricEndpoint::Schedule(uint32_t msgId, OutMessage& m)
         return;
     }
     m.scheduled = true;
-    std::deque<uint32_t>& queue = m_queues[m.tc][m.dst];
+    std::deque<uint32_t>& queue = m_queues[SendQueue(m)][m.dst];
     if (queue.empty())
     {
-        m_destinations[m.tc].push_back(m.dst);
+        m_destinations[SendQueue(m)].push_back(m.dst);
     }
     queue.push_back(msgId);
 }
 
 void
-FabricEndpoint::Fill(uint8_t tc)
+FabricEndpoint::Fill(uint32_t sendQueue)
 {
-    if (m_filling[tc])
+    const uint32_t sq = sendQueue;
+    if (m_filling[sq])
     {
         return; // a packet left the device while this loop was enqueueing
     }
-    m_filling[tc] = true;
-    std::deque<uint32_t>& destinations = m_destinations[tc];
-    while (m_staged[tc] < m_stageDepth && !destinations.empty())
+    m_filling[sq] = true;
+    std::deque<uint32_t>& destinations = m_destinations[sq];
+    while (m_staged[sq] < m_stageDepth && !destinations.empty())
     {
         uint32_t dst = destinations.front();
         destinations.pop_front();
-        auto q = m_queues[tc].find(dst);
+        auto q = m_queues[sq].find(dst);
         std::deque<uint32_t>& queue = q->second;
         // Messages to one destination go in order (one queue pair per peer);
         // a message with nothing to send now (lossy: window full) steps aside.
@@ -280,14 +288,14 @@ FabricEndpoint::Fill(uint8_t tc)
         }
         if (queue.empty())
         {
-            m_queues[tc].erase(q);
+            m_queues[sq].erase(q);
         }
         else
         {
             destinations.push_back(dst); // destinations take turns, packet by packet
         }
     }
-    m_filling[tc] = false;
+    m_filling[sq] = false;
 }
 
 void
@@ -342,11 +350,12 @@ FabricEndpoint::SendPacket(uint32_t msgId, OutMessage& m)
     h.m_tc = m.tc;
     h.m_protocol = FabricHeader::DATA;
     h.m_flags = m.data ? FabricHeader::FLAG_PAYLOAD : 0;
+    h.SetVc(m.vc);
     packet->AddHeader(h);
-    ++m_staged[m.tc];
-    if (!m_device->Enqueue(packet, m.tc, 0, TAG_DATA))
+    ++m_staged[SendQueue(m)];
+    if (!m_device->Enqueue(packet, m.tc, m.vc, TAG_DATA))
     {
-        --m_staged[m.tc]; // dropped at the source's own buffer: the timer recovers it
+        --m_staged[SendQueue(m)]; // dropped at the source's own buffer: the timer recovers it
     }
 }
 
@@ -388,7 +397,7 @@ FabricEndpoint::Timeout(uint32_t msgId)
         }
     }
     Schedule(msgId, m);
-    Fill(m.tc);
+    Fill(SendQueue(m));
 }
 
 void
@@ -397,8 +406,8 @@ FabricEndpoint::PacketLeft(
 {
     if (tag == TAG_DATA)
     {
-        --m_staged[tc];
-        Fill(tc);
+        --m_staged[2 * tc + vc];
+        Fill(2 * tc + vc);
     }
 }
 
@@ -535,7 +544,7 @@ FabricEndpoint::ReceiveAck(const FabricHeader& h)
         ArmTimer(h.m_msgId, m);
     }
     Schedule(h.m_msgId, m);
-    Fill(m.tc);
+    Fill(SendQueue(m));
 }
 
 void

@@ -97,13 +97,16 @@ public:
      * \param tc traffic class
      * \param onDelivered called once when the whole message has arrived
      * \param data the bytes to carry (functional mode); null: timing mode
+     * \param vc virtual channel (0 or 1): its own credits and queues in every
+     *        device, so that a backlog on one cannot hold the other's credits
      * \return the message id
      */
     uint32_t Send(uint32_t dst,
                   uint64_t bytes,
                   uint8_t tc,
                   MessageCallback onDelivered = MessageCallback(),
-                  FabricPayload data = nullptr);
+                  FabricPayload data = nullptr,
+                  uint8_t vc = 0);
 
     /// \param cb called for every message delivered to this endpoint
     void SetReceiveCallback(MessageCallback cb);
@@ -161,6 +164,7 @@ private:
         uint32_t segment;    //!< payload bytes per full packet
         uint32_t nextSeq{0}; //!< next never-sent packet
         uint8_t tc;
+        uint8_t vc{0};
         FabricPayload data;
         MessageCallback onDelivered;
         Time sent;
@@ -192,7 +196,12 @@ private:
     void SendAck(const FabricHeader& data);
     void PacketLeft(
         Ptr<FabricNetDevice> device, uint32_t tag, uint8_t tc, uint8_t vc, uint32_t size);
-    void Fill(uint8_t tc);
+    void Fill(uint32_t sendQueue);
+    /// \return the send queue of a message: 2 x traffic class + virtual channel
+    static uint32_t SendQueue(const OutMessage& m)
+    {
+        return 2 * m.tc + m.vc;
+    }
     bool HasWork(const OutMessage& m) const;
     void SendPacket(uint32_t msgId, OutMessage& m);
     void Schedule(uint32_t msgId, OutMessage& m);
@@ -212,11 +221,11 @@ private:
 
     uint32_t m_nextMsgId{0};
     std::map<uint32_t, OutMessage> m_out;
-    std::vector<std::deque<uint32_t>> m_destinations; //!< per class: destinations taking turns
+    std::vector<std::deque<uint32_t>> m_destinations; //!< per send queue: destinations taking turns
     std::vector<std::map<uint32_t, std::deque<uint32_t>>>
-        m_queues;                   //!< per class and destination: messages in order
-    std::vector<uint32_t> m_staged; //!< data packets in the device, per class
-    std::vector<bool> m_filling;    //!< Fill() running, per class
+        m_queues;                   //!< per send queue and destination: messages in order
+    std::vector<uint32_t> m_staged; //!< data packets in the device, per send queue
+    std::vector<bool> m_filling;    //!< Fill() running, per send queue
     std::map<std::pair<uint32_t, uint32_t>, InMessage> m_in;
     /// Message ids of one source already delivered: a source numbers its
     /// messages 0, 1, 2, ..., so all ids below a watermark are done and only

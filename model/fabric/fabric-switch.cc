@@ -232,11 +232,9 @@ FabricSwitch::Transmit(uint32_t outPort, Ptr<Packet> packet, FabricHeader& heade
 {
     const Port& out = m_ports[outPort];
     uint32_t inPort = ingress == NO_INGRESS ? NO_INGRESS : ingress >> 4;
-    if (out.dimension < 0)
-    {
-        header.SetVc(0);
-    }
-    else
+    // Off the rings of a torus the sender's virtual channel stands (a
+    // hierarchical collective keeps each level on its own one).
+    if (out.dimension >= 0)
     {
         bool sameDimension = inPort != NO_INGRESS && m_ports[inPort].dimension == out.dimension;
         header.SetVc(((sameDimension && header.GetVc()) || out.dateline) ? 1 : 0);
