@@ -96,6 +96,8 @@ def test_same_config_twice_is_identical():
         (dict(mp=3), "parallelism: MP x DP x PP = 3 x 5 x 2 = 30 does not equal the 20 NPUs"),
         (dict(scenarios="group", ranks="0,0"), "ranks: rank 0 appears twice"),
         (dict(scenarios="group", ranks=f"0,{NPUS + 5}"), "ranks: rank 25 is out of range"),
+        # one rank: nothing to reduce (on the mesh the ring would never finish)
+        (dict(variants="mesh", scenarios="group", ranks="3"), "ranks: got '3'"),
         # Four concurrent MP groups cannot share one middle subnetwork; found
         # when the flows are installed (the message names the flows first).
         (dict(variants="fred-d", scenarios="groups", middle_stages=1, bytes="64KiB"),
