@@ -19,6 +19,7 @@
 #include "ns3/plot-writer.h"
 #include "ns3/result-writer.h"
 #include "ns3/traffic-experiment.h"
+#include "ns3/wafer-experiment.h"
 
 #include <nlohmann/json.hpp>
 #include <pybind11/pybind11.h>
@@ -226,6 +227,52 @@ RunCollectivePy(const std::optional<py::dict>& config,
     return out;
 }
 
+/// One WaferRow as a dict: every field, named like the columns of fred-vs-mesh.csv.
+py::dict
+WaferRowPy(const ns3::WaferRow& r)
+{
+    py::dict d;
+    d["variant"] = r.variant;
+    d["scenario"] = r.scenario;
+    d["group"] = r.group;
+    d["algorithm"] = r.algorithm;
+    d["groups"] = r.groups;
+    d["members"] = r.members;
+    d["time_us"] = r.timeUs;
+    d["injected_per_npu_bytes"] = r.injectedPerNpu;
+    d["effective_GBps"] = r.effectiveGBps;
+    d["npu_link_bytes"] = r.npuLinkBytes;
+    d["upper_link_bytes"] = r.upperLinkBytes;
+    d["io_link_bytes"] = r.ioLinkBytes;
+    d["io_fraction"] = r.ioFraction;
+    d["checked"] = r.checked;
+    return d;
+}
+
+py::list
+RunWaferPy(const std::optional<py::dict>& config, const py::kwargs& kwargs)
+{
+    ns3::WaferExperimentConfig c;
+    if (config)
+    {
+        ApplyOptions(ns3::WaferOptions(), c, *config);
+    }
+    ApplyOptions(ns3::WaferOptions(), c, kwargs);
+
+    std::vector<ns3::WaferRow> rows;
+    {
+        py::gil_scoped_release release;
+        std::lock_guard<std::mutex> lock(g_simulatorMutex);
+        rows = ns3::RunWaferExperiment(c);
+    }
+    py::list out;
+    for (const auto& r : rows)
+    {
+        out.append(WaferRowPy(r));
+    }
+    return out;
+}
+
 template <typename Config>
 py::list
 OptionsPy(const std::vector<ns3::ExperimentOption<Config>>& table)
@@ -319,6 +366,23 @@ PYBIND11_MODULE(dlnet, m)
           py::kw_only(),
           py::arg("results_dir") = py::none(),
           runCollectiveDoc.c_str());
+    static const std::string runWaferDoc
+        = RunDoc("Run the FRED-versus-mesh wafer microbenchmarks (the fred-vs-mesh example) and\n"
+                 "return a list of rows, one dict per measured group kind and variant: variant,\n"
+                 "scenario, group, algorithm, groups, members, time_us, injected_per_npu_bytes,\n"
+                 "effective_GBps, npu_link_bytes, upper_link_bytes, io_link_bytes, io_fraction,\n"
+                 "checked (functional: every result compared and exact). Options as for\n"
+                 "run_collective; list options (variants, scenarios) are comma-separated str,\n"
+                 "e.g. variants='mesh,fred-d'. Bad options raise ValueError naming the field.\n",
+                 ns3::WaferOptions());
+    m.def("run_wafer", &RunWaferPy, py::arg("config") = py::none(), runWaferDoc.c_str());
+    m.def(
+        "wafer_options",
+        []()
+        {
+            return OptionsPy(ns3::WaferOptions());
+        },
+        "The options of run_wafer: a list of {'name', 'help', 'default'}.");
     m.def(
         "collective_options",
         []()

@@ -513,7 +513,11 @@ WaferExperimentConfig::Validate() const
     {
         throw std::invalid_argument("chunks: got 0; at least 1 (and chunks-in-flight too)");
     }
-    ParseCommunicator(ranks, 20);
+    if (ParseCommunicator(ranks, 20).GetSize() < 2)
+    {
+        throw std::invalid_argument("ranks: got '" + ranks
+                                    + "'; the group all-reduce needs two or more ranks");
+    }
     // placement: throws naming "parallelism"
     std::vector<uint32_t> npus(20);
     for (uint32_t i = 0; i < npus.size(); ++i)

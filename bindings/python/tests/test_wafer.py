@@ -1,0 +1,142 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""pytest for dlnet.run_wafer: the FRED-versus-mesh wafer experiment from Python.
+
+Run by CTest (test "pytest") or by hand:
+
+    PYTHONPATH=build/bindings/python /usr/bin/python3 -m pytest -q bindings/python/tests/test_wafer.py
+"""
+import json
+
+import pytest
+
+import dlnet
+
+NPUS = 20  # every wafer variant has 20 NPUs
+FIELDS = {
+    "variant", "scenario", "group", "algorithm", "groups", "members", "time_us",
+    "injected_per_npu_bytes", "effective_GBps", "npu_link_bytes", "upper_link_bytes",
+    "io_link_bytes", "io_fraction", "checked",
+}
+# One all-reduce on three NPUs under different L1 switches of FRED: quick (well
+# under a second for both variants, functional included).
+GROUP = dict(variants="mesh,fred-d", scenarios="group", ranks="0,4,8", bytes="1MiB")
+
+
+def test_module_surface():
+    options = dlnet.wafer_options()
+    assert all(set(o) == {"name", "help", "default"} for o in options)
+    defaults = {o["name"]: o["default"] for o in options}
+    for name in ("variants", "scenarios", "bytes", "io-bytes", "mp", "dp", "pp", "ranks",
+                 "functional", "middle-stages", "npu-bandwidth", "seed"):
+        assert name in defaults
+    assert defaults["variants"] == "mesh,fred-a,fred-b,fred-c,fred-d"
+    assert defaults["scenarios"] == "allreduce,groups,io,priority"
+    assert (defaults["mp"], defaults["dp"], defaults["pp"]) == ("2", "5", "2")
+    assert defaults["bytes"] == str(64 << 20)
+    # The docstring lists every option, in Python spelling.
+    assert "middle_stages" in dlnet.run_wafer.__doc__
+
+
+def test_group_allreduce_in_switch_and_ring():
+    size = 1 << 20
+    rows = dlnet.run_wafer(**GROUP, functional=True)
+    assert [(r["variant"], r["scenario"], r["group"]) for r in rows] == [
+        ("mesh", "group", "group"), ("fred-d", "group", "group")]
+    json.dumps(rows)  # plain Python values only
+    by_variant = {r["variant"]: r for r in rows}
+    for r in rows:
+        assert set(r) == FIELDS
+        assert r["groups"] == 1 and r["members"] == 3
+        assert r["time_us"] > 0
+        assert r["effective_GBps"] > 0
+        assert r["npu_link_bytes"] > 0
+        assert r["io_link_bytes"] == 0 and r["io_fraction"] == 0
+        assert r["checked"] is True, r  # functional: every result compared and exact
+
+    mesh, fred = by_variant["mesh"], by_variant["fred-d"]
+    assert mesh["algorithm"] == "ring" and fred["algorithm"] == "in-switch"
+    n = 3
+    # in-switch: every NPU sends its buffer once to the switches
+    assert fred["injected_per_npu_bytes"] == pytest.approx(size, rel=0.01)
+    # ring: 2(N-1) steps of one N-th of the buffer
+    assert mesh["injected_per_npu_bytes"] == pytest.approx(2 * (n - 1) / n * size, rel=0.01)
+    # effective bandwidth is the injected bytes over the group's time (one group)
+    for r in rows:
+        assert r["effective_GBps"] == pytest.approx(
+            r["injected_per_npu_bytes"] / (r["time_us"] * 1e-6) / 1e9, rel=1e-9)
+
+
+def test_timing_runs_are_not_marked_checked():
+    rows = dlnet.run_wafer(variants="fred-d", scenarios="group", ranks="0,4,8", bytes="64KiB")
+    assert len(rows) == 1 and rows[0]["checked"] is False
+
+
+def test_config_dict_dashes_and_keyword_override():
+    # dict keys in kebab-case, keyword arguments with underscores win over the dict
+    rows = dlnet.run_wafer({"variants": "mesh", "scenarios": "group", "middle-stages": 1,
+                            "bytes": "1MiB"},
+                           variants="fred-b", ranks="0-3", bytes="64KiB", middle_stages=2)
+    assert [(r["variant"], r["members"]) for r in rows] == [("fred-b", 4)]
+    assert rows[0]["injected_per_npu_bytes"] == pytest.approx(64 * 1024, rel=0.01)
+
+
+def test_same_config_twice_is_identical():
+    config = dict(GROUP, bytes="256KiB", variants="mesh,fred-b")
+    assert dlnet.run_wafer(**config) == dlnet.run_wafer(**config)
+
+
+# Bad input: ValueError naming the field.
+
+
+@pytest.mark.parametrize(
+    "options, field",
+    [
+        (dict(variants="fred-x"), "variants: got 'fred-x'"),
+        (dict(variants="mesh,"), "variants: got ''"),
+        (dict(mp=3), "parallelism: MP x DP x PP = 3 x 5 x 2 = 30 does not equal the 20 NPUs"),
+        (dict(scenarios="group", ranks="0,0"), "ranks: rank 0 appears twice"),
+        (dict(scenarios="group", ranks=f"0,{NPUS + 5}"), "ranks: rank 25 is out of range"),
+        # one rank: nothing to reduce (on the mesh the ring would never finish)
+        (dict(variants="mesh", scenarios="group", ranks="3"), "ranks: got '3'"),
+        # Four concurrent MP groups cannot share one middle subnetwork; found
+        # when the flows are installed (the message names the flows first).
+        (dict(variants="fred-d", scenarios="groups", middle_stages=1, bytes="64KiB"),
+         "middle-stages m = 1"),
+        (dict(scenarios="everything"), "scenarios: got 'everything'"),
+        (dict(bytes=0), "bytes: got '0'"),
+        (dict(bytes=81), "bytes: got 81"),
+        (dict(io_bytes=0), "io-bytes: got '0'"),
+        (dict(middle_stages=0), "middle-stages: got 0"),
+        (dict(chunks=0), "chunks: got 0"),
+        (dict(seed=0), "seed: got 0"),
+        (dict(no_such_key=1), "unknown option 'no-such-key'"),
+    ],
+)
+def test_bad_input_raises_value_error_naming_the_field(options, field):
+    with pytest.raises(ValueError) as info:
+        dlnet.run_wafer(**options)
+    assert field in str(info.value)
+
+
+def test_conflicting_flows_name_the_flows_and_the_remedy():
+    with pytest.raises(ValueError) as info:
+        dlnet.run_wafer(variants="fred-d", scenarios="groups", middle_stages=1, bytes="64KiB")
+    message = str(info.value)
+    assert message.startswith("flows: 'mp/")
+    assert "cannot be routed at once through Fred_1(12)" in message
+    assert "use more middle stages" in message
+
+
+def test_bad_input_leaves_the_simulator_usable():
+    # the conflict is found inside a run, after the wafer was built
+    with pytest.raises(ValueError):
+        dlnet.run_wafer(variants="fred-d", scenarios="groups", middle_stages=1, bytes="64KiB")
+    rows = dlnet.run_wafer(variants="fred-d", scenarios="groups", bytes="64KiB", functional=True)
+    assert [r["group"] for r in rows] == ["MP", "PP", "DP"]
+    assert all(r["checked"] for r in rows)
+
+
+def test_wrong_python_types_raise_type_error():
+    # list options are comma-separated str
+    with pytest.raises(TypeError, match="variants"):
+        dlnet.run_wafer(variants=["mesh", "fred-d"])
