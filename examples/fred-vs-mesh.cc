@@ -27,6 +27,7 @@
 
 #include "ns3/dlnet-module.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -192,7 +193,17 @@ WriteBarChart(const std::vector<WaferRow>& rows,
     }
     plot.AppendExtra(xtics + ")");
     plot.AppendExtra("set xrange [-0.6:" + std::to_string(kinds.size() - 0.4) + "]");
-    plot.AppendExtra("set yrange [0:*]");
+    double top = 0;
+    for (const auto& r : rows)
+    {
+        top = std::max(top, r.effectiveGBps);
+    }
+    for (const auto& [key, value] : kPaper)
+    {
+        top = std::max(top, value);
+    }
+    // room above the tallest bar or point, so that none sits on the frame
+    plot.AppendExtra("set yrange [0:" + std::to_string(1.1 * top) + "]");
     plot.AppendExtra("set key top left");
     plot.AppendExtra("set grid ytics");
     double width = 0.8 / variants.size();

@@ -43,6 +43,7 @@ struct Outcome
     std::vector<uint64_t> sent; //!< payload bytes per sender
     std::string algorithm;
     bool exact{false};
+    bool finished{false};
 };
 
 /// Wire bytes by link tier.
@@ -191,6 +192,7 @@ RunTogether(const WaferExperimentConfig& c,
                                 o.start = r.start;
                                 o.end = r.end;
                                 o.sent = r.bytesSent;
+                                o.finished = true;
                                 o.exact = !r.outputs.empty() && Exact(l, r.outputs, c.seed);
                             }));
             continue;
@@ -242,13 +244,14 @@ RunTogether(const WaferExperimentConfig& c,
                               o.start = r.start;
                               o.end = r.end;
                               o.sent = r.bytesSent;
+                              o.finished = true;
                               o.exact = !r.outputs.empty() && Exact(l, r.outputs, c.seed);
                           }));
     }
     Simulator::Run();
     for (std::size_t i = 0; i < launches.size(); ++i)
     {
-        if (out[i].end.IsZero())
+        if (!out[i].finished)
         {
             throw std::runtime_error("wafer experiment: " + launches[i].comm.name + " on " + variant
                                      + " did not finish");
