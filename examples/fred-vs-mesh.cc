@@ -11,6 +11,7 @@
 //  - groups: the collectives of an MP x DP x PP job (default 2 x 5 x 2, MP on
 //    consecutive NPUs, then PP, then DP): every MP group all-reduces, every PP
 //    stage sends to the next, every DP group all-reduces; one kind at a time.
+//  - mix: the same collectives all at once, each kind on its own class.
 //  - io: every I/O controller streams --io-bytes of weights to every NPU.
 //  - group: one all-reduce on the NPUs of --ranks (not run by default).
 //  - priority: an MP all-reduce and a DP all-reduce sharing NPU 0's ports,
@@ -284,6 +285,12 @@ main(int argc, char* argv[])
                             SizeLabel(config.bytes).c_str());
                 PrintBandwidthTable(rows, "groups");
                 PrintTrafficComparison(rows, "groups", "DP");
+            }
+            if (has("mix"))
+            {
+                std::printf("\n# The same job with every MP, PP and DP collective at once (MP "
+                            "class 0 > PP 1 > DP 2)\n");
+                PrintBandwidthTable(rows, "mix");
             }
             if (has("io"))
             {

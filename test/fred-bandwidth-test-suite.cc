@@ -233,6 +233,43 @@ private:
     }
 };
 
+class MixTestCase : public TestCase
+{
+public:
+    MixTestCase()
+        : TestCase("every MP, PP and DP collective at once: classes keep their order, data exact")
+    {
+    }
+
+private:
+    void DoRun() override
+    {
+        for (std::string variant : {"mesh", "fred-a", "fred-d"})
+        {
+            WaferExperimentConfig c;
+            c.variants = {variant};
+            c.scenarios = {"groups", "mix"};
+            c.bytes = 1 << 20;
+            c.functional = true;
+            auto rows = RunWaferExperiment(c);
+            for (std::string kind : {"MP", "PP", "DP"})
+            {
+                const WaferRow& alone = RowOf(rows, variant, kind);
+                const WaferRow& mixed = RowOf(rows, variant, kind + "-mix");
+                std::cout << "measured " << variant << " " << kind << ": alone " << alone.timeUs
+                          << " us, in the mix " << mixed.timeUs << " us, exact " << mixed.checked
+                          << std::endl;
+                NS_TEST_EXPECT_MSG_EQ(mixed.checked, true, variant << " " << kind << " exact");
+                NS_TEST_EXPECT_MSG_GT(mixed.timeUs, alone.timeUs * 0.99, "never faster in a crowd");
+                if (kind == "MP")
+                {
+                    NS_TEST_EXPECT_MSG_LT(mixed.timeUs, alone.timeUs * 1.05, "MP as if alone");
+                }
+            }
+        }
+    }
+};
+
 class FredBandwidthTestSuite : public TestSuite
 {
 public:
@@ -243,6 +280,7 @@ public:
         AddTestCase(new GroupCollectivesTestCase, TestCase::QUICK);
         AddTestCase(new WeightStreamingTestCase, TestCase::QUICK);
         AddTestCase(new PriorityTestCase, TestCase::QUICK);
+        AddTestCase(new MixTestCase, TestCase::QUICK);
     }
 };
 

@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <memory>
 #include <stdexcept>
+#include <tuple>
 
 namespace ns3
 {
@@ -410,8 +411,8 @@ WaferOptions()
                    &WaferVariants),
         ListOption("scenarios",
                    "allreduce (wafer-wide), groups (the MP, PP and DP collectives), io (weight "
-                   "streaming), priority (MP and DP on shared ports), group (one all-reduce on "
-                   "--ranks)",
+                   "streaming), priority (MP and DP on shared ports), mix (every MP, PP and DP "
+                   "collective at once), group (one all-reduce on --ranks)",
                    &C::scenarios,
                    &WaferScenarios),
         BytesOption<C>("bytes", "collective size per NPU, e.g. 64MiB", &C::bytes, 80),
@@ -471,7 +472,8 @@ WaferOptions()
 const std::vector<std::string>&
 WaferScenarios()
 {
-    static const std::vector<std::string> s = {"allreduce", "groups", "io", "priority", "group"};
+    static const std::vector<std::string> s
+        = {"allreduce", "groups", "mix", "io", "priority", "group"};
     return s;
 }
 
@@ -580,6 +582,36 @@ RunWaferExperiment(const WaferExperimentConfig& c)
                     auto l = LaunchesOf(*k.groups, k.op, c.bytes);
                     auto o = RunTogether(c, variant, l, bytes);
                     rows.push_back(Summarise(variant, scenario, k.name, l, o, bytes, c.functional));
+                }
+            }
+            else if (scenario == "mix")
+            {
+                // every MP, PP and DP collective of the job at once, each kind
+                // on its own class (MP 0 > PP 1 > DP 2)
+                std::vector<Launch> all;
+                std::vector<std::pair<std::string, std::size_t>> kinds;
+                for (const auto& [name, groups, op] :
+                     {std::make_tuple("MP", &pg.mpGroups, CollectiveOp::ALL_REDUCE),
+                      std::make_tuple("PP", &pg.ppGroups, CollectiveOp::SEND_RECV),
+                      std::make_tuple("DP", &pg.dpGroups, CollectiveOp::ALL_REDUCE)})
+                {
+                    if (groups->empty() || groups->front().GetSize() < 2)
+                    {
+                        continue;
+                    }
+                    auto l = LaunchesOf(*groups, op, c.bytes);
+                    kinds.emplace_back(name, l.size());
+                    all.insert(all.end(), l.begin(), l.end());
+                }
+                auto o = RunTogether(c, variant, all, bytes);
+                std::size_t first = 0;
+                for (const auto& [name, count] : kinds)
+                {
+                    std::vector<Launch> l(all.begin() + first, all.begin() + first + count);
+                    std::vector<Outcome> out(o.begin() + first, o.begin() + first + count);
+                    rows.push_back(
+                        Summarise(variant, scenario, name + "-mix", l, out, bytes, c.functional));
+                    first += count;
                 }
             }
             else if (scenario == "priority")

@@ -24,7 +24,7 @@ struct WaferExperimentConfig
 {
     WaferConfig wafer; //!< link parameters (its variant is overridden by variants)
     std::vector<std::string> variants{"mesh", "fred-a", "fred-b", "fred-c", "fred-d"};
-    std::vector<std::string> scenarios{"allreduce", "groups", "io", "priority"};
+    std::vector<std::string> scenarios{"allreduce", "groups", "mix", "io", "priority"};
     uint64_t bytes{64ULL << 20};  //!< collective size D per NPU
     uint64_t ioBytes{4ULL << 20}; //!< weight-streaming: bytes per I/O controller
     uint32_t mp{2};               //!< model-parallel degree
