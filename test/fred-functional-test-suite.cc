@@ -347,6 +347,32 @@ private:
     }
 };
 
+class EndpointAlgorithmsTestCase : public TestCase
+{
+public:
+    EndpointAlgorithmsTestCase()
+        : TestCase("the wafer-wide endpoint all-reduces are exact: mesh 2D with two orders, "
+                   "Fred-A staggered chunks with level 2 on its own channel, Fred-C")
+    {
+    }
+
+private:
+    void DoRun() override
+    {
+        WaferExperimentConfig c;
+        c.variants = {"mesh", "fred-a", "fred-c"};
+        c.scenarios = {"allreduce"};
+        c.bytes = 4 * 40003; // uneven chunks and parts
+        c.functional = true;
+        for (const auto& row : RunWaferExperiment(c))
+        {
+            std::cout << "measured " << row.variant << " " << row.algorithm << ": exact "
+                      << row.checked << std::endl;
+            NS_TEST_EXPECT_MSG_EQ(row.checked, true, row.variant << " exact");
+        }
+    }
+};
+
 class FredFunctionalTestSuite : public TestSuite
 {
 public:
@@ -357,6 +383,7 @@ public:
         AddTestCase(new GroupSizesTestCase("fred-d"), TestCase::QUICK);
         AddTestCase(new ConcurrentGroupsTestCase, TestCase::QUICK);
         AddTestCase(new ConflictTestCase, TestCase::QUICK);
+        AddTestCase(new EndpointAlgorithmsTestCase, TestCase::QUICK);
     }
 };
 

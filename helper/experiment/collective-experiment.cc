@@ -608,6 +608,7 @@ RunCollective(const CollectiveConfig& c)
         req.chunks = std::min<uint64_t>(chunks ? chunks : CollectiveEngine::DefaultChunks(op, alg),
                                         bytes / es);
         req.chunksInFlight = c.chunksInFlight ? c.chunksInFlight : req.chunks;
+        req.staggerChunks = c.staggerChunks;
         if (c.functional && alg != CollectiveAlgorithm::OMNIREDUCE)
         {
             uint64_t elements = bytes / es;
@@ -854,6 +855,10 @@ CollectiveOptions()
                               &C::chunks),
             UnsignedOption<C>(
                 "chunks-in-flight", "chunks a rank works on at once; 0 = all", &C::chunksInFlight),
+            BoolOption<C>("stagger-chunks",
+                          "pipeline the chunks through the steps: chunk c enters a step once "
+                          "chunk c-1 has left it (else chunks in flight run side by side)",
+                          &C::staggerChunks),
             UnsignedOption<C>("packet-elements",
                               "switchml: int32 values per packet (64 or 256 in the paper)",
                               &C::packetElements),

@@ -37,6 +37,7 @@ struct CollectiveConfig
     uint32_t root{0};              //!< communicator index of the root
     uint32_t chunks{0}; //!< pipelining chunks; 0 = per algorithm (trees and chains 8, others 1)
     uint32_t chunksInFlight{0};   //!< 0 = all chunks at once
+    bool staggerChunks{false};    //!< chunk c enters a step after chunk c-1 has left it
     uint32_t tc{0};               //!< traffic class
     bool functional{false};       //!< carry real data and check the result
     uint32_t packetElements{256}; //!< switchml: int32 values per packet (k)
