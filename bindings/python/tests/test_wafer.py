@@ -30,7 +30,7 @@ def test_module_surface():
                  "functional", "middle-stages", "npu-bandwidth", "seed"):
         assert name in defaults
     assert defaults["variants"] == "mesh,fred-a,fred-b,fred-c,fred-d"
-    assert defaults["scenarios"] == "allreduce,groups,io,priority"
+    assert defaults["scenarios"] == "allreduce,groups,mix,io,priority"
     assert (defaults["mp"], defaults["dp"], defaults["pp"]) == ("2", "5", "2")
     assert defaults["bytes"] == str(64 << 20)
     # The docstring lists every option, in Python spelling.
