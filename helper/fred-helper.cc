@@ -16,14 +16,25 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("DlnetFredHelper");
 
+namespace
+{
+
+[[noreturn]] void
+NoInSwitchCollectives(const std::string& variant)
+{
+    throw std::invalid_argument("variant: " + variant
+                                + " has no in-switch collectives; allowed: fred-b, fred-d");
+}
+
+} // namespace
+
 FredCollectives::FredCollectives(Wafer& wafer, bool distributionOnly)
     : m_wafer(wafer)
-    , m_distributionOnly(!wafer.InSwitch())
+    , m_reduces(wafer.InSwitch())
 {
     if (!wafer.IsFred() || (!wafer.InSwitch() && !distributionOnly))
     {
-        throw std::invalid_argument("variant: " + wafer.variant
-                                    + " has no in-switch collectives; allowed: fred-b, fred-d");
+        NoInSwitchCollectives(wafer.variant);
     }
     for (const auto& level : {wafer.l1, wafer.l2})
     {
@@ -40,6 +51,22 @@ FredCollectives::FredCollectives(Wafer& wafer, bool distributionOnly)
     uint32_t mtu = wafer.cluster.endpoints[0]->GetDevice()->GetMaxPacketSize();
     uint32_t room = mtu - FabricHeader::SERIALIZED_SIZE - FredHeader::SERIALIZED_SIZE;
     m_payload = room - room % 4; // whole elements of every type
+}
+
+void
+FredCollectives::SetSerialise(bool serialise)
+{
+    m_serialise = serialise;
+}
+
+FredCollectives::~FredCollectives()
+{
+    // The endpoints' handlers and the switches' programs point here: take them back.
+    m_engine->Dispose();
+    for (auto& [sw, program] : m_programs)
+    {
+        sw->RemoveProgram(program);
+    }
 }
 
 Ptr<FredSwitchProgram>
@@ -195,6 +222,31 @@ FredCollectives::Launch(FredJob job, FredEngine::DoneCallback done)
     job.id = m_nextJob++;
     job.payloadBytes = m_payload;
     job.Validate();
+    uint32_t classes = m_wafer.cluster.endpoints[0]->GetDevice()->GetTrafficClasses();
+    if (job.tc >= classes)
+    {
+        throw std::invalid_argument("tc: got " + std::to_string(job.tc) + " (job '" + job.name
+                                    + "'); the wafer has traffic classes 0 to "
+                                    + std::to_string(classes - 1));
+    }
+    if (!TryInstall(job))
+    {
+        if (!m_serialise || m_installed.empty())
+        {
+            TryInstall(job, true); // throws the conflict
+        }
+        // it runs once the jobs in its way have finished
+        NS_LOG_INFO("FRED job " << job.id << " '" << job.name << "' waits for a conflicting one");
+        m_waiting.emplace_back(job, done);
+        return job.id;
+    }
+    m_engine->Start(job, MakeCallback(&FredCollectives::Finished, this).Bind(job.id, done));
+    return job.id;
+}
+
+bool
+FredCollectives::TryInstall(const FredJob& job, bool rethrow)
+{
     auto plan = Plan(job);
     std::vector<Ptr<FabricSwitch>> installed;
     try
@@ -211,11 +263,14 @@ FredCollectives::Launch(FredJob job, FredEngine::DoneCallback done)
         {
             m_programs.at(sw)->RemoveFlow(job.id);
         }
-        throw;
+        if (rethrow)
+        {
+            throw;
+        }
+        return false;
     }
     m_installed[job.id] = installed;
-    m_engine->Start(job, MakeCallback(&FredCollectives::Finished, this).Bind(job.id, done));
-    return job.id;
+    return true;
 }
 
 void
@@ -226,6 +281,21 @@ FredCollectives::Finished(uint32_t job, FredEngine::DoneCallback done, const Fre
         m_programs.at(sw)->RemoveFlow(job);
     }
     m_installed.erase(job);
+    // waiting jobs whose flows fit now start, in the order they came
+    for (auto it = m_waiting.begin(); it != m_waiting.end();)
+    {
+        if (TryInstall(it->first))
+        {
+            auto [next, nextDone] = *it;
+            it = m_waiting.erase(it);
+            m_engine->Start(next,
+                            MakeCallback(&FredCollectives::Finished, this).Bind(next.id, nextDone));
+        }
+        else
+        {
+            ++it;
+        }
+    }
     if (!done.IsNull())
     {
         done(record);
@@ -240,10 +310,9 @@ FredCollectives::Start(const Communicator& comm,
                        const std::vector<std::vector<uint8_t>>& inputs,
                        FredEngine::DoneCallback done)
 {
-    if (m_distributionOnly)
+    if (!m_reduces)
     {
-        throw std::invalid_argument("variant: " + m_wafer.variant
-                                    + " has no in-switch collectives; allowed: fred-b, fred-d");
+        NoInSwitchCollectives(m_wafer.variant);
     }
     comm.Validate(m_wafer.npus);
     FredJob job;

@@ -11,6 +11,7 @@
 #include "ns3/fred-switch-program.h"
 
 #include <cstdint>
+#include <list>
 #include <map>
 #include <string>
 #include <vector>
@@ -40,6 +41,9 @@ public:
      *        switch can copy; only B and D reduce)
      */
     explicit FredCollectives(Wafer& wafer, bool distributionOnly = false);
+    ~FredCollectives();
+    FredCollectives(const FredCollectives&) = delete;
+    FredCollectives& operator=(const FredCollectives&) = delete;
 
     /**
      * Install a collective's flows and start it now. Throws
@@ -88,8 +92,18 @@ public:
     /// \return payload bytes per FRED packet (MTU minus headers, element-aligned)
     uint32_t GetPayloadBytes() const;
 
+    /**
+     * \param serialise true: a job whose flows cannot be routed beside the
+     *        running ones waits until they have finished (FRED's compile-time
+     *        scheduling); false (default): Start refuses it
+     */
+    void SetSerialise(bool serialise);
+
 private:
     uint32_t Launch(FredJob job, FredEngine::DoneCallback done);
+    /// Install a job's flows on every switch of its plan; false (or the
+    /// conflict thrown, if rethrow) when one does not fit beside the others.
+    bool TryInstall(const FredJob& job, bool rethrow = false);
     void Finished(uint32_t job, FredEngine::DoneCallback done, const FredRecord& record);
 
     Wafer& m_wafer;
@@ -98,7 +112,9 @@ private:
     std::map<uint32_t, std::vector<Ptr<FabricSwitch>>> m_installed; //!< by job
     uint32_t m_nextJob{1};
     uint32_t m_payload;
-    bool m_distributionOnly;
+    bool m_reduces;          //!< the wafer's switches reduce (B, D); else broadcasts only
+    bool m_serialise{false}; //!< conflicting jobs wait instead of being refused
+    std::list<std::pair<FredJob, FredEngine::DoneCallback>> m_waiting; //!< in arrival order
 };
 
 } // namespace ns3

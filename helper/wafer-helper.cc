@@ -21,7 +21,6 @@ NS_LOG_COMPONENT_DEFINE("DlnetWaferHelper");
 namespace
 {
 
-constexpr uint32_t WAFER_NPUS = 20;
 constexpr uint32_t WAFER_IOS = 18;
 constexpr uint32_t MESH_ROWS = 5;
 constexpr uint32_t MESH_COLS = 4;

@@ -14,6 +14,9 @@
 namespace ns3
 {
 
+/// NPUs on the wafer (ranks 0..19); the I/O controllers follow them.
+constexpr uint32_t WAFER_NPUS = 20;
+
 /**
  * \ingroup dlnet
  * \brief A wafer-scale system as the FRED paper evaluates it: 20 NPUs with
@@ -69,7 +72,7 @@ struct Wafer
 {
     std::string variant;           //!< as configured
     Cluster cluster;               //!< NPUs then I/O controllers, by rank
-    uint32_t npus{20};             //!< ranks 0 .. npus-1 are NPUs
+    uint32_t npus{WAFER_NPUS};     //!< ranks 0 .. npus-1 are NPUs
     uint32_t middleStages{3};      //!< FRED switches' m
     std::vector<uint32_t> ioRanks; //!< cluster ranks of the I/O controllers
 

@@ -36,7 +36,10 @@ RowOf(const std::vector<WaferRow>& rows, const std::string& variant, const std::
             return r;
         }
     }
-    NS_ABORT_MSG("no row " << variant << " " << group);
+    // a missing row fails every expectation on it (zero time and bandwidth)
+    std::cout << "missing row " << variant << " " << group << std::endl;
+    static const WaferRow missing;
+    return missing;
 }
 
 std::vector<WaferRow>
@@ -68,9 +71,9 @@ private:
     {
         auto rows = RunScenario("allreduce", 64 << 20);
         // The paper's figures; the bounds behind them:
-        //  mesh: each chunk's ring uses one link per dimension: 2 x 750;
-        //  Fred-A: the two-level ring sends 1.6 D of its 1.9 D through a
-        //    375 GB/s uplink share: 1.9 / (1.6 / 1500) = 1781 (the paper: 1850);
+        //  mesh: the two chunks keep both dimensions busy, 750 GB/s each;
+        //  Fred-A: of the 1.9 D an NPU sends, 0.4 D crosses its 375 GB/s
+        //    share of the uplinks: 1.9 / (0.4 / 375) = 1781 (the paper: 1850);
         //  Fred-B: in-switch, D through the 375 GB/s uplink share: 1500;
         //  Fred-C, Fred-D: the NPU's own 3 TB/s link.
         const std::map<std::string, std::pair<double, double>> expected = {

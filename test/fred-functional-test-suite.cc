@@ -105,7 +105,10 @@ Wrong(const Job& j)
 
 /// Run jobs at once on a fresh wafer; returns them done (or throws).
 std::vector<Job>
-RunJobs(const std::string& variant, std::vector<Job> jobs, uint32_t middleStages = 3)
+RunJobs(const std::string& variant,
+        std::vector<Job> jobs,
+        uint32_t middleStages = 3,
+        bool serialise = false)
 {
     SimulationScope scope(1, 1);
     WaferConfig wc;
@@ -113,6 +116,7 @@ RunJobs(const std::string& variant, std::vector<Job> jobs, uint32_t middleStages
     wc.middleStages = middleStages;
     Wafer wafer = BuildWafer(wc);
     FredCollectives fred(wafer);
+    fred.SetSerialise(serialise);
     for (auto& j : jobs)
     {
         std::vector<std::vector<uint8_t>> inputs;
@@ -308,6 +312,17 @@ private:
                               "m = 1 blocks below the first level");
         auto two = RunJobs("fred-d", mp, 2);
         NS_TEST_ASSERT_MSG_EQ(two[0].done && two[1].done, true, "m = 2 routes them");
+        // serialised instead of refused: the second waits for the first, both exact
+        auto serial = RunJobs("fred-d", pp, 1, true);
+        NS_TEST_ASSERT_MSG_EQ(serial[0].done && serial[1].done, true, "both ran");
+        NS_TEST_ASSERT_MSG_EQ(Wrong(serial[0]) + Wrong(serial[1]), 0, "both exact");
+        NS_TEST_ASSERT_MSG_EQ((serial[1].record.start >= serial[0].record.end),
+                              true,
+                              "the second started when the first had finished");
+        std::cout << "measured serialised: pp0 " << serial[0].record.start.GetNanoSeconds() << "-"
+                  << serial[0].record.end.GetNanoSeconds() << " ns, pp1 "
+                  << serial[1].record.start.GetNanoSeconds() << "-"
+                  << serial[1].record.end.GetNanoSeconds() << " ns" << std::endl;
         // on different traffic classes the same two PP flows share through virtual channels
         auto vc = RunJobs("fred-d",
                           {Job{Group("pp0", {0, 2}, 1), CollectiveOp::ALL_REDUCE, 4096},

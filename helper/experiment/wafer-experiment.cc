@@ -28,6 +28,9 @@ NS_LOG_COMPONENT_DEFINE("DlnetWaferExperiment");
 namespace
 {
 
+constexpr uint64_t MAX_BYTES = 1ULL
+                               << 40; //!< per NPU or I/O controller: packet indices fit 32 bits
+
 /// One collective of a run: a group and what it does.
 struct Launch
 {
@@ -107,6 +110,13 @@ Exact(const Launch& l, const std::vector<std::vector<uint8_t>>& outputs, uint32_
     return true;
 }
 
+/// The configured chunks, fewer when the buffer has fewer elements per NPU.
+uint32_t
+ChunksFor(const WaferExperimentConfig& c, uint64_t bytes)
+{
+    return std::max<uint64_t>(1, std::min<uint64_t>(c.chunks, bytes / 4 / WAFER_NPUS));
+}
+
 bool
 IsWaferWide(const Communicator& comm, const Wafer& w)
 {
@@ -164,6 +174,7 @@ RunTogether(const WaferExperimentConfig& c,
     if (w.InSwitch())
     {
         fred = std::make_unique<FredCollectives>(w);
+        fred->SetSerialise(c.serialise);
     }
     std::vector<Outcome> out(launches.size());
     for (std::size_t i = 0; i < launches.size(); ++i)
@@ -220,7 +231,7 @@ RunTogether(const WaferExperimentConfig& c,
                 uint64_t upRate = w.l1[0]->GetPort(w.l1Up[0][0])->GetDataRate().GetBitRate();
                 bool tapered = upRate < npuRate;
                 req.grid.secondLevelVc = true;
-                req.chunks = tapered ? c.chunks : 1;
+                req.chunks = tapered ? ChunksFor(c, l.bytes) : 1;
                 req.chunksInFlight = tapered ? c.chunksInFlight : 1;
                 req.staggerChunks = true;
                 o.algorithm = "hierarchical-2-level";
@@ -231,7 +242,7 @@ RunTogether(const WaferExperimentConfig& c,
                 req.grid.dim1 = w.cols;
                 req.grid.dim2 = w.rows;
                 req.grid.bothOrders = true;
-                req.chunks = c.chunks;
+                req.chunks = ChunksFor(c, l.bytes);
                 req.chunksInFlight = c.chunksInFlight;
                 req.staggerChunks = true;
                 o.algorithm = "hierarchical-2d";
@@ -432,6 +443,10 @@ WaferOptions()
             "hierarchical all-reduce: of those chunks, how many a rank works on at once",
             &C::chunksInFlight),
         BoolOption<C>("functional", "carry real data and check every result", &C::functional),
+        BoolOption<C>("serialise-conflicts",
+                      "in-switch collectives whose flows cannot share the switches at once run "
+                      "one after the other (else they are refused)",
+                      &C::serialise),
         UnsignedOption<C>("seed", "random seed (at least 1)", &C::seed),
         UnsignedOption<C>("run", "random run number", &C::run),
         WaferField(
@@ -505,26 +520,27 @@ WaferExperimentConfig::Validate() const
                                         + "'; allowed: " + dlnet::JoinChoices(WaferScenarios()));
         }
     }
-    if (bytes < 4 * 20 || bytes % 4 != 0)
+    if (bytes < 4 * WAFER_NPUS || bytes % 4 != 0 || bytes > MAX_BYTES)
     {
         throw std::invalid_argument("bytes: got " + std::to_string(bytes)
-                                    + "; a multiple of 4 (fp32) of at least 80 bytes");
+                                    + "; a multiple of 4 (fp32) from 80 bytes to 1 TiB");
     }
-    if (ioBytes == 0)
+    if (ioBytes == 0 || ioBytes % 4 != 0 || ioBytes > MAX_BYTES)
     {
-        throw std::invalid_argument("io-bytes: got 0; a positive size per I/O controller");
+        throw std::invalid_argument("io-bytes: got " + std::to_string(ioBytes)
+                                    + "; a multiple of 4 from 4 bytes to 1 TiB per I/O controller");
     }
     if (chunks == 0 || chunksInFlight == 0)
     {
         throw std::invalid_argument("chunks: got 0; at least 1 (and chunks-in-flight too)");
     }
-    if (ParseCommunicator(ranks, 20).GetSize() < 2)
+    if (ParseCommunicator(ranks, WAFER_NPUS).GetSize() < 2)
     {
         throw std::invalid_argument("ranks: got '" + ranks
                                     + "'; the group all-reduce needs two or more ranks");
     }
     // placement: throws naming "parallelism"
-    std::vector<uint32_t> npus(20);
+    std::vector<uint32_t> npus(WAFER_NPUS);
     for (uint32_t i = 0; i < npus.size(); ++i)
     {
         npus[i] = i;
@@ -536,7 +552,7 @@ std::vector<WaferRow>
 RunWaferExperiment(const WaferExperimentConfig& c)
 {
     c.Validate();
-    std::vector<uint32_t> npus(20);
+    std::vector<uint32_t> npus(WAFER_NPUS);
     for (uint32_t i = 0; i < npus.size(); ++i)
     {
         npus[i] = i;
@@ -550,7 +566,7 @@ RunWaferExperiment(const WaferExperimentConfig& c)
             LinkBytes bytes;
             if (scenario == "allreduce")
             {
-                Communicator world = Communicator::World(20);
+                Communicator world = Communicator::World(WAFER_NPUS);
                 world.name = "wafer";
                 std::vector<Launch> l{Launch{world, CollectiveOp::ALL_REDUCE, c.bytes}};
                 auto o = RunTogether(c, variant, l, bytes);
@@ -558,7 +574,7 @@ RunWaferExperiment(const WaferExperimentConfig& c)
             }
             else if (scenario == "group")
             {
-                Communicator g = ParseCommunicator(c.ranks, 20);
+                Communicator g = ParseCommunicator(c.ranks, WAFER_NPUS);
                 std::vector<Launch> l{Launch{g, CollectiveOp::ALL_REDUCE, c.bytes}};
                 auto o = RunTogether(c, variant, l, bytes);
                 rows.push_back(Summarise(variant, scenario, "group", l, o, bytes, c.functional));
@@ -641,18 +657,20 @@ RunWaferExperiment(const WaferExperimentConfig& c)
                 wc.variant = variant;
                 Wafer w = BuildWafer(wc);
                 StreamingRecord record;
+                bool finished = false;
                 {
                     WeightStreaming streaming(w);
                     streaming.Start(c.ioBytes,
                                     0,
                                     Callback<void, const StreamingRecord&>(
-                                        [&record](const StreamingRecord& r)
+                                        [&record, &finished](const StreamingRecord& r)
                                         {
                                             record = r;
+                                            finished = true;
                                         }));
                     Simulator::Run();
                 }
-                if (record.end.IsZero())
+                if (!finished)
                 {
                     throw std::runtime_error("weight streaming on " + variant + " did not finish");
                 }

@@ -34,6 +34,8 @@ struct WaferExperimentConfig
     uint32_t chunks{64};        //!< hierarchical all-reduce (mesh, tapered FRED): staggered chunks
     uint32_t chunksInFlight{8}; //!< of which a rank works on at once
     bool functional{false};     //!< carry real data and check every result
+    bool serialise{
+        false}; //!< in-switch jobs whose flows conflict wait for each other (else refused)
     uint32_t seed{1};
     uint64_t run{1};
 

@@ -307,10 +307,11 @@ CollectiveEngine::Enter(Instance& inst, uint32_t lane, uint32_t rank, uint32_t s
             return;
         }
         ls.step = step;
-        Wake(inst, lane, rank);
         const CollectiveStep& st = steps[step];
         ls.pending = st.recvs.size();
         PostSends(inst, lane, rank, st);
+        // the next chunk may enter the step this one left, its sends queued behind these
+        Wake(inst, lane, rank);
         auto it = inst.early.find({lane, rank, step});
         if (it != inst.early.end())
         {

@@ -633,8 +633,10 @@ BuildCollectiveLanes(CollectiveOp op,
         }
         else if (grid.bothOrders && a == CollectiveAlgorithm::HIERARCHICAL)
         {
-            // A mesh ring uses one direction of each link per dimension: two
-            // chunks, each starting in another dimension, keep both dimensions busy.
+            // On a mesh one ring already loads both directions of its
+            // dimension's links (its wrap-around comes back on the reverse
+            // ones), so a second ring direction gains nothing; a second
+            // chunk that starts in the other dimension keeps both busy.
             auto halves = Split(r, 2, es);
             CollectiveGrid rowsFirst = order;
             rowsFirst.dim2First = false;

@@ -77,7 +77,8 @@ FabricEndpoint::GetTypeId()
                             MakeTimeAccessor(&FabricEndpoint::m_maxRto),
                             MakeTimeChecker(NanoSeconds(1)))
               .AddAttribute("StageDepth",
-                            "Data packets per traffic class kept ready in the device's queue",
+                            "Data packets per traffic class and virtual channel kept ready in the "
+                            "device's queue",
                             UintegerValue(2),
                             MakeUintegerAccessor(&FabricEndpoint::m_stageDepth),
                             MakeUintegerChecker<uint32_t>(1))

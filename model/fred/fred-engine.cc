@@ -4,6 +4,7 @@
 #include "fred-engine.h"
 
 #include "fred-header.h"
+#include "fred-switch-program.h"
 
 #include "ns3/log.h"
 #include "ns3/packet.h"
@@ -325,7 +326,7 @@ FredEngine::SendPart(Running& run, uint32_t source, uint32_t part)
         fred.m_seq = p.firstPacket + k;
         packet->AddHeader(fred);
         // No endpoint is the destination: the first switch takes the packet.
-        endpoint->SendRaw(packet, UINT32_MAX, FabricHeader::FRED, job.tc, !job.inputs.empty());
+        endpoint->SendRaw(packet, NO_ENDPOINT, FabricHeader::FRED, job.tc, !job.inputs.empty());
         run.record.bytesSent[source] += size;
     }
 }

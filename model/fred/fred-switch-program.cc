@@ -110,6 +110,14 @@ FredSwitchProgram::InstallFlow(const FredSwitchFlow& flow)
     check(flow.outputs);
     check(flow.parents);
     check(flow.targetPort);
+    for (const auto* list : {&flow.inputs, &flow.outputs, &flow.parents})
+    {
+        // a slot completes when every input has given once: a port twice would never complete
+        if (std::set<uint32_t>(list->begin(), list->end()).size() != list->size())
+        {
+            throw std::invalid_argument("flow '" + flow.name + "': a port appears twice");
+        }
+    }
     if (m_flows.count(flow.job) > 0)
     {
         throw std::invalid_argument("flow '" + flow.name + "': job " + std::to_string(flow.job)
@@ -152,7 +160,7 @@ FredSwitchProgram::Send(const FredSwitchFlow& flow,
     p->AddHeader(fred);
     FabricHeader h = header;
     auto endpoint = flow.endpointAt.find(port);
-    h.m_dst = endpoint == flow.endpointAt.end() ? 0 : endpoint->second;
+    h.m_dst = endpoint == flow.endpointAt.end() ? NO_ENDPOINT : endpoint->second;
     GetSwitch()->SendOnPort(port, p, h);
 }
 
@@ -217,9 +225,27 @@ FredSwitchProgram::Process(Ptr<Packet> packet, FabricHeader& header, uint32_t in
         return CONSUMED;
     }
 
+    auto input = std::find(flow.inputs.begin(), flow.inputs.end(), inPort);
+    if (input == flow.inputs.end())
+    {
+        NS_LOG_WARN("FRED job " << fred.m_job << ": port " << inPort << " is not an input");
+        return CONSUMED;
+    }
     uint64_t key = (uint64_t(fred.m_job) << 32) | fred.m_seq;
     Slot& slot = m_slots[key];
     bool payload = header.m_flags & FabricHeader::FLAG_PAYLOAD;
+    if (slot.arrived == 0)
+    {
+        slot.seen.assign(flow.inputs.size(), false);
+    }
+    std::size_t from = input - flow.inputs.begin();
+    if (slot.seen[from])
+    {
+        NS_LOG_WARN("FRED job " << fred.m_job << ": index " << fred.m_seq << " twice from port "
+                                << inPort);
+        return CONSUMED;
+    }
+    slot.seen[from] = true;
     if (slot.arrived == 0)
     {
         slot.size = packet->GetSize();
@@ -232,8 +258,11 @@ FredSwitchProgram::Process(Ptr<Packet> packet, FabricHeader& header, uint32_t in
     }
     else
     {
-        NS_ASSERT_MSG(packet->GetSize() == slot.size,
-                      "FRED contributions of one index differ in size");
+        if (packet->GetSize() != slot.size || payload != slot.payload)
+        {
+            throw std::logic_error("FRED job " + std::to_string(fred.m_job)
+                                   + ": contributions of one index differ in size or in mode");
+        }
         if (payload)
         {
             std::vector<uint8_t> data(slot.size);

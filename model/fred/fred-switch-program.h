@@ -46,6 +46,9 @@ struct FredSwitchFlow
     static constexpr uint32_t NONE = UINT32_MAX; //!< no port
 };
 
+/// Destination of packets that no endpoint takes (a switch on the way does).
+constexpr uint32_t NO_ENDPOINT = UINT32_MAX;
+
 /**
  * \ingroup dlnet
  * \brief FRED's in-switch collectives (Rashidi et al., ISCA 2025) as a
@@ -94,6 +97,7 @@ private:
         uint32_t arrived{0};
         uint32_t size{0};
         bool payload{false};
+        std::vector<bool> seen; //!< by input: its contribution is in
         std::vector<uint8_t> sum;
     };
 
