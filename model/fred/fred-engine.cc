@@ -6,9 +6,11 @@
 #include "fred-header.h"
 #include "fred-switch-program.h"
 
+#include "ns3/fabric-net-device.h"
 #include "ns3/log.h"
 #include "ns3/packet.h"
 #include "ns3/simulator.h"
+#include "ns3/uinteger.h"
 
 #include <algorithm>
 #include <set>
@@ -122,6 +124,13 @@ FredEngine::GetTypeId()
                             .SetParent<Object>()
                             .SetGroupName("Dlnet")
                             .AddConstructor<FredEngine>()
+                            .AddAttribute("Batch",
+                                          "Packets a source hands to its device at a time; the "
+                                          "next batch follows when the link could have sent "
+                                          "this one",
+                                          UintegerValue(64),
+                                          MakeUintegerAccessor(&FredEngine::m_batch),
+                                          MakeUintegerChecker<uint32_t>(1))
                             .AddTraceSource("Done",
                                             "An in-switch collective finished",
                                             MakeTraceSourceAccessor(&FredEngine::m_doneTrace),
@@ -129,7 +138,10 @@ FredEngine::GetTypeId()
     return tid;
 }
 
-FredEngine::FredEngine() = default;
+FredEngine::FredEngine()
+    : m_batch(64)
+{
+}
 
 FredEngine::~FredEngine() = default;
 
@@ -281,54 +293,91 @@ FredEngine::Start(const FredJob& job, DoneCallback done)
                             << job.bytes << " B, " << nSrc << " sources, " << nRecv
                             << " receivers, " << next << " packet indices");
 
+    run.cursors.resize(nSrc);
     for (uint32_t s = 0; s < nSrc; ++s)
     {
+        auto& parts = run.cursors[s].parts;
         if (job.Reduces())
         {
             for (uint32_t p = 0; p < run.parts.size(); ++p)
             {
-                SendPart(run, s, p);
+                parts.push_back(p);
             }
         }
         else
         {
-            SendPart(run, s, s);
+            parts.push_back(s);
         }
+        // a batch ahead: the device never waits for the next one
+        SendBatch(job.id, s);
+        SendBatch(job.id, s);
     }
 }
 
 void
-FredEngine::SendPart(Running& run, uint32_t source, uint32_t part)
+FredEngine::SendBatch(uint32_t id, uint32_t source)
+{
+    auto found = m_running.find(id);
+    if (found == m_running.end())
+    {
+        return;
+    }
+    Running& run = found->second;
+    auto& cursor = run.cursors[source];
+    Ptr<FabricNetDevice> device = m_endpoints[run.job.sources[source]]->GetDevice();
+    uint64_t wire = 0;
+    for (uint32_t sent = 0; sent < m_batch && cursor.part < cursor.parts.size(); ++sent)
+    {
+        const Part& p = run.parts[cursor.parts[cursor.part]];
+        SendPacket(run, source, cursor.parts[cursor.part], cursor.packet);
+        wire += std::min<uint64_t>(run.job.payloadBytes,
+                                   p.bytes - uint64_t(cursor.packet) * run.job.payloadBytes)
+                + FredHeader::SERIALIZED_SIZE + FabricHeader::SERIALIZED_SIZE;
+        if (++cursor.packet == p.packets)
+        {
+            cursor.packet = 0;
+            ++cursor.part;
+        }
+    }
+    if (cursor.part < cursor.parts.size())
+    {
+        Simulator::Schedule(device->GetDataRate().CalculateBytesTxTime(wire),
+                            &FredEngine::SendBatch,
+                            this,
+                            id,
+                            source);
+    }
+}
+
+void
+FredEngine::SendPacket(Running& run, uint32_t source, uint32_t part, uint32_t k)
 {
     const FredJob& job = run.job;
     const Part& p = run.parts[part];
     Ptr<FabricEndpoint> endpoint = m_endpoints[job.sources[source]];
     // a broadcast source's stream starts at its own offset; its input is its stream
     uint64_t inputBase = job.op == CollectiveOp::BROADCAST ? p.offset : 0;
-    for (uint32_t k = 0; k < p.packets; ++k)
+    uint64_t offset = p.offset + uint64_t(k) * job.payloadBytes;
+    uint32_t size = std::min<uint64_t>(job.payloadBytes, p.offset + p.bytes - offset);
+    Ptr<Packet> packet;
+    if (job.inputs.empty())
     {
-        uint64_t offset = p.offset + uint64_t(k) * job.payloadBytes;
-        uint32_t size = std::min<uint64_t>(job.payloadBytes, p.offset + p.bytes - offset);
-        Ptr<Packet> packet;
-        if (job.inputs.empty())
-        {
-            packet = Create<Packet>(size);
-        }
-        else
-        {
-            packet = Create<Packet>(job.inputs[source].data() + (offset - inputBase), size);
-        }
-        FredHeader fred;
-        fred.m_kind = FredHeader::UP;
-        fred.m_type = static_cast<uint8_t>(job.type);
-        fred.m_target = part;
-        fred.m_job = job.id;
-        fred.m_seq = p.firstPacket + k;
-        packet->AddHeader(fred);
-        // No endpoint is the destination: the first switch takes the packet.
-        endpoint->SendRaw(packet, NO_ENDPOINT, FabricHeader::FRED, job.tc, !job.inputs.empty());
-        run.record.bytesSent[source] += size;
+        packet = Create<Packet>(size);
     }
+    else
+    {
+        packet = Create<Packet>(job.inputs[source].data() + (offset - inputBase), size);
+    }
+    FredHeader fred;
+    fred.m_kind = FredHeader::UP;
+    fred.m_type = static_cast<uint8_t>(job.type);
+    fred.m_target = part;
+    fred.m_job = job.id;
+    fred.m_seq = p.firstPacket + k;
+    packet->AddHeader(fred);
+    // No endpoint is the destination: the first switch takes the packet.
+    endpoint->SendRaw(packet, NO_ENDPOINT, FabricHeader::FRED, job.tc, !job.inputs.empty());
+    run.record.bytesSent[source] += size;
 }
 
 void

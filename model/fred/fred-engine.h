@@ -82,6 +82,8 @@ class FredEngine : public Object
 public:
     /// Called once every receiver of a job has everything.
     typedef Callback<void, const FredRecord&> DoneCallback;
+    /// Signature of the Done trace source.
+    typedef void (*DoneTracedCallback)(const FredRecord& record);
 
     static TypeId GetTypeId();
     FredEngine();
@@ -123,14 +125,27 @@ private:
         std::map<uint32_t, uint32_t> receiverIndex; //!< by address
         uint32_t complete{0};
         FredRecord record;
+        /// per source: the parts it sends, in order, and where it is in them
+        struct Cursor
+        {
+            std::vector<uint32_t> parts;
+            uint32_t part{0}; //!< index into parts
+            uint32_t packet{0};
+        };
+        std::vector<Cursor> cursors;
     };
 
     void Receive(uint32_t address, Ptr<Packet> packet, const FabricHeader& header);
-    void SendPart(Running& run, uint32_t source, uint32_t part);
+    /// Hand a source's next packets to its device, and come back when the
+    /// device has had time to send them (so the queue never holds more than
+    /// two batches while the link is free).
+    void SendBatch(uint32_t job, uint32_t source);
+    void SendPacket(Running& run, uint32_t source, uint32_t part, uint32_t k);
 
     std::vector<Ptr<FabricEndpoint>> m_endpoints;
     std::map<uint32_t, Running> m_running; //!< by job id
     TracedCallback<const FredRecord&> m_doneTrace;
+    uint32_t m_batch; //!< Batch attribute
 };
 
 } // namespace ns3
