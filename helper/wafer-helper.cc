@@ -22,8 +22,6 @@ namespace
 {
 
 constexpr uint32_t WAFER_IOS = 18;
-constexpr uint32_t MESH_ROWS = 5;
-constexpr uint32_t MESH_COLS = 4;
 constexpr uint32_t FRED_L1 = 5;
 constexpr uint32_t FRED_L2 = 4;
 constexpr uint32_t FRED_NPUS_PER_L1 = 4;
@@ -310,8 +308,8 @@ WaferTopology(const WaferConfig& config)
     if (config.variant == "mesh")
     {
         t.kind = "mesh";
-        t.rows = MESH_ROWS;
-        t.cols = MESH_COLS;
+        t.rows = WAFER_MESH_ROWS;
+        t.cols = WAFER_MESH_COLS;
         t.fabricLinkRate = RateString(DataRate(npu.GetBitRate() / 4));
         t.localLinkRate = config.npuBandwidth;
     }

@@ -16,6 +16,9 @@ namespace ns3
 
 /// NPUs on the wafer (ranks 0..19); the I/O controllers follow them.
 constexpr uint32_t WAFER_NPUS = 20;
+/// The mesh's rows (Y) and columns (X): NPU rank = y * WAFER_MESH_COLS + x.
+constexpr uint32_t WAFER_MESH_ROWS = 5;
+constexpr uint32_t WAFER_MESH_COLS = 4; //!< see WAFER_MESH_ROWS
 
 /**
  * \ingroup dlnet

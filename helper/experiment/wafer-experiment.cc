@@ -431,6 +431,11 @@ WaferOptions()
         UnsignedOption<C>("mp", "model-parallel degree", &C::mp),
         UnsignedOption<C>("dp", "data-parallel degree", &C::dp),
         UnsignedOption<C>("pp", "pipeline-parallel degree", &C::pp),
+        ChoiceOption<C>("placement",
+                        "mesh: linear (rank order: a replica's MP x PP NPUs on one row) or blocks "
+                        "(MP-wide, PP-tall rectangles where they fit, the rest in rank order)",
+                        &C::placement,
+                        WaferPlacements()),
         TextOption<C>("ranks",
                       "scenario group: the NPUs of one all-reduce, e.g. 0,4,8 or 0-3 (empty: all)",
                       &C::ranks),
@@ -485,6 +490,46 @@ WaferOptions()
 }
 
 const std::vector<std::string>&
+WaferPlacements()
+{
+    static const std::vector<std::string> p = {"linear", "blocks"};
+    return p;
+}
+
+std::vector<uint32_t>
+PlacementOrder(const WaferExperimentConfig& c, const std::string& variant)
+{
+    std::vector<uint32_t> order;
+    std::vector<bool> placed(WAFER_NPUS, false);
+    if (c.placement == "blocks" && variant == "mesh")
+    {
+        for (uint32_t by = 0; by + c.pp <= WAFER_MESH_ROWS; by += c.pp)
+        {
+            for (uint32_t bx = 0; bx + c.mp <= WAFER_MESH_COLS; bx += c.mp)
+            {
+                for (uint32_t p = 0; p < c.pp; ++p)
+                {
+                    for (uint32_t m = 0; m < c.mp; ++m)
+                    {
+                        uint32_t npu = (by + p) * WAFER_MESH_COLS + bx + m;
+                        order.push_back(npu);
+                        placed[npu] = true;
+                    }
+                }
+            }
+        }
+    }
+    for (uint32_t npu = 0; npu < WAFER_NPUS; ++npu)
+    {
+        if (!placed[npu])
+        {
+            order.push_back(npu);
+        }
+    }
+    return order;
+}
+
+const std::vector<std::string>&
 WaferScenarios()
 {
     static const std::vector<std::string> s
@@ -534,6 +579,12 @@ WaferExperimentConfig::Validate() const
     {
         throw std::invalid_argument("chunks: got 0; at least 1 (and chunks-in-flight too)");
     }
+    if (std::find(WaferPlacements().begin(), WaferPlacements().end(), placement)
+        == WaferPlacements().end())
+    {
+        throw std::invalid_argument("placement: got '" + placement
+                                    + "'; allowed: " + dlnet::JoinChoices(WaferPlacements()));
+    }
     if (ParseCommunicator(ranks, WAFER_NPUS).GetSize() < 2)
     {
         throw std::invalid_argument("ranks: got '" + ranks
@@ -552,17 +603,12 @@ std::vector<WaferRow>
 RunWaferExperiment(const WaferExperimentConfig& c)
 {
     c.Validate();
-    std::vector<uint32_t> npus(WAFER_NPUS);
-    for (uint32_t i = 0; i < npus.size(); ++i)
-    {
-        npus[i] = i;
-    }
-    ParallelGroups pg = MakeParallelGroups(c.mp, c.dp, c.pp, npus);
     std::vector<WaferRow> rows;
     for (const auto& scenario : c.scenarios)
     {
         for (const auto& variant : c.variants)
         {
+            ParallelGroups pg = MakeParallelGroups(c.mp, c.dp, c.pp, PlacementOrder(c, variant));
             LinkBytes bytes;
             if (scenario == "allreduce")
             {

@@ -25,12 +25,14 @@ struct WaferExperimentConfig
     WaferConfig wafer; //!< link parameters (its variant is overridden by variants)
     std::vector<std::string> variants{"mesh", "fred-a", "fred-b", "fred-c", "fred-d"};
     std::vector<std::string> scenarios{"allreduce", "groups", "mix", "io", "priority"};
-    uint64_t bytes{64ULL << 20};  //!< collective size D per NPU
-    uint64_t ioBytes{4ULL << 20}; //!< weight-streaming: bytes per I/O controller
-    uint32_t mp{2};               //!< model-parallel degree
-    uint32_t dp{5};               //!< data-parallel degree
-    uint32_t pp{2};               //!< pipeline-parallel degree
-    std::string ranks{""};        //!< scenario "group": its NPUs ("0,4,8", "0-3"; empty: all)
+    uint64_t bytes{64ULL << 20};     //!< collective size D per NPU
+    uint64_t ioBytes{4ULL << 20};    //!< weight-streaming: bytes per I/O controller
+    uint32_t mp{2};                  //!< model-parallel degree
+    uint32_t dp{5};                  //!< data-parallel degree
+    uint32_t pp{2};                  //!< pipeline-parallel degree
+    std::string placement{"linear"}; //!< mesh: linear (rank order, rows of 4) or blocks (MP x PP
+                                     //!< rectangles: MP along X, PP along Y, where they fit)
+    std::string ranks{""};           //!< scenario "group": its NPUs ("0,4,8", "0-3"; empty: all)
     uint32_t chunks{64};        //!< hierarchical all-reduce (mesh, tapered FRED): staggered chunks
     uint32_t chunksInFlight{8}; //!< of which a rank works on at once
     bool functional{false};     //!< carry real data and check every result
@@ -42,6 +44,22 @@ struct WaferExperimentConfig
     /// Throw std::invalid_argument naming the first bad field.
     void Validate() const;
 };
+
+/// \return the allowed mesh placements
+const std::vector<std::string>& WaferPlacements();
+
+/**
+ * The NPUs in the order the parallel groups take them (MakeParallelGroups):
+ * linear is 0..19; blocks tiles the mesh with MP-wide, PP-tall rectangles
+ * (each holds one data-parallel replica's MP x PP NPUs), row by row where
+ * they fit, the NPUs left over after them in rank order. FRED wafers always
+ * take the linear order (an L1 switch is the block).
+ * \param config the experiment (placement, mp, pp)
+ * \param variant the wafer
+ * \return the NPUs in placement order
+ */
+std::vector<uint32_t> PlacementOrder(const WaferExperimentConfig& config,
+                                     const std::string& variant);
 
 /// \return the allowed scenarios
 const std::vector<std::string>& WaferScenarios();
