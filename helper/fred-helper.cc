@@ -146,14 +146,19 @@ FredCollectives::Plan(const FredJob& job) const
     const bool rs = job.op == CollectiveOp::REDUCE_SCATTER;
     const bool single = l1s.size() == 1;
 
-    std::vector<std::pair<Ptr<FabricSwitch>, FredSwitchFlow>> plan;
-    for (uint32_t k : l1s)
+    auto newFlow = [&job](const std::string& where)
     {
         FredSwitchFlow f;
         f.job = job.id;
-        f.name = job.name + "@L1-" + std::to_string(k);
+        f.name = job.name + "@" + where;
         f.reduce = job.Reduces();
         f.tc = job.tc;
+        return f;
+    };
+    std::vector<std::pair<Ptr<FabricSwitch>, FredSwitchFlow>> plan;
+    for (uint32_t k : l1s)
+    {
+        FredSwitchFlow f = newFlow("L1-" + std::to_string(k));
         for (uint32_t s : job.sources)
         {
             auto [l1, port] = attach(s);
@@ -189,11 +194,7 @@ FredCollectives::Plan(const FredJob& job) const
     {
         for (uint32_t j : planes)
         {
-            FredSwitchFlow f;
-            f.job = job.id;
-            f.name = job.name + "@L2-" + std::to_string(j);
-            f.reduce = job.Reduces();
-            f.tc = job.tc;
+            FredSwitchFlow f = newFlow("L2-" + std::to_string(j));
             std::set<uint32_t> in;
             std::set<uint32_t> out;
             for (uint32_t s : job.sources)

@@ -385,53 +385,38 @@ FredEngine::Receive(uint32_t address, Ptr<Packet> packet, const FabricHeader& he
 {
     FredHeader fred;
     packet->RemoveHeader(fred);
-    uint32_t job = fred.m_job;
-    {
-        auto found = m_running.find(job);
-        if (found == m_running.end())
-        {
-            NS_LOG_WARN("FRED packet for job " << job << " that is not running");
-            return;
-        }
-        Running& run = found->second;
-        auto r = run.receiverIndex.find(address);
-        if (r == run.receiverIndex.end())
-        {
-            NS_LOG_WARN("FRED job " << job << ": rank " << address << " is not a receiver");
-            return;
-        }
-        uint32_t idx = r->second;
-        auto part = std::upper_bound(run.parts.begin(),
-                                     run.parts.end(),
-                                     fred.m_seq,
-                                     [](uint32_t seq, const Part& p)
-                                     {
-                                         return seq < p.firstPacket;
-                                     });
-        --part;
-        uint64_t offset
-            = part->offset + uint64_t(fred.m_seq - part->firstPacket) * run.job.payloadBytes;
-        uint32_t size = packet->GetSize();
-        if (!run.record.outputs.empty() && (header.m_flags & FabricHeader::FLAG_PAYLOAD))
-        {
-            packet->CopyData(run.record.outputs[idx].data() + offset, size);
-        }
-        run.record.bytesReceived[idx] += size;
-        if (++run.arrived[idx] == run.expected[idx])
-        {
-            ++run.complete;
-        }
-        else
-        {
-            return;
-        }
-        if (run.complete < run.expected.size())
-        {
-            return;
-        }
-    }
-    auto found = m_running.find(job);
+    auto found = m_running.find(fred.m_job);
     if (found == m_running.end())
+    {
+        NS_LOG_WARN("FRED packet for job " << fred.m_job << " that is not running");
+        return;
+    }
+    Running& running = found->second;
+    auto r = running.receiverIndex.find(address);
+    if (r == running.receiverIndex.end())
+    {
+        NS_LOG_WARN("FRED job " << fred.m_job << ": rank " << address << " is not a receiver");
+        return;
+    }
+    uint32_t idx = r->second;
+    auto part = std::upper_bound(running.parts.begin(),
+                                 running.parts.end(),
+                                 fred.m_seq,
+                                 [](uint32_t seq, const Part& p)
+                                 {
+                                     return seq < p.firstPacket;
+                                 });
+    --part;
+    uint64_t offset
+        = part->offset + uint64_t(fred.m_seq - part->firstPacket) * running.job.payloadBytes;
+    uint32_t size = packet->GetSize();
+    if (!running.record.outputs.empty() && (header.m_flags & FabricHeader::FLAG_PAYLOAD))
+    {
+        packet->CopyData(running.record.outputs[idx].data() + offset, size);
+    }
+    running.record.bytesReceived[idx] += size;
+    if (++running.arrived[idx] != running.expected[idx]
+        || ++running.complete < running.expected.size())
     {
         return;
     }
