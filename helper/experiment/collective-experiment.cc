@@ -154,72 +154,6 @@ GridOf(const TopologyConfig& shapeless, const Communicator& comm)
     return g;
 }
 
-/// Element i of rank r's input: small integers, so that every sum is exact in every type.
-double
-InputValue(uint32_t rank, uint64_t i, uint32_t seed, uint32_t n)
-{
-    int64_t amplitude = std::max<int64_t>(1, std::min<int64_t>(4, 128 / n));
-    return double(int64_t((rank * 131ULL + i * 7ULL + seed) % (2 * amplitude + 1)) - amplitude);
-}
-
-/// The value every rank must hold at element i after the collective (NaN: not checked).
-double
-Expected(CollectiveOp op,
-         uint32_t n,
-         uint32_t rank,
-         uint32_t root,
-         uint64_t i,
-         uint64_t elements,
-         uint32_t seed)
-{
-    auto sum = [&]()
-    {
-        double s = 0;
-        for (uint32_t r = 0; r < n; ++r)
-        {
-            s += InputValue(r, i, seed, n);
-        }
-        return s;
-    };
-    auto partOf = [&](uint64_t e)
-    {
-        // inverse of the element-aligned split: the part whose [lo, hi) holds e
-        uint32_t p = static_cast<uint32_t>(e * n / elements);
-        while (p + 1 < n && elements * (p + 1) / n <= e)
-        {
-            ++p;
-        }
-        while (p > 0 && elements * p / n > e)
-        {
-            --p;
-        }
-        return p;
-    };
-    switch (op)
-    {
-        case CollectiveOp::ALL_REDUCE:
-            return sum();
-        case CollectiveOp::REDUCE_SCATTER:
-            return partOf(i) == rank ? sum() : NAN;
-        case CollectiveOp::ALL_GATHER:
-            return InputValue(partOf(i), i, seed, n);
-        case CollectiveOp::ALL_TO_ALL:
-        {
-            // part j of rank `rank` came from rank j's part `rank`
-            uint64_t part = elements / n;
-            uint32_t j = static_cast<uint32_t>(i / part);
-            return InputValue(j, rank * part + i % part, seed, n);
-        }
-        case CollectiveOp::BROADCAST:
-            return InputValue(root, i, seed, n);
-        case CollectiveOp::REDUCE:
-            return rank == root ? sum() : NAN;
-        case CollectiveOp::SEND_RECV:
-            return rank == 1 ? InputValue(0, i, seed, n) : NAN;
-    }
-    return NAN;
-}
-
 bool
 CheckOutputs(const CollectiveRequest& req,
              const CollectiveRecord& rec,
@@ -238,7 +172,7 @@ CheckOutputs(const CollectiveRequest& req,
     {
         for (uint64_t i = 0; i < elements; ++i)
         {
-            double want = Expected(req.op, n, r, req.root, i, elements, seed);
+            double want = CollectiveExpectedValue(req.op, n, r, req.root, i, elements, seed);
             if (std::isnan(want))
             {
                 continue;
@@ -349,6 +283,70 @@ PatternOf(const CollectiveConfig& c, uint32_t workers, uint64_t bytes)
 }
 
 } // namespace
+
+double
+CollectiveInputValue(uint32_t rank, uint64_t i, uint32_t seed, uint32_t n)
+{
+    int64_t amplitude = std::max<int64_t>(1, std::min<int64_t>(4, 128 / n));
+    return double(int64_t((rank * 131ULL + i * 7ULL + seed) % (2 * amplitude + 1)) - amplitude);
+}
+
+double
+CollectiveExpectedValue(CollectiveOp op,
+                        uint32_t n,
+                        uint32_t rank,
+                        uint32_t root,
+                        uint64_t i,
+                        uint64_t elements,
+                        uint32_t seed)
+{
+    auto sum = [&]()
+    {
+        double s = 0;
+        for (uint32_t r = 0; r < n; ++r)
+        {
+            s += CollectiveInputValue(r, i, seed, n);
+        }
+        return s;
+    };
+    auto partOf = [&](uint64_t e)
+    {
+        // inverse of the element-aligned split: the part whose [lo, hi) holds e
+        uint32_t p = static_cast<uint32_t>(e * n / elements);
+        while (p + 1 < n && elements * (p + 1) / n <= e)
+        {
+            ++p;
+        }
+        while (p > 0 && elements * p / n > e)
+        {
+            --p;
+        }
+        return p;
+    };
+    switch (op)
+    {
+        case CollectiveOp::ALL_REDUCE:
+            return sum();
+        case CollectiveOp::REDUCE_SCATTER:
+            return partOf(i) == rank ? sum() : NAN;
+        case CollectiveOp::ALL_GATHER:
+            return CollectiveInputValue(partOf(i), i, seed, n);
+        case CollectiveOp::ALL_TO_ALL:
+        {
+            // part j of rank `rank` came from rank j's part `rank`
+            uint64_t part = elements / n;
+            uint32_t j = static_cast<uint32_t>(i / part);
+            return CollectiveInputValue(j, rank * part + i % part, seed, n);
+        }
+        case CollectiveOp::BROADCAST:
+            return CollectiveInputValue(root, i, seed, n);
+        case CollectiveOp::REDUCE:
+            return rank == root ? sum() : NAN;
+        case CollectiveOp::SEND_RECV:
+            return rank == 1 ? CollectiveInputValue(0, i, seed, n) : NAN;
+    }
+    return NAN;
+}
 
 Communicator
 ParseCommunicator(const std::string& text, uint32_t clusterRanks)
@@ -617,7 +615,8 @@ RunCollective(const CollectiveConfig& c)
             {
                 for (uint64_t i = 0; i < elements; ++i)
                 {
-                    SetElementValue(type, req.inputs[r].data(), i, InputValue(r, i, c.seed, n));
+                    SetElementValue(
+                        type, req.inputs[r].data(), i, CollectiveInputValue(r, i, c.seed, n));
                 }
             }
         }

@@ -109,6 +109,28 @@ NetworkModel ModelOf(const TopologyConfig& topology, const std::vector<uint32_t>
 /// \return the communicator a ranks text names ("" = all), validated against the topology
 Communicator ParseCommunicator(const std::string& text, uint32_t clusterRanks);
 
+/**
+ * Functional mode: element i of communicator index `index`'s input. Small
+ * integers, so that every sum is exact in every element type.
+ * \param index communicator index \param i element \param seed the run's seed
+ * \param n communicator size
+ * \return the value
+ */
+double CollectiveInputValue(uint32_t index, uint64_t i, uint32_t seed, uint32_t n);
+
+/**
+ * Functional mode: the value communicator index `index` must hold at element
+ * i after a collective whose inputs came from CollectiveInputValue.
+ * \return the value, or NaN where the operation leaves the element unspecified
+ */
+double CollectiveExpectedValue(CollectiveOp op,
+                               uint32_t n,
+                               uint32_t index,
+                               uint32_t root,
+                               uint64_t i,
+                               uint64_t elements,
+                               uint32_t seed);
+
 } // namespace ns3
 
 #endif /* DLNET_COLLECTIVE_EXPERIMENT_H */

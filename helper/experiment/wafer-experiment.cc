@@ -16,6 +16,7 @@
 #include "ns3/weight-streaming.h"
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <stdexcept>
 #include <tuple>
@@ -58,50 +59,30 @@ struct LinkBytes
     uint64_t io{0};
 };
 
-/// Element i of rank r's input: small integers, so every sum is exact.
-float
-InputValue(uint32_t rank, uint64_t i, uint32_t seed)
-{
-    return float(int64_t((rank * 131ULL + i * 7ULL + seed) % 9) - 4);
-}
-
+/// Functional input of communicator index m (the collective experiment's values).
 std::vector<uint8_t>
-InputOf(uint32_t rank, uint64_t bytes, uint32_t seed)
+InputOf(uint32_t m, uint32_t n, uint64_t bytes, uint32_t seed)
 {
     std::vector<uint8_t> buffer(bytes);
     for (uint64_t i = 0; i < bytes / 4; ++i)
     {
-        SetElementValue(DataType::FP32, buffer.data(), i, InputValue(rank, i, seed));
+        SetElementValue(DataType::FP32, buffer.data(), i, CollectiveInputValue(m, i, seed, n));
     }
     return buffer;
 }
 
-/// Does every output hold the all-reduce (or the sent buffer)?
+/// Does every member's output hold what the collective leaves there?
 bool
 Exact(const Launch& l, const std::vector<std::vector<uint8_t>>& outputs, uint32_t seed)
 {
-    const auto& ranks = l.comm.ranks;
+    uint32_t n = l.comm.GetSize();
+    uint64_t elements = l.bytes / 4;
     for (uint32_t m = 0; m < outputs.size(); ++m)
     {
-        if (l.op == CollectiveOp::SEND_RECV && m == 0)
+        for (uint64_t i = 0; i < elements; ++i)
         {
-            continue; // the sender's buffer is not a result
-        }
-        for (uint64_t i = 0; i < l.bytes / 4; ++i)
-        {
-            double expected = 0;
-            if (l.op == CollectiveOp::SEND_RECV)
-            {
-                expected = InputValue(ranks[0], i, seed);
-            }
-            else
-            {
-                for (uint32_t r : ranks)
-                {
-                    expected += InputValue(r, i, seed);
-                }
-            }
-            if (ElementValue(DataType::FP32, outputs[m].data(), i) != expected)
+            double want = CollectiveExpectedValue(l.op, n, m, 0, i, elements, seed);
+            if (!std::isnan(want) && ElementValue(DataType::FP32, outputs[m].data(), i) != want)
             {
                 return false;
             }
@@ -184,9 +165,9 @@ RunTogether(const WaferExperimentConfig& c,
         std::vector<std::vector<uint8_t>> inputs;
         if (c.functional)
         {
-            for (uint32_t r : l.comm.ranks)
+            for (uint32_t m = 0; m < l.comm.GetSize(); ++m)
             {
-                inputs.push_back(InputOf(r, l.bytes, c.seed));
+                inputs.push_back(InputOf(m, l.comm.GetSize(), l.bytes, c.seed));
             }
         }
         Outcome& o = out[i];
