@@ -1,18 +1,25 @@
 # The module's source and header lists; wscript-compat/wscript lists the same
 # files (a test keeps them equal).
 set(DLNET_SOURCES
+  model/common/config-parse.cc
+  model/common/time-resolution.cc
   model/fabric/fabric-header.cc
   model/fabric/fabric-channel.cc
   model/fabric/fabric-net-device.cc
   model/fabric/switch-program.cc
   model/fabric/fabric-switch.cc
   model/fabric/fabric-endpoint.cc
+  model/topology/fabric-helper.cc
+  model/topology/cluster.cc
+  model/topology/topology-helper.cc
+  model/topology/wafer-helper.cc
   model/collective/collective-types.cc
   model/collective/communicator.cc
   model/collective/collective-schedule.cc
   model/collective/reduction.cc
   model/collective/collective-engine.cc
   model/collective/alpha-beta-model.cc
+  model/collective/parallel-groups.cc
   model/aggregation/switchml-header.cc
   model/aggregation/switchml-program.cc
   model/aggregation/switchml-worker.cc
@@ -20,20 +27,14 @@ set(DLNET_SOURCES
   model/aggregation/omnireduce-header.cc
   model/aggregation/omnireduce.cc
   model/aggregation/omnireduce-program.cc
+  model/aggregation/switchml-helper.cc
+  model/aggregation/omnireduce-helper.cc
   model/fred/fred-header.cc
   model/fred/fred-switch-program.cc
   model/fred/fred-engine.cc
   model/fred/fred-routing.cc
-  helper/config-parse.cc
-  helper/fabric-helper.cc
-  helper/cluster.cc
-  helper/topology-helper.cc
-  helper/wafer-helper.cc
-  helper/parallel-groups.cc
-  helper/switchml-helper.cc
-  helper/omnireduce-helper.cc
-  helper/fred-helper.cc
-  helper/weight-streaming.cc
+  model/fred/weight-streaming.cc
+  model/fred/fred-collectives.cc
   helper/experiment/command-line-options.cc
   helper/experiment/experiment-options.cc
   helper/experiment/simulation-scope.cc
@@ -46,6 +47,9 @@ set(DLNET_SOURCES
 )
 
 set(DLNET_HEADERS
+  model/common/config-parse.h
+  model/common/splitmix64.h
+  model/common/time-resolution.h
   model/fabric/fabric-header.h
   model/fabric/fabric-channel.h
   model/fabric/fabric-net-device.h
@@ -53,12 +57,17 @@ set(DLNET_HEADERS
   model/fabric/fabric-switch.h
   model/fabric/fabric-message.h
   model/fabric/fabric-endpoint.h
+  model/topology/fabric-helper.h
+  model/topology/cluster.h
+  model/topology/topology-helper.h
+  model/topology/wafer-helper.h
   model/collective/collective-types.h
   model/collective/communicator.h
   model/collective/collective-schedule.h
   model/collective/reduction.h
   model/collective/collective-engine.h
   model/collective/alpha-beta-model.h
+  model/collective/parallel-groups.h
   model/aggregation/switchml-header.h
   model/aggregation/switchml-program.h
   model/aggregation/switchml-worker.h
@@ -66,20 +75,14 @@ set(DLNET_HEADERS
   model/aggregation/omnireduce-header.h
   model/aggregation/omnireduce.h
   model/aggregation/omnireduce-program.h
+  model/aggregation/switchml-helper.h
+  model/aggregation/omnireduce-helper.h
   model/fred/fred-header.h
   model/fred/fred-switch-program.h
   model/fred/fred-engine.h
   model/fred/fred-routing.h
-  helper/config-parse.h
-  helper/fabric-helper.h
-  helper/cluster.h
-  helper/topology-helper.h
-  helper/wafer-helper.h
-  helper/parallel-groups.h
-  helper/switchml-helper.h
-  helper/omnireduce-helper.h
-  helper/fred-helper.h
-  helper/weight-streaming.h
+  model/fred/weight-streaming.h
+  model/fred/fred-collectives.h
   helper/experiment/command-line-options.h
   helper/experiment/experiment-options.h
   helper/experiment/simulation-scope.h

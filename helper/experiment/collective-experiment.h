@@ -4,9 +4,10 @@
 #ifndef DLNET_COLLECTIVE_EXPERIMENT_H
 #define DLNET_COLLECTIVE_EXPERIMENT_H
 
+#include "experiment-options.h"
+
 #include "ns3/alpha-beta-model.h"
 #include "ns3/collective-engine.h"
-#include "ns3/experiment-options.h"
 #include "ns3/omnireduce-helper.h"
 #include "ns3/sparsity.h"
 #include "ns3/switchml-helper.h"

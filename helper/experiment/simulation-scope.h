@@ -27,9 +27,6 @@ public:
 
     /// Simulator::Destroy, Names::Clear, Config::Reset.
     static void Clean();
-
-    /// Switch ns-3 to picosecond time steps (once per process; later calls do nothing).
-    static void UsePicoseconds();
 };
 
 } // namespace ns3

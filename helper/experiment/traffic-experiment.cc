@@ -9,6 +9,7 @@
 #include "ns3/log.h"
 #include "ns3/random-variable-stream.h"
 #include "ns3/simulator.h"
+#include "ns3/splitmix64.h"
 
 #include <chrono>
 #include <map>
@@ -30,25 +31,16 @@ struct Flow
     uint32_t dst;
 };
 
-uint64_t
-Mix(uint64_t x)
-{
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-}
-
 /// The bytes message k of flow (src, dst) carries: reproducible from the seed alone.
 std::vector<uint8_t>
 MessageBytes(uint32_t seed, uint32_t src, uint32_t dst, uint32_t k, uint64_t bytes)
 {
     std::vector<uint8_t> out(bytes);
-    uint64_t state
-        = Mix((uint64_t(seed) << 40) ^ (uint64_t(src) << 20) ^ dst ^ (uint64_t(k) << 60));
+    uint64_t state = dlnet::SplitMix64((uint64_t(seed) << 40) ^ (uint64_t(src) << 20) ^ dst
+                                       ^ (uint64_t(k) << 60));
     for (uint64_t i = 0; i < bytes; i += 8)
     {
-        state = Mix(state);
+        state = dlnet::SplitMix64(state);
         for (uint64_t j = 0; j < 8 && i + j < bytes; ++j)
         {
             out[i + j] = static_cast<uint8_t>(state >> (8 * j));

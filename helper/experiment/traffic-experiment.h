@@ -4,7 +4,8 @@
 #ifndef DLNET_TRAFFIC_EXPERIMENT_H
 #define DLNET_TRAFFIC_EXPERIMENT_H
 
-#include "ns3/experiment-options.h"
+#include "experiment-options.h"
+
 #include "ns3/topology-helper.h"
 
 #include <cstdint>

@@ -3,12 +3,12 @@
  */
 #include "wafer-experiment.h"
 
+#include "collective-experiment.h"
 #include "simulation-scope.h"
 
 #include "ns3/collective-engine.h"
-#include "ns3/collective-experiment.h"
 #include "ns3/config-parse.h"
-#include "ns3/fred-helper.h"
+#include "ns3/fred-collectives.h"
 #include "ns3/log.h"
 #include "ns3/parallel-groups.h"
 #include "ns3/reduction.h"

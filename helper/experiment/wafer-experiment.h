@@ -4,7 +4,8 @@
 #ifndef DLNET_WAFER_EXPERIMENT_H
 #define DLNET_WAFER_EXPERIMENT_H
 
-#include "ns3/experiment-options.h"
+#include "experiment-options.h"
+
 #include "ns3/wafer-helper.h"
 
 #include <cstdint>

@@ -3,10 +3,13 @@
  */
 #include "omnireduce-header.h"
 
+#include "ns3/fabric-header.h"
 #include "ns3/log.h"
 
 namespace ns3
 {
+
+const uint8_t OmniReduceHeader::PROTOCOL = FabricHeader::RegisterProtocol(3, "omnireduce");
 
 NS_LOG_COMPONENT_DEFINE("OmniReduceHeader");
 NS_OBJECT_ENSURE_REGISTERED(OmniReduceHeader);

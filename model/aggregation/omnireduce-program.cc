@@ -53,7 +53,7 @@ OmniReduceProgram::Setup(const OmniReduceJob& job, uint32_t address)
                             f.m_dst = dst;
                             f.m_total = 1;
                             f.m_tc = m_tc;
-                            f.m_protocol = FabricHeader::OMNIREDUCE;
+                            f.m_protocol = OmniReduceHeader::PROTOCOL;
                             GetSwitch()->SendRouted(p, f);
                         });
 }
@@ -67,7 +67,7 @@ OmniReduceProgram::GetAggregator() const
 SwitchProgram::Verdict
 OmniReduceProgram::Process(Ptr<Packet> packet, FabricHeader& header, uint32_t inPort)
 {
-    if (header.m_protocol != FabricHeader::OMNIREDUCE || header.m_dst != m_address)
+    if (header.m_protocol != OmniReduceHeader::PROTOCOL || header.m_dst != m_address)
     {
         return CONTINUE;
     }

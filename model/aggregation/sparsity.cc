@@ -5,6 +5,7 @@
 
 #include "ns3/config-parse.h"
 #include "ns3/log.h"
+#include "ns3/splitmix64.h"
 
 #include <algorithm>
 #include <cmath>
@@ -34,15 +35,7 @@ enum StreamTag : uint64_t
     TAG_VALUES = 4,
 };
 
-/// SplitMix64's finaliser: a bijective 64-bit mix.
-uint64_t
-SplitMix64(uint64_t x)
-{
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-}
+using dlnet::SplitMix64;
 
 /// \return a seed for the stream (seed, tag, index)
 uint64_t
@@ -649,7 +642,7 @@ MakeSparseTensor(const SparsityPattern& p, uint32_t w, uint32_t blockElements, u
         for (uint64_t i = b * blockElements; i < (b + 1) * blockElements; ++i)
         {
             // 16 values: 0..7 -> -8..-1, 8..15 -> 1..8
-            int v = int(SplitMix64(base + i * 0x9e3779b97f4a7c15ULL) >> 60);
+            int v = int(SplitMix64(base + i * dlnet::SPLITMIX64_GAMMA) >> 60);
             tensor[i] = float(v < 8 ? v - 8 : v - 7);
         }
     }

@@ -3,10 +3,13 @@
  */
 #include "switchml-header.h"
 
+#include "ns3/fabric-header.h"
 #include "ns3/log.h"
 
 namespace ns3
 {
+
+const uint8_t SwitchmlHeader::PROTOCOL = FabricHeader::RegisterProtocol(2, "switchml");
 
 NS_LOG_COMPONENT_DEFINE("SwitchmlHeader");
 NS_OBJECT_ENSURE_REGISTERED(SwitchmlHeader);

@@ -24,6 +24,9 @@ namespace ns3
 class SwitchmlHeader : public Header
 {
 public:
+    /// FabricHeader protocol number of its packets (registered with the fabric)
+    static const uint8_t PROTOCOL;
+
     /// What the packet is.
     enum Kind : uint8_t
     {

@@ -108,7 +108,7 @@ SwitchmlProgram::GetResultsResent() const
 SwitchProgram::Verdict
 SwitchmlProgram::Process(Ptr<Packet> packet, FabricHeader& header, uint32_t inPort)
 {
-    if (header.m_protocol != FabricHeader::SWITCHML)
+    if (header.m_protocol != SwitchmlHeader::PROTOCOL)
     {
         return CONTINUE;
     }
@@ -270,7 +270,7 @@ SwitchmlProgram::SendResult(JobState& js, const Slot& slot, const SwitchmlHeader
     f.m_dst = js.job.childAddresses[c];
     f.m_total = 1;
     f.m_tc = js.job.tc;
-    f.m_protocol = FabricHeader::SWITCHML;
+    f.m_protocol = SwitchmlHeader::PROTOCOL;
     GetSwitch()->SendOnPort(js.job.childPorts[c], p, f);
 }
 
@@ -290,7 +290,7 @@ SwitchmlProgram::SendUp(JobState& js, const Slot& slot, const SwitchmlHeader& h)
     f.m_dst = js.job.group;
     f.m_total = 1;
     f.m_tc = js.job.tc;
-    f.m_protocol = FabricHeader::SWITCHML;
+    f.m_protocol = SwitchmlHeader::PROTOCOL;
     GetSwitch()->SendOnPort(js.job.parentPort, p, f);
 }
 

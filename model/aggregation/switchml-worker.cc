@@ -52,7 +52,7 @@ SwitchmlWorker::DoDispose()
     }
     if (m_endpoint)
     {
-        m_endpoint->SetProtocolHandler(FabricHeader::SWITCHML, FabricEndpoint::RawCallback());
+        m_endpoint->SetProtocolHandler(SwitchmlHeader::PROTOCOL, FabricEndpoint::RawCallback());
         m_endpoint = nullptr;
     }
     m_done = DoneCallback();
@@ -91,7 +91,7 @@ SwitchmlWorker::Setup(Ptr<FabricEndpoint> endpoint,
     {
         m_record.output.assign(m_elements, 0.0f);
     }
-    m_endpoint->SetProtocolHandler(FabricHeader::SWITCHML,
+    m_endpoint->SetProtocolHandler(SwitchmlHeader::PROTOCOL,
                                    MakeCallback(&SwitchmlWorker::Receive, this));
 }
 
@@ -205,7 +205,7 @@ SwitchmlWorker::Send(uint32_t slot, bool again)
     {
         ++m_record.retransmissions;
     }
-    m_endpoint->SendRaw(p, m_group, FabricHeader::SWITCHML, m_tc);
+    m_endpoint->SendRaw(p, m_group, SwitchmlHeader::PROTOCOL, m_tc);
     Time timeout = m_timeout;
     for (uint32_t i = 0; i < m_timeouts[slot] && timeout < m_maxTimeout; ++i)
     {

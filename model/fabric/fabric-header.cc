@@ -5,6 +5,9 @@
 
 #include "ns3/log.h"
 
+#include <array>
+#include <stdexcept>
+
 namespace ns3
 {
 
@@ -65,9 +68,49 @@ FabricHeader::Deserialize(Buffer::Iterator start)
 void
 FabricHeader::Print(std::ostream& os) const
 {
+    std::string name = GetProtocolName(m_protocol);
     os << "src=" << m_src << " dst=" << m_dst << " msg=" << m_msgId << " seq=" << m_seq << "/"
-       << m_total << " tc=" << +m_tc << " proto=" << +m_protocol << " hops=" << +m_hops
+       << m_total << " tc=" << +m_tc
+       << " proto=" << (name.empty() ? std::to_string(m_protocol) : name) << " hops=" << +m_hops
        << " vc=" << +GetVc();
+}
+
+namespace
+{
+/// Protocol names by number; a function-local static so that registrations
+/// from other files' static initialisers find it built.
+std::array<std::string, 256>&
+ProtocolNames()
+{
+    static std::array<std::string, 256> names = []()
+    {
+        std::array<std::string, 256> n;
+        n[FabricHeader::DATA] = "data";
+        n[FabricHeader::ACK] = "ack";
+        return n;
+    }();
+    return names;
+}
+} // namespace
+
+uint8_t
+FabricHeader::RegisterProtocol(uint8_t number, const std::string& name)
+{
+    std::string& slot = ProtocolNames()[number];
+    if (name.empty() || (!slot.empty() && slot != name))
+    {
+        throw std::logic_error("FabricHeader: protocol number " + std::to_string(number)
+                               + " is taken by '" + slot + "'; '" + name
+                               + "' needs another number");
+    }
+    slot = name;
+    return number;
+}
+
+std::string
+FabricHeader::GetProtocolName(uint8_t number)
+{
+    return ProtocolNames()[number];
 }
 
 } // namespace ns3

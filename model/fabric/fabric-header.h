@@ -7,6 +7,7 @@
 #include "ns3/header.h"
 
 #include <cstdint>
+#include <string>
 
 namespace ns3
 {
@@ -23,16 +24,26 @@ namespace ns3
 class FabricHeader : public Header
 {
 public:
-    /// Protocol numbers carried in the header.
+    /// The fabric's own protocol numbers; the layers above register theirs
+    /// (RegisterProtocol), so that the wire names none of them.
     enum Protocol : uint8_t
     {
-        DATA = 0,       //!< message data
-        ACK = 1,        //!< acknowledgement of one data packet (lossy mode)
-        SWITCHML = 2,   //!< dense in-network aggregation (SwitchmlHeader follows)
-        OMNIREDUCE = 3, //!< sparse block aggregation
-        FRED = 4,       //!< FRED in-switch collectives (FredHeader follows)
-        RELAY = 5,      //!< data relayed by NPUs (weight streaming on a mesh)
+        DATA = 0, //!< message data
+        ACK = 1,  //!< acknowledgement of one data packet (lossy mode)
     };
+
+    /**
+     * Claim a protocol number for a layer above the fabric, once per process
+     * (a static initialiser of that layer). Registering the same name again
+     * with the same number is harmless.
+     * \param number the number, 2 to 255
+     * \param name the protocol, for Print and PCAP readers
+     * \return number; throws std::logic_error if another protocol holds it
+     */
+    static uint8_t RegisterProtocol(uint8_t number, const std::string& name);
+
+    /// \return the registered name of a protocol number ("" when none)
+    static std::string GetProtocolName(uint8_t number);
 
     /// Flag bits.
     enum Flag : uint8_t

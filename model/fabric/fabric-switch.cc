@@ -9,6 +9,7 @@
 #include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/packet.h"
+#include "ns3/splitmix64.h"
 #include "ns3/trace-source-accessor.h"
 #include "ns3/uinteger.h"
 
@@ -203,6 +204,15 @@ FabricSwitch::Forward(Ptr<Packet> packet, FabricHeader& header, uint32_t ingress
     Transmit(PickPort(it->second, header), packet, header, ingress);
 }
 
+uint64_t
+FabricSwitch::FlowHash(uint32_t src, uint32_t dst, uint32_t msgId, uint32_t seed)
+{
+    // cheap, well mixed and stable: a predictor can follow a message's path
+    uint64_t x = (uint64_t(src) << 32) ^ dst;
+    x ^= (uint64_t(msgId) << 17) ^ (uint64_t(seed) << 41);
+    return dlnet::SplitMix64(x);
+}
+
 uint32_t
 FabricSwitch::PickPort(Route& route, const FabricHeader& header) const
 {
@@ -217,14 +227,7 @@ FabricSwitch::PickPort(Route& route, const FabricHeader& header) const
         route.next = (route.next + 1) % ports.size();
         return port;
     }
-    // splitmix64 finalizer over the flow identity: cheap, well mixed, stable.
-    uint64_t x = (uint64_t(header.m_src) << 32) ^ header.m_dst;
-    x ^= (uint64_t(header.m_msgId) << 17) ^ (uint64_t(m_ecmpSeed) << 41);
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    x ^= x >> 31;
-    return ports[x % ports.size()];
+    return ports[FlowHash(header.m_src, header.m_dst, header.m_msgId, m_ecmpSeed) % ports.size()];
 }
 
 void

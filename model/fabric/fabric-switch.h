@@ -108,6 +108,15 @@ public:
     /// \return packets dropped for want of a route
     uint64_t GetNoRouteDrops() const;
 
+    /**
+     * The PerFlow ECMP hash: a message takes equal-cost port hash % ports.
+     * Public so that estimators follow the paths the switches choose.
+     * \param src source address \param dst destination address
+     * \param msgId message id (per source) \param seed the EcmpSeed attribute
+     * \return the hash
+     */
+    static uint64_t FlowHash(uint32_t src, uint32_t dst, uint32_t msgId, uint32_t seed);
+
 protected:
     void DoDispose() override;
 

@@ -150,7 +150,7 @@ FredEngine::DoDispose()
 {
     for (auto& endpoint : m_endpoints)
     {
-        endpoint->SetProtocolHandler(FabricHeader::FRED, FabricEndpoint::RawCallback());
+        endpoint->SetProtocolHandler(FredHeader::PROTOCOL, FabricEndpoint::RawCallback());
     }
     m_endpoints.clear();
     m_running.clear();
@@ -164,7 +164,7 @@ FredEngine::SetEndpoints(const std::vector<Ptr<FabricEndpoint>>& endpoints)
     for (auto& endpoint : m_endpoints)
     {
         uint32_t address = endpoint->GetAddress();
-        endpoint->SetProtocolHandler(FabricHeader::FRED,
+        endpoint->SetProtocolHandler(FredHeader::PROTOCOL,
                                      MakeCallback(&FredEngine::Receive, this).Bind(address));
     }
 }
@@ -376,7 +376,7 @@ FredEngine::SendPacket(Running& run, uint32_t source, uint32_t part, uint32_t k)
     fred.m_seq = p.firstPacket + k;
     packet->AddHeader(fred);
     // No endpoint is the destination: the first switch takes the packet.
-    endpoint->SendRaw(packet, NO_ENDPOINT, FabricHeader::FRED, job.tc, !job.inputs.empty());
+    endpoint->SendRaw(packet, NO_ENDPOINT, FredHeader::PROTOCOL, job.tc, !job.inputs.empty());
     run.record.bytesSent[source] += size;
 }
 

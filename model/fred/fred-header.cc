@@ -3,8 +3,12 @@
  */
 #include "fred-header.h"
 
+#include "ns3/fabric-header.h"
+
 namespace ns3
 {
+
+const uint8_t FredHeader::PROTOCOL = FabricHeader::RegisterProtocol(4, "fred");
 
 NS_OBJECT_ENSURE_REGISTERED(FredHeader);
 

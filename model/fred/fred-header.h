@@ -24,6 +24,9 @@ namespace ns3
 class FredHeader : public Header
 {
 public:
+    /// FabricHeader protocol number of its packets (registered with the fabric)
+    static const uint8_t PROTOCOL;
+
     /// Direction of a packet in the reduction-distribution tree.
     enum Kind : uint8_t
     {

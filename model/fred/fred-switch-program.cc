@@ -167,7 +167,7 @@ FredSwitchProgram::Send(const FredSwitchFlow& flow,
 SwitchProgram::Verdict
 FredSwitchProgram::Process(Ptr<Packet> packet, FabricHeader& header, uint32_t inPort)
 {
-    if (header.m_protocol != FabricHeader::FRED)
+    if (header.m_protocol != FredHeader::PROTOCOL)
     {
         return CONTINUE;
     }

@@ -4,10 +4,9 @@
 #ifndef DLNET_WEIGHT_STREAMING_H
 #define DLNET_WEIGHT_STREAMING_H
 
-#include "wafer-helper.h"
-
 #include "ns3/callback.h"
 #include "ns3/nstime.h"
+#include "ns3/wafer-helper.h"
 
 #include <cstdint>
 #include <memory>

@@ -4,11 +4,11 @@
 #ifndef DLNET_FRED_HELPER_H
 #define DLNET_FRED_HELPER_H
 
-#include "wafer-helper.h"
+#include "fred-engine.h"
+#include "fred-switch-program.h"
 
 #include "ns3/communicator.h"
-#include "ns3/fred-engine.h"
-#include "ns3/fred-switch-program.h"
+#include "ns3/wafer-helper.h"
 
 #include <cstdint>
 #include <list>

@@ -3,15 +3,15 @@
  */
 #include "topology-helper.h"
 
-#include "config-parse.h"
 #include "fabric-helper.h"
 
+#include "ns3/config-parse.h"
 #include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/error-model.h"
 #include "ns3/log.h"
 #include "ns3/pointer.h"
-#include "ns3/simulation-scope.h"
+#include "ns3/time-resolution.h"
 #include "ns3/uinteger.h"
 
 #include <array>
@@ -481,7 +481,7 @@ BuildCluster(const TopologyConfig& config)
 {
     config.Validate();
     const TopologyConfig c = config.Shaped();
-    SimulationScope::UsePicoseconds();
+    dlnet::UsePicoseconds();
     BuildContext ctx(c);
     ctx.hostRate = dlnet::ParseRate("link-rate", c.hostLinkRate);
     ctx.hostDelay = dlnet::ParseTime("link-delay", c.hostLinkDelay);

@@ -4,12 +4,12 @@
 #ifndef SWITCHML_HELPER_H
 #define SWITCHML_HELPER_H
 
-#include "cluster.h"
-#include "topology-helper.h"
+#include "switchml-program.h"
+#include "switchml-worker.h"
 
+#include "ns3/cluster.h"
 #include "ns3/communicator.h"
-#include "ns3/switchml-program.h"
-#include "ns3/switchml-worker.h"
+#include "ns3/topology-helper.h"
 
 #include <vector>
 

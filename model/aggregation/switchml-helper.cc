@@ -3,8 +3,7 @@
  */
 #include "switchml-helper.h"
 
-#include "config-parse.h"
-
+#include "ns3/config-parse.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 

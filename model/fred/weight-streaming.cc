@@ -3,9 +3,9 @@
  */
 #include "weight-streaming.h"
 
-#include "fred-helper.h"
+#include "fred-collectives.h"
+#include "fred-header.h"
 
-#include "ns3/fred-header.h"
 #include "ns3/log.h"
 #include "ns3/packet.h"
 #include "ns3/simulator.h"
@@ -16,6 +16,12 @@ namespace ns3
 {
 
 NS_LOG_COMPONENT_DEFINE("DlnetWeightStreaming");
+
+namespace
+{
+/// NPUs relay weight-streaming data on the mesh under their own protocol number.
+const uint8_t RELAY_PROTOCOL = FabricHeader::RegisterProtocol(5, "relay");
+} // namespace
 
 struct WeightStreaming::State
 {
@@ -42,7 +48,7 @@ struct WeightStreaming::State
         packet->PeekHeader(h);
         for (uint32_t child : trees[h.m_job][npu])
         {
-            wafer->cluster.endpoints[npu]->SendRaw(packet->Copy(), child, FabricHeader::RELAY, tc);
+            wafer->cluster.endpoints[npu]->SendRaw(packet->Copy(), child, RELAY_PROTOCOL, tc);
         }
         if (++received[npu] == expected && ++complete == received.size())
         {
@@ -65,7 +71,7 @@ WeightStreaming::~WeightStreaming()
     {
         for (uint32_t n = 0; n < m_wafer.npus; ++n)
         {
-            m_wafer.cluster.endpoints[n]->SetProtocolHandler(FabricHeader::RELAY,
+            m_wafer.cluster.endpoints[n]->SetProtocolHandler(RELAY_PROTOCOL,
                                                              FabricEndpoint::RawCallback());
         }
     }
@@ -151,7 +157,7 @@ WeightStreaming::Start(uint64_t bytes, uint8_t tc, Callback<void, const Streamin
     for (uint32_t n = 0; n < m_wafer.npus; ++n)
     {
         m_wafer.cluster.endpoints[n]->SetProtocolHandler(
-            FabricHeader::RELAY, MakeCallback(&State::Relay, m_state.get()).Bind(n));
+            RELAY_PROTOCOL, MakeCallback(&State::Relay, m_state.get()).Bind(n));
     }
     for (uint32_t io = 0; io < m_wafer.ioRanks.size(); ++io)
     {
@@ -164,7 +170,7 @@ WeightStreaming::Start(uint64_t bytes, uint8_t tc, Callback<void, const Streamin
             h.m_job = io;
             h.m_seq = k;
             p->AddHeader(h);
-            source->SendRaw(p, m_wafer.ioNpu[io], FabricHeader::RELAY, tc);
+            source->SendRaw(p, m_wafer.ioNpu[io], RELAY_PROTOCOL, tc);
         }
     }
 }

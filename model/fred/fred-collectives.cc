@@ -1,9 +1,10 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  */
-#include "fred-helper.h"
+#include "fred-collectives.h"
 
-#include "ns3/fred-header.h"
+#include "fred-header.h"
+
 #include "ns3/log.h"
 #include "ns3/uinteger.h"
 

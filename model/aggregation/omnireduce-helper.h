@@ -4,12 +4,12 @@
 #ifndef OMNIREDUCE_HELPER_H
 #define OMNIREDUCE_HELPER_H
 
-#include "cluster.h"
-#include "topology-helper.h"
+#include "omnireduce-program.h"
+#include "omnireduce.h"
 
+#include "ns3/cluster.h"
 #include "ns3/communicator.h"
-#include "ns3/omnireduce-program.h"
-#include "ns3/omnireduce.h"
+#include "ns3/topology-helper.h"
 
 #include <string>
 #include <vector>

@@ -4,7 +4,7 @@
 #ifndef DLNET_PARALLEL_GROUPS_H
 #define DLNET_PARALLEL_GROUPS_H
 
-#include "ns3/communicator.h"
+#include "communicator.h"
 
 #include <cstdint>
 #include <vector>

@@ -3,13 +3,13 @@
  */
 #include "wafer-helper.h"
 
-#include "config-parse.h"
 #include "fabric-helper.h"
 #include "topology-helper.h"
 
+#include "ns3/config-parse.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
-#include "ns3/simulation-scope.h"
+#include "ns3/time-resolution.h"
 
 #include <stdexcept>
 
@@ -329,7 +329,7 @@ Wafer
 BuildWafer(const WaferConfig& config)
 {
     config.Validate();
-    SimulationScope::UsePicoseconds(); // before any Time is kept
+    dlnet::UsePicoseconds(); // before any Time is kept
     TopologyConfig t = WaferTopology(config);
     DataRate ioRate = dlnet::ParseRate("io-rate", config.ioRate);
     Time delay = dlnet::ParseTime("link-delay", config.linkDelay);

@@ -3,8 +3,7 @@
  */
 #include "omnireduce-helper.h"
 
-#include "config-parse.h"
-
+#include "ns3/config-parse.h"
 #include "ns3/double.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
@@ -41,7 +40,7 @@ Release(Progress& progress)
 {
     for (auto& ep : progress.endpoints)
     {
-        ep->SetProtocolHandler(FabricHeader::OMNIREDUCE, FabricEndpoint::RawCallback());
+        ep->SetProtocolHandler(OmniReduceHeader::PROTOCOL, FabricEndpoint::RawCallback());
     }
     progress.endpoints.clear();
     if (progress.sw)
@@ -220,7 +219,7 @@ OmniReduceHelper::Start(const Cluster& cluster,
         uint8_t tc = job.tc;
         return [ep, tc](uint32_t dst, Ptr<Packet> p)
         {
-            ep->SendRaw(p, dst, FabricHeader::OMNIREDUCE, tc);
+            ep->SendRaw(p, dst, OmniReduceHeader::PROTOCOL, tc);
         };
     };
     if (s.placement == "switch")
@@ -268,7 +267,7 @@ OmniReduceHelper::Start(const Cluster& cluster,
         Ptr<FabricEndpoint> ep = cluster.GetEndpoint(address, "ranks");
         Ptr<OmniReduceAggregator> a = aggregatorAt.count(address) ? aggregatorAt[address] : nullptr;
         Ptr<OmniReduceWorker> w = workerAt.count(address) ? workerAt[address] : nullptr;
-        ep->SetProtocolHandler(FabricHeader::OMNIREDUCE,
+        ep->SetProtocolHandler(OmniReduceHeader::PROTOCOL,
                                FabricEndpoint::RawCallback(
                                    [a, w](Ptr<Packet> p, const FabricHeader&)
                                    {
