@@ -12,6 +12,11 @@ set(DLNET_SOURCES
   model/topology/fabric-helper.cc
   model/topology/cluster.cc
   model/topology/topology-helper.cc
+  model/topology/topology.cc
+  model/topology/cluster-builder.cc
+  model/topology/star-topology.cc
+  model/topology/leaf-spine-topology.cc
+  model/topology/grid-topology.cc
   model/topology/wafer-helper.cc
   model/collective/collective-types.cc
   model/collective/communicator.cc
@@ -60,6 +65,11 @@ set(DLNET_HEADERS
   model/topology/fabric-helper.h
   model/topology/cluster.h
   model/topology/topology-helper.h
+  model/topology/topology.h
+  model/topology/cluster-builder.h
+  model/topology/star-topology.h
+  model/topology/leaf-spine-topology.h
+  model/topology/grid-topology.h
   model/topology/wafer-helper.h
   model/collective/collective-types.h
   model/collective/communicator.h

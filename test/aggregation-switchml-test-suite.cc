@@ -257,7 +257,7 @@ RunJob(const TopologyConfig& t,
     SimulationScope scope(seed, 1);
     Cluster cluster = BuildCluster(t);
     SwitchmlHelper::Start(cluster,
-                          t,
+                          *MakeTopology(t),
                           comm,
                           elements,
                           s,
@@ -665,7 +665,7 @@ private:
             s.job = j + 1;
             s.window = window;
             SwitchmlHelper::Start(cluster,
-                                  t,
+                                  *MakeTopology(t),
                                   j == 0 ? a : b,
                                   elements,
                                   s,
@@ -687,7 +687,7 @@ private:
         std::string tooBig = InvalidArgument(
             [&]()
             {
-                SwitchmlHelper::Start(cluster, t, c, elements, third, {}, {});
+                SwitchmlHelper::Start(cluster, *MakeTopology(t), c, elements, third, {}, {});
             });
         // a job id already on the switch
         SwitchmlSettings again;
@@ -696,7 +696,7 @@ private:
         std::string twice = InvalidArgument(
             [&]()
             {
-                SwitchmlHelper::Start(cluster, t, c, elements, again, {}, {});
+                SwitchmlHelper::Start(cluster, *MakeTopology(t), c, elements, again, {}, {});
             });
         Simulator::Run();
         std::cout << "measured: third job refused: '" << tooBig << "'; job id twice: '" << twice
@@ -757,7 +757,7 @@ private:
             s.job = j + 1; // root spines 1 and 0
             s.window = 64;
             SwitchmlHelper::Start(cluster,
-                                  t,
+                                  *MakeTopology(t),
                                   comms[j],
                                   elements,
                                   s,
@@ -821,7 +821,7 @@ private:
         std::function<void()> nextSwitchml = [&]()
         {
             SwitchmlHelper::Start(cluster,
-                                  t,
+                                  *MakeTopology(t),
                                   comm,
                                   4096,
                                   SwitchmlSettings(),
@@ -843,7 +843,7 @@ private:
         std::function<void()> nextOmni = [&]()
         {
             OmniReduceHelper::Start(cluster,
-                                    t,
+                                    *MakeTopology(t),
                                     comm,
                                     4096,
                                     o,
@@ -931,7 +931,8 @@ private:
         std::string msg = InvalidArgument(
             [&]()
             {
-                SwitchmlHelper::Start(cluster, t, Communicator::World(4), 1024, s, {}, {});
+                SwitchmlHelper::Start(
+                    cluster, *MakeTopology(t), Communicator::World(4), 1024, s, {}, {});
             });
         std::cout << "measured: helper window 0: '" << msg << "'" << std::endl;
         NS_TEST_EXPECT_MSG_EQ(msg.rfind("window:", 0), std::size_t(0), "window 0");
@@ -940,7 +941,8 @@ private:
         msg = InvalidArgument(
             [&]()
             {
-                SwitchmlHelper::Start(cluster, t, Communicator::World(4), 1024, s, {}, {});
+                SwitchmlHelper::Start(
+                    cluster, *MakeTopology(t), Communicator::World(4), 1024, s, {}, {});
             });
         std::cout << "measured: helper 1015 elements per packet: '" << msg << "'" << std::endl;
         NS_TEST_EXPECT_MSG_EQ(

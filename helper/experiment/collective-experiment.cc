@@ -26,135 +26,6 @@ namespace
 {
 
 bool
-IsWorld(const Communicator& comm)
-{
-    for (uint32_t i = 0; i < comm.ranks.size(); ++i)
-    {
-        if (comm.ranks[i] != i)
-        {
-            return false;
-        }
-    }
-    return true;
-}
-
-/// Link rates of a topology, resolved as BuildCluster resolves them.
-struct Rates
-{
-    double host;   //!< bit/s
-    double fabric; //!< bit/s
-    double local;  //!< bit/s (mesh/torus NPU-router)
-    double hostDelay;
-    double fabricDelay;
-    double latency;
-    double mtu;
-};
-
-Rates
-RatesOf(const TopologyConfig& t)
-{
-    Rates r;
-    r.host = dlnet::ParseRate("link-rate", t.hostLinkRate).GetBitRate();
-    r.hostDelay = dlnet::ParseTime("link-delay", t.hostLinkDelay).GetSeconds();
-    r.fabricDelay = t.fabricLinkDelay.empty()
-                        ? r.hostDelay
-                        : dlnet::ParseTime("fabric-link-delay", t.fabricLinkDelay).GetSeconds();
-    if (!t.fabricLinkRate.empty())
-    {
-        r.fabric = dlnet::ParseRate("fabric-link-rate", t.fabricLinkRate).GetBitRate();
-    }
-    else if (t.kind == "leaf-spine")
-    {
-        r.fabric = r.host * t.hostsPerLeaf / (t.spines * t.oversubscription);
-    }
-    else
-    {
-        r.fabric = r.host;
-    }
-    r.local = t.localLinkRate.empty()
-                  ? 4 * r.fabric
-                  : dlnet::ParseRate("local-link-rate", t.localLinkRate).GetBitRate();
-    r.latency = dlnet::ParseTime("switch-latency", t.switchLatency).GetSeconds();
-    r.mtu = t.mtu;
-    return r;
-}
-
-/// Fixed cost of one message from cluster rank a to b: propagation,
-/// switching and the store-and-forward of a full packet per extra link.
-double
-PathAlpha(const TopologyConfig& t, const Rates& r, uint32_t a, uint32_t b)
-{
-    double bits = r.mtu * 8;
-    if (t.kind == "star")
-    {
-        return 2 * r.hostDelay + r.latency + bits / r.host;
-    }
-    if (t.kind == "leaf-spine")
-    {
-        if (a / t.hostsPerLeaf == b / t.hostsPerLeaf)
-        {
-            return 2 * r.hostDelay + r.latency + bits / r.host;
-        }
-        return 2 * r.hostDelay + 2 * r.fabricDelay + 3 * r.latency + bits / r.host
-               + 2 * bits / r.fabric;
-    }
-    bool torus = t.kind == "torus";
-    auto dist = [torus](uint32_t x, uint32_t y, uint32_t size)
-    {
-        uint32_t d = x > y ? x - y : y - x;
-        return torus ? std::min(d, size - d) : d;
-    };
-    uint32_t hops = dist(a % t.cols, b % t.cols, t.cols) + dist(a / t.cols, b / t.cols, t.rows);
-    // local link in, `hops` fabric links, local link out; a router per node on the path
-    return hops * r.fabricDelay + (hops + 1) * r.latency + (hops - 1) * bits / r.fabric
-           + 2 * bits / r.local;
-}
-
-/// Mean alpha between ring neighbours of a group: a step's data dependency
-/// passes from each rank to the next, so over the steps a ring pays every
-/// neighbour's cost in turn.
-double
-RingAlpha(const TopologyConfig& t, const Rates& r, const std::vector<uint32_t>& group)
-{
-    if (group.size() < 2)
-    {
-        return 0;
-    }
-    double sum = 0;
-    for (std::size_t i = 0; i < group.size(); ++i)
-    {
-        sum += PathAlpha(t, r, group[i], group[(i + 1) % group.size()]);
-    }
-    return sum / group.size();
-}
-
-CollectiveGrid
-GridOf(const TopologyConfig& shapeless, const Communicator& comm)
-{
-    const TopologyConfig t = shapeless.Shaped();
-    CollectiveGrid g;
-    if (!IsWorld(comm) || comm.GetSize() != t.GetNRanks())
-    {
-        return g;
-    }
-    if (t.kind == "mesh" || t.kind == "torus")
-    {
-        g.dim1 = t.cols;
-        g.dim2 = t.rows;
-        g.bidirectional = t.kind == "torus" && t.cols >= 3 && t.rows >= 3;
-    }
-    else if (t.kind == "leaf-spine")
-    {
-        Rates r = RatesOf(t);
-        g.dim1 = t.hostsPerLeaf;
-        g.dim2 = t.leaves;
-        // localBWAware: the dimension whose ranks have more bandwidth goes first.
-        g.dim2First = std::min(r.host, t.spines * r.fabric / t.hostsPerLeaf) > r.host;
-    }
-    return g;
-}
-
-bool
 CheckOutputs(const CollectiveRequest& req,
              const CollectiveRecord& rec,
              uint32_t n,
@@ -384,41 +255,15 @@ ParseCommunicator(const std::string& text, uint32_t clusterRanks)
 }
 
 NetworkModel
-ModelOf(const TopologyConfig& shapeless, const std::vector<uint32_t>& ranks)
+ModelOf(const TopologyConfig& config, const std::vector<uint32_t>& ranks)
 {
-    const TopologyConfig t = shapeless.Shaped();
-    Rates r = RatesOf(t);
-    double efficiency = (r.mtu - FabricHeader::SERIALIZED_SIZE) / r.mtu;
-    NetworkModel m;
-    Communicator comm;
-    comm.ranks = ranks;
-    m.grid = GridOf(t, comm);
-    bool grid = t.kind == "mesh" || t.kind == "torus";
-    double linkRate = grid ? r.fabric : r.host;
-    m.bandwidth = linkRate * efficiency / 8;
-    m.alpha = RingAlpha(t, r, ranks);
-    m.linkRate = r.host / 8;
-    m.inNetwork = t.kind == "star" || t.kind == "leaf-spine";
-    if (m.grid.dim1 > 0)
-    {
-        std::vector<uint32_t> row;
-        std::vector<uint32_t> col;
-        for (uint32_t x = 0; x < m.grid.dim1; ++x)
-        {
-            row.push_back(x);
-        }
-        for (uint32_t y = 0; y < m.grid.dim2; ++y)
-        {
-            col.push_back(y * m.grid.dim1);
-        }
-        m.alpha1 = RingAlpha(t, r, row);
-        m.alpha2 = RingAlpha(t, r, col);
-        m.dim1Bandwidth = m.bandwidth;
-        m.dim2Bandwidth
-            = t.kind == "leaf-spine"
-                  ? std::min(r.host, t.spines * r.fabric / t.hostsPerLeaf) * efficiency / 8
-                  : m.bandwidth;
-    }
+    Ptr<const Topology> t = MakeTopology(config);
+    NetworkModel m
+        = MakeNetworkModel(*t,
+                           ranks,
+                           dlnet::ParseTime("switch-latency", config.switchLatency).GetSeconds(),
+                           config.mtu);
+    m.inNetwork = !t->GetAggregationTree(ranks, 1).nodes.empty();
     return m;
 }
 
@@ -498,12 +343,12 @@ CollectiveConfig::Validate() const
     }
     if (a == CollectiveAlgorithm::SWITCHML)
     {
-        TopologyConfig shaped = topology.Shaped();
-        if (shaped.kind != "star" && shaped.kind != "leaf-spine")
+        Ptr<const Topology> shaped = MakeTopology(topology);
+        if (shaped->GetAggregationTree(comm.ranks, 1).nodes.empty())
         {
             throw std::invalid_argument("algorithm: switchml aggregates in the switch of a star or "
                                         "the leaves and spine of a leaf-spine; the topology is a "
-                                        + shaped.kind);
+                                        + shaped->GetKind());
         }
         if (t != DataType::FP32)
         {
@@ -513,11 +358,11 @@ CollectiveConfig::Validate() const
         }
         if (packetElements == 0
             || packetElements * 4 + SwitchmlHeader::SERIALIZED_SIZE + FabricHeader::SERIALIZED_SIZE
-                   > shaped.mtu)
+                   > topology.mtu)
         {
             throw std::invalid_argument("packet-elements: " + std::to_string(packetElements)
                                         + " values do not fit a packet of mtu "
-                                        + std::to_string(shaped.mtu) + " bytes (at least 1)");
+                                        + std::to_string(topology.mtu) + " bytes (at least 1)");
         }
         if (poolSlots == 0)
         {
@@ -542,7 +387,8 @@ CollectiveConfig::Validate() const
         ParseSparsityPlacement("sparsity-placement", sparsityPlacement);
         for (uint64_t s : Sizes(*this))
         {
-            OmniReduceHelper::Validate(OmniSettingsOf(*this), topology, comm, s / 4);
+            OmniReduceHelper::Validate(
+                OmniSettingsOf(*this), *MakeTopology(topology), comm, s / 4, topology.mtu);
             if (!sparsityFile.empty())
             {
                 PatternOf(*this, n, s); // the file must exist and fit every size
@@ -558,7 +404,7 @@ CollectiveConfig::Validate() const
         probe.type = t;
         probe.bytes = minBytes;
         probe.chunks = chunks ? chunks : 1;
-        probe.grid = GridOf(topology, comm);
+        probe.grid = ModelOf(topology, comm.ranks).grid;
         probe.Validate(n);
     }
     if (functional && maxBytes > (uint64_t(1) << 31) / n)
@@ -584,6 +430,7 @@ RunCollective(const CollectiveConfig& c)
     uint32_t n = comm.GetSize();
     result.ranks = n;
     result.model = ModelOf(c.topology, comm.ranks);
+    Ptr<const Topology> topology = MakeTopology(c.topology);
     result.model.switchmlPacket = 4.0 * c.packetElements;
     uint32_t es = ElementSize(type);
 
@@ -625,7 +472,7 @@ RunCollective(const CollectiveConfig& c)
         NetworkModel sizeModel = result.model;
         {
             SimulationScope scope(c.seed, c.run);
-            Cluster cluster = BuildCluster(c.topology);
+            Cluster cluster = topology->Build();
             CollectiveRecord record;
             bool finished = false;
             std::vector<uint32_t> aggregators;
@@ -687,7 +534,7 @@ RunCollective(const CollectiveConfig& c)
                 sizeModel.omnireduceWire = (values + 4 * f + 44) / values;
                 OmniReduceHelper::Start(
                     cluster,
-                    c.topology,
+                    *topology,
                     comm,
                     bytes / 4,
                     settings,
@@ -747,7 +594,7 @@ RunCollective(const CollectiveConfig& c)
                     std::memcpy(floats.back().data(), in.data(), in.size());
                 }
                 SwitchmlHelper::Start(cluster,
-                                      c.topology,
+                                      *topology,
                                       comm,
                                       bytes / es,
                                       settings,

@@ -7,6 +7,7 @@
 #include "result-writer.h"
 
 #include "ns3/log.h"
+#include "ns3/topology.h"
 
 #include <algorithm>
 #include <cmath>
@@ -24,7 +25,10 @@ ToJson(const CollectiveConfig& config)
     nlohmann::json j = nlohmann::json::object();
     for (const auto& o : CollectiveOptions())
     {
-        j[o.name] = o.get(config);
+        if (TopologyOptionApplies(config.topology.kind, o.name))
+        {
+            j[o.name] = o.get(config);
+        }
     }
     return j;
 }

@@ -4,6 +4,7 @@
 #include "experiment-options.h"
 
 #include "ns3/config-parse.h"
+#include "ns3/topology.h"
 
 #include <algorithm>
 #include <sstream>
@@ -11,12 +12,34 @@
 namespace ns3
 {
 
+namespace
+{
+/// The options, each noting its name in the config's `given` when set.
+template <typename T>
+std::vector<ExperimentOption<T>>
+RecordGiven(std::vector<ExperimentOption<T>> options)
+{
+    for (auto& o : options)
+    {
+        o.set = [set = o.set, name = o.name](T& c, const std::string& v)
+        {
+            set(c, v);
+            c.given.insert(name);
+        };
+    }
+    return options;
+}
+} // namespace
+
 const std::vector<ExperimentOption<TopologyConfig>>&
 TopologyOptions()
 {
     using T = TopologyConfig;
-    static const std::vector<ExperimentOption<T>> options = {
-        ChoiceOption<T>("topology", "star, leaf-spine, mesh or torus", &T::kind, TopologyKinds()),
+    static const std::vector<ExperimentOption<T>> options = RecordGiven<T>({
+        ChoiceOption<T>("topology",
+                        dlnet::JoinChoices(TopologyRegistry::Names()),
+                        &T::kind,
+                        TopologyRegistry::Names()),
         UnsignedOption<T>("nodes",
                           "ranks of the topology (0: use hosts, leaves or rows x cols): a star's "
                           "hosts, leaf-spine leaves of hosts-per-leaf each, the most square "
@@ -84,7 +107,7 @@ TopologyOptions()
         UnsignedOption<T>("ecmp-seed", "perturbation of the ECMP hash", &T::ecmpSeed),
         TextOption<T>(
             "pcap", "non-empty: write a PCAP file per device with this prefix", &T::pcapPrefix),
-    };
+    });
     return options;
 }
 

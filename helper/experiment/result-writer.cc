@@ -4,6 +4,7 @@
 #include "result-writer.h"
 
 #include "ns3/log.h"
+#include "ns3/topology.h"
 
 #include <cmath>
 #include <cstdio>
@@ -73,7 +74,10 @@ ToJson(const TrafficConfig& config)
     nlohmann::json j = nlohmann::json::object();
     for (const auto& o : TrafficOptions())
     {
-        j[o.name] = o.get(config);
+        if (TopologyOptionApplies(config.topology.kind, o.name))
+        {
+            j[o.name] = o.get(config);
+        }
     }
     return j;
 }

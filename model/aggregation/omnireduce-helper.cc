@@ -61,7 +61,7 @@ Release(Progress& progress)
 /// Aggregator addresses for the placement.
 std::vector<uint32_t>
 AggregatorAddresses(const OmniReduceSettings& s,
-                    const TopologyConfig& t,
+                    const Topology& t,
                     const Communicator& comm,
                     uint32_t clusterRanks)
 {
@@ -93,7 +93,7 @@ AggregatorAddresses(const OmniReduceSettings& s,
     {
         throw std::invalid_argument("aggregators: " + std::to_string(a) + " dedicated servers need "
                                     + std::to_string(a) + " ranks outside the communicator; the "
-                                    + t.kind + " has " + std::to_string(out.size())
+                                    + t.GetKind() + " has " + std::to_string(out.size())
                                     + " (add hosts, or use aggregator-placement=colocated)");
     }
     return out;
@@ -110,11 +110,12 @@ OmniReduceHelper::Placements()
 
 void
 OmniReduceHelper::Validate(const OmniReduceSettings& s,
-                           const TopologyConfig& topology,
+                           const Topology& topology,
                            const Communicator& comm,
-                           uint64_t elements)
+                           uint64_t elements,
+                           uint32_t mtu)
 {
-    const TopologyConfig t = topology.Shaped();
+    const Topology& t = topology;
     dlnet::ParseChoice("aggregator-placement", s.placement, Placements());
     if (s.blockElements == 0)
     {
@@ -137,12 +138,12 @@ OmniReduceHelper::Validate(const OmniReduceSettings& s,
                                     + "; expected 1 to 32 blocks per packet");
     }
     uint64_t packet = 24 + 20 + 4ull * s.messageBlocks * (1 + s.blockElements);
-    if (packet > t.mtu)
+    if (packet > mtu)
     {
         throw std::invalid_argument("message-blocks: " + std::to_string(s.messageBlocks)
                                     + " blocks of " + std::to_string(s.blockElements)
                                     + " elements make a " + std::to_string(packet)
-                                    + "-byte packet; the mtu is " + std::to_string(t.mtu));
+                                    + "-byte packet; the mtu is " + std::to_string(mtu));
     }
     if (s.slots == 0)
     {
@@ -152,11 +153,13 @@ OmniReduceHelper::Validate(const OmniReduceSettings& s,
     {
         throw std::invalid_argument("ranks: at most 65535 workers per job");
     }
-    if (s.placement == "switch" && t.kind != "star")
+    if (s.placement == "switch" && t.GetAggregationTree(comm.ranks, s.job).nodes.size() != 1)
     {
         throw std::invalid_argument("aggregator-placement: switch aggregates in a star's switch; "
                                     "the topology is a "
-                                    + t.kind);
+                                    + t.GetKind()
+                                    + " (the placement needs one switch that every worker "
+                                      "reaches first)");
     }
     if (s.placement == "switch" && s.aggregators > 1)
     {
@@ -182,7 +185,7 @@ OmniReduceHelper::Validate(const OmniReduceSettings& s,
 
 void
 OmniReduceHelper::Start(const Cluster& cluster,
-                        const TopologyConfig& topology,
+                        const Topology& topology,
                         const Communicator& comm,
                         uint64_t elements,
                         const OmniReduceSettings& s,
@@ -191,8 +194,8 @@ OmniReduceHelper::Start(const Cluster& cluster,
                         DoneCallback done)
 {
     comm.Validate(cluster.GetNRanks());
-    Validate(s, topology, comm, elements);
-    const TopologyConfig t = topology.Shaped();
+    Validate(s, topology, comm, elements, cluster.endpoints[comm.ranks[0]]->GetDevice()->GetMtu());
+    const Topology& t = topology;
     uint32_t n = comm.GetSize();
     if (inputs.empty() && nonZero.size() != n)
     {
@@ -225,9 +228,11 @@ OmniReduceHelper::Start(const Cluster& cluster,
     if (s.placement == "switch")
     {
         Ptr<OmniReduceProgram> program = CreateObject<OmniReduceProgram>();
-        cluster.switches[0]->AddProgram(program);
+        Ptr<FabricSwitch> sw
+            = cluster.switches[t.GetAggregationTree(comm.ranks, s.job).nodes[0].switchIndex];
+        sw->AddProgram(program);
         program->Setup(job, job.aggregators[0]);
-        progress->sw = cluster.switches[0];
+        progress->sw = sw;
         progress->program = program;
         progress->aggregators.push_back(program->GetAggregator());
     }

@@ -9,7 +9,7 @@
 
 #include "ns3/cluster.h"
 #include "ns3/communicator.h"
-#include "ns3/topology-helper.h"
+#include "ns3/topology.h"
 
 #include <string>
 #include <vector>
@@ -75,7 +75,7 @@ public:
      * \param done called at the end
      */
     static void Start(const Cluster& cluster,
-                      const TopologyConfig& topology,
+                      const Topology& topology,
                       const Communicator& comm,
                       uint64_t elements,
                       const OmniReduceSettings& settings,
@@ -85,9 +85,10 @@ public:
 
     /// Throw std::invalid_argument naming the first bad field.
     static void Validate(const OmniReduceSettings& settings,
-                         const TopologyConfig& topology,
+                         const Topology& topology,
                          const Communicator& comm,
-                         uint64_t elements);
+                         uint64_t elements,
+                         uint32_t mtu);
 };
 
 } // namespace ns3

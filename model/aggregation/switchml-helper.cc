@@ -72,28 +72,30 @@ SwitchmlHelper::GroupAddress(uint16_t job)
 
 uint32_t
 SwitchmlHelper::Start(const Cluster& cluster,
-                      const TopologyConfig& shapeless,
+                      const Topology& topology,
                       const Communicator& comm,
                       uint64_t elements,
                       const SwitchmlSettings& s,
                       const std::vector<std::vector<float>>& inputs,
                       DoneCallback done)
 {
-    const TopologyConfig t = shapeless.Shaped();
     comm.Validate(cluster.GetNRanks());
     uint32_t n = comm.GetSize();
-    if (t.kind != "star" && t.kind != "leaf-spine")
+    AggregationTree tree = topology.GetAggregationTree(comm.ranks, s.job);
+    if (tree.nodes.empty() || tree.GetDepth() > 2)
     {
-        throw std::invalid_argument("algorithm: switchml aggregates in a star's switch or a "
-                                    "leaf-spine's leaves and spine; the topology is a "
-                                    + t.kind);
+        throw std::invalid_argument("algorithm: switchml aggregates in a tree of at most two "
+                                    "switch levels (a star's switch, a leaf-spine's leaves and "
+                                    "spine); the topology is a "
+                                    + topology.GetKind());
     }
+    uint32_t mtu = cluster.endpoints[comm.ranks[0]]->GetDevice()->GetMtu();
     if (s.elementsPerPacket == 0
-        || s.elementsPerPacket > (t.mtu - 24 - SwitchmlHeader::SERIALIZED_SIZE) / 4)
+        || s.elementsPerPacket > (mtu - 24 - SwitchmlHeader::SERIALIZED_SIZE) / 4)
     {
         throw std::invalid_argument("elements-per-packet: " + std::to_string(s.elementsPerPacket)
                                     + " int32 values do not fit a packet of mtu "
-                                    + std::to_string(t.mtu) + " bytes");
+                                    + std::to_string(mtu) + " bytes");
     }
     if (s.window == 0)
     {
@@ -130,71 +132,52 @@ SwitchmlHelper::Start(const Cluster& cluster,
         = std::min<uint64_t>(s.window, (elements + s.elementsPerPacket - 1) / s.elementsPerPacket);
 
     auto progress = std::make_shared<JobProgress>();
-    if (t.kind == "star")
+    // one job per aggregating switch: a node's children are its ranks, then
+    // its child switches (whose contributions come from the job's group address)
+    std::map<uint32_t, uint16_t> localIndex; // comm index by rank
+    for (uint32_t i = 0; i < n; ++i)
     {
+        localIndex[comm.ranks[i]] = i;
+    }
+    std::vector<uint16_t> indexAtParent(tree.nodes.size(), 0);
+    for (const auto& node : tree.nodes)
+    {
+        for (uint32_t c = 0; c < node.children.size(); ++c)
+        {
+            indexAtParent[node.children[c]] = node.ranks.size() + c;
+        }
+    }
+    bool flat = tree.nodes.size() == 1;
+    for (uint32_t k = 0; k < tree.nodes.size(); ++k)
+    {
+        const AggregationTree::Node& node = tree.nodes[k];
         SwitchmlJob job;
         job.id = s.job;
         job.group = group;
         job.poolSize = pool;
         job.tc = comm.tc;
-        for (uint32_t i = 0; i < n; ++i)
+        for (uint32_t i = 0; i < node.ranks.size(); ++i)
         {
-            job.childPorts.push_back(comm.ranks[i]); // the star's port r leads to rank r
-            job.childAddresses.push_back(comm.ranks[i]);
+            job.childPorts.push_back(node.rankPorts[i]);
+            job.childAddresses.push_back(node.ranks[i]);
+            if (!flat)
+            {
+                job.localIndex[localIndex[node.ranks[i]]] = i;
+            }
         }
-        Ptr<SwitchmlProgram> p = ProgramOf(cluster.switches[0]);
+        for (uint32_t c = 0; c < node.children.size(); ++c)
+        {
+            job.childPorts.push_back(node.childPorts[c]);
+            job.childAddresses.push_back(group);
+        }
+        if (node.parent != AggregationTree::NO_PARENT)
+        {
+            job.parentPort = node.parentPort;
+            job.indexAtParent = indexAtParent[k];
+        }
+        Ptr<SwitchmlProgram> p = ProgramOf(cluster.switches[node.switchIndex]);
         p->AddJob(job);
         progress->programs.push_back(p);
-    }
-    else
-    {
-        // switches: spines first, then leaves; leaf ports: uplinks (one per
-        // spine) then hosts; spine port l leads to leaf l
-        uint32_t spines = t.spines;
-        uint32_t perLeaf = t.hostsPerLeaf;
-        std::map<uint32_t, std::vector<uint32_t>> members; // leaf -> comm indices
-        for (uint32_t i = 0; i < n; ++i)
-        {
-            members[comm.ranks[i] / perLeaf].push_back(i);
-        }
-        uint32_t rootSpine = s.job % spines;
-        bool oneLeaf = members.size() == 1;
-        SwitchmlJob top;
-        top.id = s.job;
-        top.group = group;
-        top.poolSize = pool;
-        top.tc = comm.tc;
-        uint16_t leafIndex = 0;
-        for (const auto& [leaf, idx] : members)
-        {
-            SwitchmlJob job;
-            job.id = s.job;
-            job.group = group;
-            job.poolSize = pool;
-            job.tc = comm.tc;
-            for (uint16_t k = 0; k < idx.size(); ++k)
-            {
-                job.childPorts.push_back(spines + comm.ranks[idx[k]] % perLeaf);
-                job.childAddresses.push_back(comm.ranks[idx[k]]);
-                job.localIndex[idx[k]] = k;
-            }
-            if (!oneLeaf)
-            {
-                job.parentPort = rootSpine;
-                job.indexAtParent = leafIndex++;
-                top.childPorts.push_back(leaf);
-                top.childAddresses.push_back(group);
-            }
-            Ptr<SwitchmlProgram> p = ProgramOf(cluster.switches[spines + leaf]);
-            p->AddJob(job);
-            progress->programs.push_back(p);
-        }
-        if (!oneLeaf)
-        {
-            Ptr<SwitchmlProgram> p = ProgramOf(cluster.switches[rootSpine]);
-            p->AddJob(top);
-            progress->programs.push_back(p);
-        }
     }
 
     progress->record.start = Simulator::Now();

@@ -9,7 +9,7 @@
 
 #include "ns3/cluster.h"
 #include "ns3/communicator.h"
-#include "ns3/topology-helper.h"
+#include "ns3/topology.h"
 
 #include <vector>
 
@@ -57,7 +57,7 @@ public:
      * topology without aggregating switches, a bad setting or a pool that
      * does not fit.
      * \param cluster the cluster (built from topology)
-     * \param topology its description (kind and shape)
+     * \param topology the cluster's topology (its aggregation tree)
      * \param comm the workers
      * \param elements float32 elements of the tensor
      * \param settings the job's settings
@@ -66,7 +66,7 @@ public:
      * \return the group address of the job
      */
     static uint32_t Start(const Cluster& cluster,
-                          const TopologyConfig& topology,
+                          const Topology& topology,
                           const Communicator& comm,
                           uint64_t elements,
                           const SwitchmlSettings& settings,

@@ -3,6 +3,7 @@
  */
 #include "alpha-beta-model.h"
 
+#include "ns3/fabric-header.h"
 #include "ns3/log.h"
 
 #include <cmath>
@@ -177,6 +178,79 @@ ChooseAlgorithm(
         }
     }
     return best;
+}
+
+namespace
+{
+
+/// Mean alpha between ring neighbours of a group: a step's data dependency
+/// passes from each rank to the next, so over the steps a ring pays every
+/// neighbour's cost in turn.
+double
+RingAlpha(const Topology& t,
+          const std::vector<uint32_t>& group,
+          double switchLatency,
+          double packetBits)
+{
+    if (group.size() < 2)
+    {
+        return 0;
+    }
+    double sum = 0;
+    for (std::size_t i = 0; i < group.size(); ++i)
+    {
+        sum += PathLatency(t.GetPath(group[i], group[(i + 1) % group.size()]),
+                           switchLatency,
+                           packetBits,
+                           t.GetRankRate());
+    }
+    return sum / group.size();
+}
+
+} // namespace
+
+NetworkModel
+MakeNetworkModel(const Topology& t,
+                 const std::vector<uint32_t>& ranks,
+                 double switchLatency,
+                 uint32_t mtu)
+{
+    double bits = mtu * 8.0;
+    double efficiency = double(mtu - FabricHeader::SERIALIZED_SIZE) / mtu;
+    NetworkModel m;
+    m.bandwidth = t.GetRankRate() * efficiency / 8;
+    m.linkRate = t.GetRankRate() / 8;
+    m.alpha = RingAlpha(t, ranks, switchLatency, bits);
+    TopologyGrid grid = t.GetGrid();
+    bool world = ranks.size() == t.GetNRanks();
+    for (uint32_t i = 0; world && i < ranks.size(); ++i)
+    {
+        world = ranks[i] == i;
+    }
+    if (!world || grid.dim1 == 0)
+    {
+        return m;
+    }
+    m.grid.dim1 = grid.dim1;
+    m.grid.dim2 = grid.dim2;
+    m.grid.bidirectional = grid.bidirectional;
+    // localBWAware: the dimension whose ranks have more bandwidth goes first
+    m.grid.dim2First = grid.dim2Rate > grid.dim1Rate;
+    std::vector<uint32_t> row;
+    std::vector<uint32_t> col;
+    for (uint32_t x = 0; x < grid.dim1; ++x)
+    {
+        row.push_back(x);
+    }
+    for (uint32_t y = 0; y < grid.dim2; ++y)
+    {
+        col.push_back(y * grid.dim1);
+    }
+    m.alpha1 = RingAlpha(t, row, switchLatency, bits);
+    m.alpha2 = RingAlpha(t, col, switchLatency, bits);
+    m.dim1Bandwidth = grid.dim1Rate * efficiency / 8;
+    m.dim2Bandwidth = grid.dim2Rate * efficiency / 8;
+    return m;
 }
 
 } // namespace ns3

@@ -7,6 +7,8 @@
 #include "collective-schedule.h"
 #include "collective-types.h"
 
+#include "ns3/topology.h"
+
 #include <cstdint>
 
 namespace ns3
@@ -40,6 +42,22 @@ struct NetworkModel
     double aggregatorBusy{0};    //!< omnireduce: s the busiest aggregator spends processing packets
     CollectiveGrid grid;         //!< shape, when the communicator is a full grid
 };
+
+/**
+ * The alpha-beta model of a topology for a group: alpha is the mean fixed
+ * cost between ring neighbours (PathLatency), the bandwidth the payload
+ * share of the rank's link; a group of every rank in order gets the
+ * topology's grid, with per-dimension alphas and bandwidths.
+ * \param topology the topology
+ * \param ranks the group, by communicator index
+ * \param switchLatency s per switch
+ * \param mtu bytes of a full packet, FabricHeader included
+ * \return the model
+ */
+NetworkModel MakeNetworkModel(const Topology& topology,
+                              const std::vector<uint32_t>& ranks,
+                              double switchLatency,
+                              uint32_t mtu);
 
 /**
  * Predicted time of a collective under the alpha-beta model.

@@ -8,6 +8,7 @@
 #include "fabric-helper.h"
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -23,7 +24,7 @@ namespace ns3
  */
 struct TopologyConfig
 {
-    std::string kind{"star"}; //!< star, leaf-spine, mesh or torus
+    std::string kind{"star"}; //!< a registered topology kind (TopologyRegistry::Names)
 
     uint32_t nodes{0};        //!< 0, or the rank count: sets hosts, leaves (hostsPerLeaf kept) or a
                               //!< near-square rows x cols
@@ -57,19 +58,22 @@ struct TopologyConfig
     uint32_t ecmpSeed{0};                 //!< ECMP hash perturbation
     std::string pcapPrefix{""};           //!< non-empty: write PCAP files with this prefix
 
-    /// Throw std::invalid_argument naming the first bad field.
-    void Validate() const;
-    /// \return this config with the shape fields set from nodes (itself when nodes is 0)
-    TopologyConfig Shaped() const;
-    /// \return number of ranks the topology has
-    uint32_t GetNRanks() const;
-};
+    /// Options the user set (option names): one that does not apply to the kind is refused.
+    std::set<std::string> given;
 
-/// \return the allowed topology kinds
-const std::vector<std::string>& TopologyKinds();
+    /// Throw std::invalid_argument naming the first bad field (MakeTopology does the work).
+    void Validate() const;
+    /// Validate the settings every topology shares (links, devices, switches, endpoints).
+    void ValidateFabric() const;
+    /// \return number of ranks the topology has (validates)
+    uint32_t GetNRanks() const;
+    /// \return true for an option every topology takes (rates, delays, devices, ...)
+    static bool IsFabricOption(const std::string& option);
+};
 
 /**
  * Build the topology: nodes, links, switches, endpoints, routing.
+ * The same as MakeTopology(config)->Build().
  * \param config the topology (validated first)
  * \return the cluster
  */

@@ -1,0 +1,51 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef DLNET_LEAF_SPINE_TOPOLOGY_H
+#define DLNET_LEAF_SPINE_TOPOLOGY_H
+
+#include "topology-helper.h"
+#include "topology.h"
+
+namespace ns3
+{
+
+/**
+ * \ingroup dlnet
+ * \brief Two-tier Clos: `leaves` leaf switches of `hostsPerLeaf` hosts,
+ * every leaf linked to each of `spines` spines; ECMP over the spines.
+ * Switches are numbered spines first, then leaves; a leaf's ports are its
+ * uplinks (one per spine) then its hosts; spine port l leads to leaf l.
+ * The uplink rate is fabric-link-rate, or host rate x hosts per leaf /
+ * (spines x oversubscription). Leaves aggregate their rack in-network,
+ * one spine (job mod spines) the leaves.
+ */
+class LeafSpineTopology : public Topology
+{
+public:
+    /// \param config leaves (or nodes), hosts-per-leaf, spines, oversubscription, links
+    explicit LeafSpineTopology(const TopologyConfig& config);
+
+    std::string GetKind() const override;
+    uint32_t GetNRanks() const override;
+    Cluster Build() const override;
+    TopologyPath GetPath(uint32_t a, uint32_t b) const override;
+    double GetRankRate() const override;
+    TopologyGrid GetGrid() const override;
+    AggregationTree GetAggregationTree(const std::vector<uint32_t>& ranks,
+                                       uint32_t job) const override;
+
+private:
+    TopologyConfig m_config;
+    uint32_t m_leaves;
+    uint32_t m_hostsPerLeaf;
+    uint32_t m_spines;
+    DataRate m_hostRate;
+    Time m_hostDelay;
+    DataRate m_fabricRate;
+    Time m_fabricDelay;
+};
+
+} // namespace ns3
+
+#endif /* DLNET_LEAF_SPINE_TOPOLOGY_H */

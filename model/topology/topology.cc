@@ -1,0 +1,181 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "topology.h"
+
+#include "topology-helper.h"
+
+#include "ns3/config-parse.h"
+#include "ns3/log.h"
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("DlnetTopology");
+
+uint32_t
+AggregationTree::GetDepth() const
+{
+    if (nodes.empty())
+    {
+        return 0;
+    }
+    uint32_t depth = 1;
+    for (uint32_t n = 0; n < nodes.size(); ++n)
+    {
+        uint32_t d = 1;
+        for (uint32_t p = nodes[n].parent; p != NO_PARENT; p = nodes[p].parent)
+        {
+            ++d;
+        }
+        depth = std::max(depth, d);
+    }
+    return depth;
+}
+
+TopologyGrid
+Topology::GetGrid() const
+{
+    return TopologyGrid{};
+}
+
+AggregationTree
+Topology::GetAggregationTree(const std::vector<uint32_t>& ranks, uint32_t job) const
+{
+    return AggregationTree{};
+}
+
+namespace
+{
+std::map<std::string, TopologyKind>&
+Kinds()
+{
+    static std::map<std::string, TopologyKind> kinds;
+    return kinds;
+}
+} // namespace
+
+bool
+TopologyRegistry::Add(TopologyKind kind)
+{
+    if (kind.name.empty() || Kinds().count(kind.name) || !kind.make)
+    {
+        throw std::logic_error("TopologyRegistry: kind '" + kind.name
+                               + "' is registered twice or has no name or maker");
+    }
+    std::string name = kind.name;
+    Kinds().emplace(name, std::move(kind));
+    return true;
+}
+
+std::vector<std::string>
+TopologyRegistry::Names()
+{
+    std::vector<const TopologyKind*> kinds;
+    for (const auto& [name, kind] : Kinds())
+    {
+        kinds.push_back(&kind);
+    }
+    std::stable_sort(kinds.begin(),
+                     kinds.end(),
+                     [](const TopologyKind* a, const TopologyKind* b)
+                     {
+                         return a->order < b->order;
+                     });
+    std::vector<std::string> names;
+    for (const auto* k : kinds)
+    {
+        names.push_back(k->name);
+    }
+    return names;
+}
+
+const TopologyKind&
+TopologyRegistry::Get(const std::string& name, const std::string& field)
+{
+    auto it = Kinds().find(name);
+    if (it == Kinds().end())
+    {
+        dlnet::ParseChoice(field, name, Names()); // throws, listing the kinds
+    }
+    return it->second;
+}
+
+Ptr<const Topology>
+MakeTopology(const TopologyConfig& config)
+{
+    config.ValidateFabric();
+    const TopologyKind& kind = TopologyRegistry::Get(config.kind);
+    for (const auto& option : config.given)
+    {
+        if (!TopologyConfig::IsFabricOption(option)
+            && std::find(kind.options.begin(), kind.options.end(), option) == kind.options.end())
+        {
+            throw std::invalid_argument(option + ": does not apply to a " + kind.name
+                                        + "; its options are " + dlnet::JoinChoices(kind.options));
+        }
+    }
+    return kind.make(config);
+}
+
+bool
+TopologyOptionApplies(const std::string& kind, const std::string& option)
+{
+    bool shapesSome = false;
+    for (const auto& [name, k] : Kinds())
+    {
+        bool listed = std::find(k.options.begin(), k.options.end(), option) != k.options.end();
+        if (listed && name == kind)
+        {
+            return true;
+        }
+        shapesSome = shapesSome || listed;
+    }
+    return !shapesSome;
+}
+
+double
+PathLatency(const TopologyPath& path, double switchLatency, double packetBits, double rankRate)
+{
+    if (path.links.empty())
+    {
+        return 0;
+    }
+    double seconds = path.switches * switchLatency - packetBits / rankRate;
+    for (const auto& link : path.links)
+    {
+        seconds += link.delay + packetBits / link.rate;
+    }
+    return seconds;
+}
+
+void
+CheckRankCount(const std::string& kind, uint64_t ranks)
+{
+    constexpr uint64_t MAX_RANKS = 1 << 16;
+    if (ranks > MAX_RANKS)
+    {
+        throw std::invalid_argument("topology: " + std::to_string(ranks) + " ranks; at most "
+                                    + std::to_string(MAX_RANKS) + " are supported");
+    }
+    if (ranks < 2)
+    {
+        throw std::invalid_argument("topology: a " + kind + " of " + std::to_string(ranks)
+                                    + " rank needs at least 2 ranks");
+    }
+}
+
+void
+CheckPositive(const std::string& field, uint64_t value)
+{
+    if (value == 0)
+    {
+        throw std::invalid_argument(field + ": got 0; expected a whole number of at least 1");
+    }
+}
+
+} // namespace ns3

@@ -1,0 +1,201 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef DLNET_TOPOLOGY_H
+#define DLNET_TOPOLOGY_H
+
+#include "cluster.h"
+#include "fabric-helper.h"
+
+#include "ns3/simple-ref-count.h"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+struct TopologyConfig;
+
+/**
+ * \ingroup dlnet
+ * \brief One link of the path between two ranks, as a predictor sees it.
+ */
+struct PathLink
+{
+    double rate{0};  //!< bit/s
+    double delay{0}; //!< s, propagation
+};
+
+/**
+ * \ingroup dlnet
+ * \brief The route a message takes between two ranks on an idle fabric.
+ */
+struct TopologyPath
+{
+    std::vector<PathLink> links; //!< from the source's device to the destination's, in order
+    uint32_t switches{0};        //!< switches crossed (each adds the switch latency)
+};
+
+/**
+ * \ingroup dlnet
+ * \brief Two dimensions of a topology for hierarchical collectives: rank =
+ * y * dim1 + x, dimension 1 along x (consecutive ranks), dimension 2 along y.
+ */
+struct TopologyGrid
+{
+    uint32_t dim1{0};          //!< ranks along dimension 1; 0: no grid
+    uint32_t dim2{0};          //!< ranks along dimension 2
+    bool bidirectional{false}; //!< rings may run both ways at once (torus rings of 3 or more)
+    double dim1Rate{0};        //!< bit/s a rank has toward its dimension-1 neighbours
+    double dim2Rate{0};        //!< bit/s a rank has toward its dimension-2 neighbours
+};
+
+/**
+ * \ingroup dlnet
+ * \brief Switches that can aggregate a group's data in the network: a tree
+ * whose leaves are the group's ranks (SwitchML-style dense aggregation, the
+ * OmniReduce switch placement).
+ */
+struct AggregationTree
+{
+    static constexpr uint32_t NO_PARENT = UINT32_MAX; //!< the root's parent
+
+    /// One aggregating switch.
+    struct Node
+    {
+        uint32_t switchIndex{0};          //!< in Cluster::switches
+        std::vector<uint32_t> ranks;      //!< group ranks attached below it
+        std::vector<uint32_t> rankPorts;  //!< its port toward each of those ranks
+        std::vector<uint32_t> children;   //!< child nodes (indices into nodes)
+        std::vector<uint32_t> childPorts; //!< its port toward each child node
+        uint32_t parent{NO_PARENT};       //!< parent node index
+        uint32_t parentPort{0};           //!< its port toward the parent
+    };
+
+    std::vector<Node> nodes; //!< leaves first, the root last; empty: cannot aggregate
+
+    /// \return the number of switch levels (0: no tree)
+    uint32_t GetDepth() const;
+};
+
+/**
+ * \ingroup dlnet
+ * \brief A topology: validated parameters, the builder of its cluster, and
+ * the answers that predictors and in-network backends ask of it.
+ *
+ * One class (and one file) per topology, registered by name with
+ * TopologyRegistry; strings end at the command-line/Python boundary
+ * (MakeTopology), everything below holds a Ptr<const Topology>.
+ */
+class Topology : public SimpleRefCount<Topology>
+{
+public:
+    virtual ~Topology() = default;
+
+    /// \return the registered kind ("star", "fat-tree", ...)
+    virtual std::string GetKind() const = 0;
+    /// \return the number of ranks (endpoints)
+    virtual uint32_t GetNRanks() const = 0;
+
+    /**
+     * Build nodes, links, switches and endpoints, and install the routes,
+     * with the device, switch and endpoint settings of the config the
+     * topology was made from.
+     * \return the cluster
+     */
+    virtual Cluster Build() const = 0;
+
+    /// \return the path between two ranks on an idle fabric
+    virtual TopologyPath GetPath(uint32_t a, uint32_t b) const = 0;
+
+    /// \return bit/s of the link that limits a rank's own sending (the bound's bandwidth)
+    virtual double GetRankRate() const = 0;
+
+    /// \return the two dimensions of hierarchical algorithms over every rank, or dim1 = 0
+    virtual TopologyGrid GetGrid() const;
+
+    /**
+     * \param ranks a group (distinct cluster ranks)
+     * \param job the job number (spreads roots over equal switches)
+     * \return the switches that aggregate the group, or an empty tree when
+     *         the topology has none that can
+     */
+    virtual AggregationTree GetAggregationTree(const std::vector<uint32_t>& ranks,
+                                               uint32_t job) const;
+};
+
+/**
+ * \ingroup dlnet
+ * \brief A topology kind: its name, what it is, the options that shape it,
+ * and how to make it from a config.
+ */
+struct TopologyKind
+{
+    std::string name;                 //!< as users write it
+    uint32_t order{0};                //!< position in listings (kinds are listed by it)
+    std::string help;                 //!< one line
+    std::vector<std::string> options; //!< TopologyConfig options that apply to it (shape, rates)
+    std::function<Ptr<const Topology>(const TopologyConfig&)> make; //!< validates, throws
+};
+
+/**
+ * \ingroup dlnet
+ * \brief Topology kinds by name. A topology file registers its kind with a
+ * static TopologyRegistry::Add; the boundary looks names up here once.
+ */
+class TopologyRegistry
+{
+public:
+    /// Register a kind (throws std::logic_error for a name taken twice); returns true.
+    static bool Add(TopologyKind kind);
+    /// \return the kind, or throw std::invalid_argument naming `field` and the kinds
+    static const TopologyKind& Get(const std::string& name, const std::string& field = "topology");
+    /// \return the registered names, by order
+    static std::vector<std::string> Names();
+};
+
+/**
+ * \param kind a registered kind \param option an option name
+ * \return false when the option shapes other topology kinds and not this
+ *         one (a config lists only the options that apply to its kind)
+ */
+bool TopologyOptionApplies(const std::string& kind, const std::string& option);
+
+/**
+ * The boundary: parse the config's kind once and make the topology
+ * (parameters validated, std::invalid_argument naming the field).
+ */
+Ptr<const Topology> MakeTopology(const TopologyConfig& config);
+
+/**
+ * Fixed cost of one message between two ranks on an idle fabric:
+ * propagation, switching, and the store-and-forward of one packet of
+ * `packetBits` on every link but the one the bandwidth term counts.
+ * \param path the path \param switchLatency s per switch
+ * \param packetBits bits of a full packet \param rankRate bit/s of the bandwidth term
+ * \return seconds
+ */
+double PathLatency(const TopologyPath& path,
+                   double switchLatency,
+                   double packetBits,
+                   double rankRate);
+
+/**
+ * Throw std::invalid_argument unless a topology of `ranks` ranks is one
+ * dlnet can simulate: 2 to 65536 ranks.
+ * \param kind the topology, for the message \param ranks its rank count
+ */
+void CheckRankCount(const std::string& kind, uint64_t ranks);
+
+/**
+ * Throw std::invalid_argument naming `field` when value is 0.
+ * \param field the option \param value its value
+ */
+void CheckPositive(const std::string& field, uint64_t value);
+
+} // namespace ns3
+
+#endif /* DLNET_TOPOLOGY_H */
