@@ -28,6 +28,7 @@
 #include "ns3/fred-header.h"
 #include "ns3/fred-routing.h"
 #include "ns3/fred-switch-program.h"
+#include "ns3/link-load-estimate.h"
 #include "ns3/omnireduce-header.h"
 #include "ns3/omnireduce-helper.h"
 #include "ns3/omnireduce-program.h"
