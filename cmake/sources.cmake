@@ -24,6 +24,7 @@ set(DLNET_SOURCES
   model/collective/reduction.cc
   model/collective/collective-engine.cc
   model/collective/alpha-beta-model.cc
+  model/collective/link-load-estimate.cc
   model/collective/parallel-groups.cc
   model/aggregation/switchml-header.cc
   model/aggregation/switchml-program.cc
@@ -77,6 +78,7 @@ set(DLNET_HEADERS
   model/collective/reduction.h
   model/collective/collective-engine.h
   model/collective/alpha-beta-model.h
+  model/collective/link-load-estimate.h
   model/collective/parallel-groups.h
   model/aggregation/switchml-header.h
   model/aggregation/switchml-program.h

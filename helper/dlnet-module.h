@@ -31,6 +31,7 @@
 #include "ns3/fred-switch-program.h"
 #include "ns3/grid-topology.h"
 #include "ns3/leaf-spine-topology.h"
+#include "ns3/link-load-estimate.h"
 #include "ns3/omnireduce-header.h"
 #include "ns3/omnireduce-helper.h"
 #include "ns3/omnireduce-program.h"

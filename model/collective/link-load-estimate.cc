@@ -1,0 +1,537 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "link-load-estimate.h"
+
+#include "collective-schedule.h"
+
+#include "ns3/enum.h"
+#include "ns3/fabric-channel.h"
+#include "ns3/fabric-header.h"
+#include "ns3/log.h"
+#include "ns3/node.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <stdexcept>
+#include <tuple>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("LinkLoadEstimate");
+
+namespace
+{
+
+/// Longest path a message may take before the routes are taken to loop.
+constexpr uint32_t MAX_HOPS = 256;
+
+/// The directed links of a cluster (one per sending device), named "from->to".
+class LinkTable
+{
+public:
+    explicit LinkTable(const Cluster& cluster)
+    {
+        for (const auto& link : cluster.links)
+        {
+            if (link.from == link.to)
+            {
+                // a device's own link to the router on its node (mesh, torus)
+                Add(link.a, link.from + "->router");
+                Add(link.b, "router->" + link.to);
+            }
+            else
+            {
+                Add(link.a, link.from + "->" + link.to);
+                Add(link.b, link.to + "->" + link.from);
+            }
+        }
+    }
+
+    /// \return the index of a sending device's link (added, with a node-id name, if unknown)
+    std::size_t Of(Ptr<FabricNetDevice> device)
+    {
+        auto it = m_index.find(PeekPointer(device));
+        if (it != m_index.end())
+        {
+            return it->second;
+        }
+        Ptr<FabricNetDevice> peer = device->GetPeer();
+        return Add(device,
+                   "node" + std::to_string(device->GetNode()->GetId()) + "->node"
+                       + (peer ? std::to_string(peer->GetNode()->GetId()) : std::string("?")));
+    }
+
+    const std::string& Name(std::size_t i) const
+    {
+        return m_names[i];
+    }
+
+    double Rate(std::size_t i) const
+    {
+        return m_rates[i];
+    }
+
+    std::size_t Size() const
+    {
+        return m_names.size();
+    }
+
+private:
+    std::size_t Add(Ptr<FabricNetDevice> device, const std::string& name)
+    {
+        std::size_t i = m_names.size();
+        m_index[PeekPointer(device)] = i;
+        m_names.push_back(name);
+        m_rates.push_back(device->GetDataRate().GetBitRate() / 8.0);
+        return i;
+    }
+
+    std::map<const FabricNetDevice*, std::size_t> m_index;
+    std::vector<std::string> m_names;
+    std::vector<double> m_rates; //!< B/s
+};
+
+/// A switch's load-balancing attributes, read once.
+struct Balancing
+{
+    bool perPacket{false};
+    uint32_t seed{0};
+};
+
+/// Routes messages over a cluster and adds up the bytes per link.
+class Router
+{
+public:
+    Router(const Cluster& cluster, LinkTable& links)
+        : m_cluster(cluster)
+        , m_links(links)
+    {
+    }
+
+    /**
+     * Add a message's wire bytes to the links it crosses.
+     * \return the fixed cost of its path: propagation, switching, and the
+     *         store and forward of its largest packet on every link after the first
+     */
+    double Route(const LinkMessage& m, uint32_t msgId, std::vector<double>& load)
+    {
+        if (m.src >= m_cluster.GetNRanks() || m.dst >= m_cluster.GetNRanks())
+        {
+            throw std::invalid_argument("EstimateLinkLoad: message " + std::to_string(m.src)
+                                        + " -> " + std::to_string(m.dst)
+                                        + ": rank out of range (cluster of "
+                                        + std::to_string(m_cluster.GetNRanks()) + ")");
+        }
+        Ptr<FabricNetDevice> device = m_cluster.endpoints[m.src]->GetDevice();
+        // as FabricEndpoint::Send cuts it
+        double segment = device->GetMaxPacketSize() - FabricHeader::SERIALIZED_SIZE;
+        double packets = std::ceil(double(m.bytes) / segment);
+        double wire = double(m.bytes) + packets * FabricHeader::SERIALIZED_SIZE;
+        double largest = std::min(double(m.bytes), segment) + FabricHeader::SERIALIZED_SIZE;
+        return Hop(m, msgId, wire, largest, 1.0, device, 0, load);
+    }
+
+private:
+    double Hop(const LinkMessage& m,
+               uint32_t msgId,
+               double wire,
+               double largest,
+               double share,
+               Ptr<FabricNetDevice> device,
+               uint32_t hop,
+               std::vector<double>& load)
+    {
+        if (hop >= MAX_HOPS)
+        {
+            throw std::invalid_argument("EstimateLinkLoad: no loop-free route from "
+                                        + std::to_string(m.src) + " to " + std::to_string(m.dst));
+        }
+        std::size_t link = m_links.Of(device);
+        if (load.size() < m_links.Size())
+        {
+            load.resize(m_links.Size(), 0);
+        }
+        load[link] += share * wire;
+        Ptr<FabricNetDevice> peer = device->GetPeer();
+        double t = device->GetFabricChannel()->GetDelay().GetSeconds()
+                   + peer->GetIngressLatency().GetSeconds();
+        if (hop > 0)
+        {
+            t += largest / m_links.Rate(link);
+        }
+        if (peer == m_cluster.endpoints[m.dst]->GetDevice())
+        {
+            return t;
+        }
+        // a switch's port (on a mesh the router shares its node with the NPU)
+        Ptr<FabricSwitch> sw = peer->GetNode()->GetObject<FabricSwitch>();
+        if (!sw)
+        {
+            throw std::invalid_argument("EstimateLinkLoad: the route from " + std::to_string(m.src)
+                                        + " to " + std::to_string(m.dst)
+                                        + " ends at another node than its destination");
+        }
+        const std::vector<uint32_t>& ports = sw->GetRoute(m.dst);
+        if (ports.empty())
+        {
+            throw std::invalid_argument("EstimateLinkLoad: a switch has no route to "
+                                        + std::to_string(m.dst));
+        }
+        const Balancing& b = BalancingOf(sw);
+        if (ports.size() == 1 || !b.perPacket)
+        {
+            // FabricSwitch::PickPort
+            uint32_t port
+                = ports.size() == 1
+                      ? ports[0]
+                      : ports[FabricSwitch::FlowHash(m.src, m.dst, msgId, b.seed) % ports.size()];
+            return t + Hop(m, msgId, wire, largest, share, sw->GetPort(port), hop + 1, load);
+        }
+        // spraying: an even split (the switch's round robin is per destination,
+        // shared by every source, so over many packets each port gets its share)
+        double slowest = 0;
+        for (uint32_t port : ports)
+        {
+            slowest = std::max(slowest,
+                               Hop(m,
+                                   msgId,
+                                   wire,
+                                   largest,
+                                   share / ports.size(),
+                                   sw->GetPort(port),
+                                   hop + 1,
+                                   load));
+        }
+        return t + slowest;
+    }
+
+    const Balancing& BalancingOf(Ptr<FabricSwitch> sw)
+    {
+        auto it = m_balancing.find(PeekPointer(sw));
+        if (it != m_balancing.end())
+        {
+            return it->second;
+        }
+        EnumValue lb;
+        sw->GetAttribute("LoadBalancing", lb);
+        UintegerValue seed;
+        sw->GetAttribute("EcmpSeed", seed);
+        Balancing b;
+        b.perPacket = lb.Get() == FabricSwitch::PER_PACKET;
+        b.seed = static_cast<uint32_t>(seed.Get());
+        return m_balancing[PeekPointer(sw)] = b;
+    }
+
+    const Cluster& m_cluster;
+    LinkTable& m_links;
+    std::map<const FabricSwitch*, Balancing> m_balancing;
+};
+
+/// Levels (phases) of the steps of a collective's lanes.
+class Levels
+{
+public:
+    /**
+     * \param lanes the lanes \param lanesOfChunk lanes by chunk
+     * \param positionInChunk by lane \param inFlight chunks a rank works on at once
+     * \param stagger the request's staggerChunks
+     * \param pipeline a chunk enters a step one level after the chunk before it
+     */
+    Levels(const std::vector<CollectiveLane>& lanes,
+           const std::vector<std::vector<uint32_t>>& lanesOfChunk,
+           const std::vector<uint32_t>& positionInChunk,
+           uint32_t inFlight,
+           bool stagger,
+           bool pipeline)
+        : m_lanes(lanes)
+        , m_lanesOfChunk(lanesOfChunk)
+        , m_position(positionInChunk)
+        , m_inFlight(inFlight)
+        , m_stagger(stagger)
+        , m_pipeline(pipeline)
+    {
+        m_memo.resize(lanes.size());
+        for (std::size_t l = 0; l < lanes.size(); ++l)
+        {
+            m_memo[l].resize(lanes[l].ranks.size());
+            for (std::size_t r = 0; r < lanes[l].ranks.size(); ++r)
+            {
+                m_memo[l][r].assign(lanes[l].ranks[r].size() + 1, UNKNOWN);
+            }
+        }
+    }
+
+    /// \return the level at which rank enters step (steps.size(): finishes the lane)
+    int64_t Of(uint32_t lane, uint32_t rank, uint32_t step)
+    {
+        int64_t& memo = m_memo[lane][rank][step];
+        if (memo == BUSY)
+        {
+            throw std::logic_error("CollectivePhases: the schedule's steps wait on each other");
+        }
+        if (memo != UNKNOWN)
+        {
+            return memo;
+        }
+        memo = BUSY;
+        const std::vector<CollectiveStep>& steps = m_lanes[lane].ranks[rank];
+        uint32_t chunk = m_lanes[lane].chunk;
+        int64_t level = 0;
+        if (step == 0)
+        {
+            // CollectiveEngine::StartChunks: a chunk starts once the one
+            // inFlight before it is done (the engine frees the place of
+            // whichever finishes first; here, that one)
+            if (chunk >= m_inFlight)
+            {
+                for (uint32_t before : m_lanesOfChunk[chunk - m_inFlight])
+                {
+                    level = std::max(level, Of(before, rank, m_lanes[before].ranks[rank].size()));
+                }
+            }
+        }
+        else
+        {
+            level = Of(lane, rank, step - 1);
+            for (const auto& recv : steps[step - 1].recvs)
+            {
+                level = std::max(level, Of(lane, recv.peer, recv.peerStep) + 1);
+            }
+        }
+        if (chunk > 0 && step < steps.size())
+        {
+            uint32_t before = m_lanesOfChunk[chunk - 1][m_position[lane]];
+            if (m_stagger)
+            {
+                // CollectiveEngine::Gated: after the chunk before has left the step
+                level = std::max(level, Of(before, rank, step + 1));
+            }
+            else if (m_pipeline && !steps[step].sends.empty())
+            {
+                // its sends queue behind the chunk before's on the same links
+                level = std::max(level, Of(before, rank, step) + 1);
+            }
+        }
+        memo = level;
+        return level;
+    }
+
+private:
+    static constexpr int64_t UNKNOWN = -1;
+    static constexpr int64_t BUSY = -2;
+
+    const std::vector<CollectiveLane>& m_lanes;
+    const std::vector<std::vector<uint32_t>>& m_lanesOfChunk;
+    const std::vector<uint32_t>& m_position;
+    uint32_t m_inFlight;
+    bool m_stagger;
+    bool m_pipeline;
+    std::vector<std::vector<std::vector<int64_t>>> m_memo; //!< [lane][rank][step]
+};
+
+} // namespace
+
+LinkLoadEstimate
+EstimateLinkLoad(const Cluster& cluster, const std::vector<LinkPhase>& phases)
+{
+    LinkTable links(cluster);
+    Router router(cluster, links);
+    LinkLoadEstimate e;
+    std::vector<uint32_t> nextId(cluster.GetNRanks(), 0);
+    std::vector<double> busy;  // seconds per link over the whole collective
+    std::vector<double> total; // wire bytes per link over the whole collective
+    for (const auto& phase : phases)
+    {
+        std::vector<double> load(links.Size(), 0);
+        PhaseLoad p;
+        for (const auto& m : phase.messages)
+        {
+            uint32_t id = m.msgId;
+            if (m.src < nextId.size())
+            {
+                if (id == LinkMessage::NEXT_ID)
+                {
+                    id = nextId[m.src]++;
+                }
+                else
+                {
+                    nextId[m.src] = std::max(nextId[m.src], id + 1);
+                }
+            }
+            if (m.src == m.dst || m.bytes == 0)
+            {
+                continue;
+            }
+            p.latency += router.Route(m, id, load);
+            ++p.messages;
+        }
+        if (p.messages > 0)
+        {
+            // the mean, as the alpha-beta model's ring alpha: a ring's data
+            // dependency passes every neighbour's path in turn over the steps
+            p.latency /= p.messages;
+        }
+        load.resize(links.Size(), 0);
+        busy.resize(links.Size(), 0);
+        total.resize(links.Size(), 0);
+        double slowest = 0;
+        for (std::size_t l = 0; l < load.size(); ++l)
+        {
+            double t = load[l] / links.Rate(l);
+            busy[l] += t;
+            total[l] += load[l];
+            if (t > slowest)
+            {
+                slowest = t;
+                p.busiestLink = links.Name(l);
+                p.busiestBytes = load[l];
+                p.busiestRate = links.Rate(l);
+            }
+        }
+        p.seconds = slowest + p.latency;
+        e.bandwidthSeconds += slowest;
+        e.latencySeconds += p.latency;
+        e.seconds += p.seconds;
+        e.phases.push_back(p);
+    }
+    double longest = 0;
+    for (std::size_t l = 0; l < busy.size(); ++l)
+    {
+        if (busy[l] > longest)
+        {
+            longest = busy[l];
+            e.busiestLink = links.Name(l);
+            e.busiestBytes = total[l];
+            e.busiestRate = links.Rate(l);
+        }
+    }
+    return e;
+}
+
+std::vector<LinkPhase>
+CollectivePhases(const Communicator& comm, const CollectiveRequest& request)
+{
+    uint32_t n = comm.GetSize();
+    // the chunks as CollectiveEngine::Start resolves them (attributes at 0)
+    CollectiveRequest req = request;
+    uint32_t es = ElementSize(req.type);
+    bool partitioned = req.op == CollectiveOp::REDUCE_SCATTER || req.op == CollectiveOp::ALL_GATHER
+                       || req.op == CollectiveOp::ALL_TO_ALL;
+    if (req.chunks == 0)
+    {
+        req.chunks = partitioned ? 1 : CollectiveEngine::DefaultChunks(req.op, req.algorithm);
+        req.chunks = std::max<uint64_t>(1, std::min<uint64_t>(req.chunks, req.bytes / es));
+    }
+    if (req.chunksInFlight == 0)
+    {
+        req.chunksInFlight = req.chunks;
+    }
+    req.Validate(n);
+
+    std::vector<CollectiveLane> lanes;
+    std::vector<std::vector<uint32_t>> lanesOfChunk(req.chunks);
+    std::vector<uint32_t> position;
+    uint64_t elements = req.bytes / es;
+    for (uint32_t c = 0; c < req.chunks; ++c)
+    {
+        uint64_t lo = elements * c / req.chunks;
+        uint64_t hi = elements * (c + 1) / req.chunks;
+        std::size_t first = lanes.size();
+        BuildCollectiveLanes(
+            req.op, req.algorithm, n, req.root, lo * es, (hi - lo) * es, es, req.grid, c, lanes);
+        for (std::size_t l = first; l < lanes.size(); ++l)
+        {
+            position.push_back(l - first);
+            lanesOfChunk[c].push_back(l);
+        }
+    }
+    // when the engine posts a send (for the ids), and the phase its bytes are counted in
+    Levels posted(lanes, lanesOfChunk, position, req.chunksInFlight, req.staggerChunks, false);
+    Levels phase(lanes, lanesOfChunk, position, req.chunksInFlight, req.staggerChunks, true);
+
+    // Message ids: an endpoint numbers its messages in the order they are
+    // sent. The engine posts, at the start, each rank's chunks in flight lane
+    // by lane, running through steps that wait for nothing; later a step's
+    // sends go when its last receive arrives. Sorting a rank's sends by
+    // (level posted, lane, step) is that order when the lanes of a rank reach
+    // a level in lane order. It can diverge when several lanes run (chunks,
+    // trees, the two directions of a ring) and a later lane's receive arrives
+    // first, or when levels drift apart in time (a slow path holds one pair
+    // back while others run ahead): ids then differ and PerFlow ECMP may hash
+    // such messages onto other ports than estimated.
+    struct Send
+    {
+        int64_t posted;
+        uint32_t lane;
+        uint32_t step;
+        uint32_t index;
+        int64_t phase;
+        LinkMessage message;
+    };
+
+    std::vector<std::vector<Send>> byRank(n);
+    for (uint32_t l = 0; l < lanes.size(); ++l)
+    {
+        for (uint32_t r = 0; r < n; ++r)
+        {
+            const auto& steps = lanes[l].ranks[r];
+            for (uint32_t k = 0; k < steps.size(); ++k)
+            {
+                for (uint32_t i = 0; i < steps[k].sends.size(); ++i)
+                {
+                    const CollectiveTransfer& t = steps[k].sends[i];
+                    LinkMessage m;
+                    m.src = comm.ranks[r];
+                    m.dst = comm.ranks[t.peer];
+                    m.bytes = t.bytes;
+                    byRank[r].push_back(Send{posted.Of(l, r, k), l, k, i, phase.Of(l, r, k), m});
+                }
+            }
+        }
+    }
+    std::vector<LinkPhase> phases;
+    for (auto& sends : byRank)
+    {
+        std::sort(sends.begin(),
+                  sends.end(),
+                  [](const Send& a, const Send& b)
+                  {
+                      return std::tie(a.posted, a.lane, a.step, a.index)
+                             < std::tie(b.posted, b.lane, b.step, b.index);
+                  });
+        uint32_t id = 0;
+        for (auto& s : sends)
+        {
+            s.message.msgId = id++;
+            if (phases.size() <= std::size_t(s.phase))
+            {
+                phases.resize(s.phase + 1);
+            }
+            phases[s.phase].messages.push_back(s.message);
+        }
+    }
+    // a level where only receives complete carries nothing
+    phases.erase(std::remove_if(phases.begin(),
+                                phases.end(),
+                                [](const LinkPhase& p)
+                                {
+                                    return p.messages.empty();
+                                }),
+                 phases.end());
+    return phases;
+}
+
+LinkLoadEstimate
+EstimateCollectiveOnLinks(const Cluster& cluster,
+                          const Communicator& comm,
+                          const CollectiveRequest& request)
+{
+    comm.Validate(cluster.GetNRanks());
+    return EstimateLinkLoad(cluster, CollectivePhases(comm, request));
+}
+
+} // namespace ns3
