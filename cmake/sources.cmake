@@ -47,9 +47,13 @@ set(DLNET_SOURCES
   helper/experiment/traffic-experiment.cc
   helper/experiment/collective-experiment.cc
   helper/experiment/collective-report.cc
+  helper/experiment/result-fields.cc
   helper/experiment/result-writer.cc
   helper/experiment/plot-writer.cc
   helper/experiment/wafer-experiment.cc
+  helper/experiment/wafer-writer.cc
+  helper/experiment/sparse-experiment.cc
+  helper/experiment/sparse-writer.cc
 )
 
 set(DLNET_HEADERS
@@ -101,8 +105,12 @@ set(DLNET_HEADERS
   helper/experiment/traffic-experiment.h
   helper/experiment/collective-experiment.h
   helper/experiment/collective-report.h
+  helper/experiment/result-fields.h
   helper/experiment/result-writer.h
   helper/experiment/plot-writer.h
   helper/experiment/wafer-experiment.h
+  helper/experiment/wafer-writer.h
+  helper/experiment/sparse-experiment.h
+  helper/experiment/sparse-writer.h
   helper/dlnet-module.h
 )

@@ -39,8 +39,11 @@
 #include "ns3/parallel-groups.h"
 #include "ns3/plot-writer.h"
 #include "ns3/reduction.h"
+#include "ns3/result-fields.h"
 #include "ns3/result-writer.h"
 #include "ns3/simulation-scope.h"
+#include "ns3/sparse-experiment.h"
+#include "ns3/sparse-writer.h"
 #include "ns3/sparsity.h"
 #include "ns3/splitmix64.h"
 #include "ns3/star-topology.h"
@@ -55,6 +58,7 @@
 #include "ns3/traffic-experiment.h"
 #include "ns3/wafer-experiment.h"
 #include "ns3/wafer-helper.h"
+#include "ns3/wafer-writer.h"
 #include "ns3/weight-streaming.h"
 
 #endif /* DLNET_MODULE_H */

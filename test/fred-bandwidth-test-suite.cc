@@ -49,7 +49,7 @@ RunScenario(const std::string& scenario, uint64_t bytes)
     c.scenarios = {scenario};
     c.bytes = bytes;
     c.ioBytes = 1 << 20;
-    return RunWaferExperiment(c);
+    return RunWafer(c).rows;
 }
 
 double
@@ -254,7 +254,7 @@ private:
             c.scenarios = {"groups", "mix"};
             c.bytes = 1 << 20;
             c.functional = true;
-            auto rows = RunWaferExperiment(c);
+            auto rows = RunWafer(c).rows;
             for (std::string kind : {"MP", "PP", "DP"})
             {
                 const WaferRow& alone = RowOf(rows, variant, kind);

@@ -379,7 +379,7 @@ private:
         c.scenarios = {"allreduce"};
         c.bytes = 4 * 40003; // uneven chunks and parts
         c.functional = true;
-        for (const auto& row : RunWaferExperiment(c))
+        for (const auto& row : RunWafer(c).rows)
         {
             std::cout << "measured " << row.variant << " " << row.algorithm << ": exact "
                       << row.checked << std::endl;

@@ -10,7 +10,8 @@
 //
 // Configs are dicts and keyword arguments keyed by the option names of the
 // examples' command lines (kebab-case, or with underscores); results are the
-// JSON the result writers produce, as dicts and lists. Bad input raises
+// JSON the result writers produce (derived from each row type's field table),
+// as dicts and lists; no result field is named in this file. Bad input raises
 // ValueError with the C++ message, which names the field.
 
 #include "ns3/collective-experiment.h"
@@ -18,8 +19,11 @@
 #include "ns3/log.h"
 #include "ns3/plot-writer.h"
 #include "ns3/result-writer.h"
+#include "ns3/sparse-experiment.h"
+#include "ns3/sparse-writer.h"
 #include "ns3/traffic-experiment.h"
 #include "ns3/wafer-experiment.h"
+#include "ns3/wafer-writer.h"
 
 #include <nlohmann/json.hpp>
 #include <pybind11/pybind11.h>
@@ -227,30 +231,10 @@ RunCollectivePy(const std::optional<py::dict>& config,
     return out;
 }
 
-/// One WaferRow as a dict: every field, named like the columns of fred-vs-mesh.csv.
 py::dict
-WaferRowPy(const ns3::WaferRow& r)
-{
-    py::dict d;
-    d["variant"] = r.variant;
-    d["scenario"] = r.scenario;
-    d["group"] = r.group;
-    d["algorithm"] = r.algorithm;
-    d["groups"] = r.groups;
-    d["members"] = r.members;
-    d["time_us"] = r.timeUs;
-    d["injected_per_npu_bytes"] = r.injectedPerNpu;
-    d["effective_GBps"] = r.effectiveGBps;
-    d["npu_link_bytes"] = r.npuLinkBytes;
-    d["upper_link_bytes"] = r.upperLinkBytes;
-    d["io_link_bytes"] = r.ioLinkBytes;
-    d["io_fraction"] = r.ioFraction;
-    d["checked"] = r.checked;
-    return d;
-}
-
-py::list
-RunWaferPy(const std::optional<py::dict>& config, const py::kwargs& kwargs)
+RunWaferPy(const std::optional<py::dict>& config,
+           const py::object& resultsDir,
+           const py::kwargs& kwargs)
 {
     ns3::WaferExperimentConfig c;
     if (config)
@@ -258,19 +242,64 @@ RunWaferPy(const std::optional<py::dict>& config, const py::kwargs& kwargs)
         ApplyOptions(ns3::WaferOptions(), c, *config);
     }
     ApplyOptions(ns3::WaferOptions(), c, kwargs);
+    std::string dir = ResultsDir(resultsDir);
 
-    std::vector<ns3::WaferRow> rows;
+    ns3::WaferResult result;
     {
         py::gil_scoped_release release;
         std::lock_guard<std::mutex> lock(g_simulatorMutex);
-        rows = ns3::RunWaferExperiment(c);
+        result = ns3::RunWafer(c);
+        if (!dir.empty())
+        {
+            ns3::WriteWaferResults(c, result, dir);
+        }
     }
-    py::list out;
-    for (const auto& r : rows)
-    {
-        out.append(WaferRowPy(r));
-    }
+    py::dict out = ToPython(ns3::ToJson(c, result)).cast<py::dict>();
+    out["wall_seconds"] = result.wallSeconds;
     return out;
+}
+
+py::dict
+RunSparsePy(const std::optional<py::dict>& config,
+            const py::object& resultsDir,
+            const py::kwargs& kwargs)
+{
+    ns3::SparseConfig c;
+    if (config)
+    {
+        ApplyOptions(ns3::SparseOptions(), c, *config);
+    }
+    ApplyOptions(ns3::SparseOptions(), c, kwargs);
+    std::string dir = ResultsDir(resultsDir);
+
+    ns3::SparseResult result;
+    {
+        py::gil_scoped_release release;
+        std::lock_guard<std::mutex> lock(g_simulatorMutex);
+        result = ns3::RunSparse(c);
+        if (!dir.empty())
+        {
+            ns3::WriteSparseResults(c, result, dir);
+        }
+    }
+    py::dict out = ToPython(ns3::ToJson(c, result)).cast<py::dict>();
+    out["wall_seconds"] = result.wallSeconds;
+    return out;
+}
+
+/// Every row type's fields: {table: [{'name', 'unit'}]}, in CSV column order.
+py::dict
+ResultFieldsPy()
+{
+    nlohmann::json j;
+    j["traffic_messages"] = ns3::FieldsJson(ns3::MessageFields());
+    j["traffic_links"] = ns3::FieldsJson(ns3::LinkFields());
+    j["traffic_summary"] = ns3::FieldsJson(ns3::TrafficSummaryFields());
+    j["collective"] = ns3::FieldsJson(ns3::CollectiveRowFields());
+    j["collective_summary"] = ns3::FieldsJson(ns3::CollectiveSummaryFields());
+    j["sparse"] = ns3::FieldsJson(ns3::SparseFields());
+    j["wafer"] = ns3::FieldsJson(ns3::WaferFields());
+    return ToPython(j).cast<py::dict>();
 }
 
 template <typename Config>
@@ -366,16 +395,51 @@ PYBIND11_MODULE(dlnet, m)
           py::kw_only(),
           py::arg("results_dir") = py::none(),
           runCollectiveDoc.c_str());
-    static const std::string runWaferDoc
-        = RunDoc("Run the FRED-versus-mesh wafer microbenchmarks (the fred-vs-mesh example) and\n"
-                 "return a list of rows, one dict per measured group kind and variant: variant,\n"
-                 "scenario, group, algorithm, groups, members, time_us, injected_per_npu_bytes,\n"
-                 "effective_GBps, npu_link_bytes, upper_link_bytes, io_link_bytes, io_fraction,\n"
-                 "checked (functional: every result compared and exact). Options as for\n"
-                 "run_collective; list options (variants, scenarios) are comma-separated str,\n"
-                 "e.g. variants='mesh,fred-d'. Bad options raise ValueError naming the field.\n",
-                 ns3::WaferOptions());
-    m.def("run_wafer", &RunWaferPy, py::arg("config") = py::none(), runWaferDoc.c_str());
+    static const std::string runWaferDoc = RunDoc(
+        "Run the FRED-versus-mesh wafer microbenchmarks (the fred-vs-mesh example) and\n"
+        "return {'config', 'rows', 'wall_seconds'}: one row per measured group kind and\n"
+        "variant, keyed like the columns of fred-vs-mesh.csv (variant, scenario, group,\n"
+        "algorithm, groups, members, time_s, time_us, injected_per_npu_bytes,\n"
+        "effective_GBps, paper_GBps (None where the paper gives none), npu_link_bytes,\n"
+        "upper_link_bytes, io_link_bytes, io_fraction, checked). Options as for\n"
+        "run_collective; list options (variants, scenarios) are comma-separated str,\n"
+        "e.g. variants='mesh,fred-d'. `results_dir` also writes fred-vs-mesh.csv,\n"
+        "result.json and fred-vs-mesh.png. Bad options raise ValueError naming the field.\n",
+        ns3::WaferOptions());
+    m.def("run_wafer",
+          &RunWaferPy,
+          py::arg("config") = py::none(),
+          py::kw_only(),
+          py::arg("results_dir") = py::none(),
+          runWaferDoc.c_str());
+    static const std::string runSparseDoc
+        = RunDoc("Run the sparse AllReduce sweep (the sparse-allreduce example: omnireduce at\n"
+                 "every density against ring and switchml, per link rate and worker count) and\n"
+                 "return {'config', 'rows', 'wall_seconds'}: one row per simulation, keyed like\n"
+                 "the columns of sparse-allreduce.csv (rate, workers, algorithm, density (None\n"
+                 "but for omnireduce), time_s, predicted_s, speedup_over_ring, checked, ...).\n"
+                 "List options (tensor_bytes aside) are comma-separated str, e.g.\n"
+                 "densities='1,0.1'; quick=True picks the demo sweep's defaults. `results_dir`\n"
+                 "also writes sparse-allreduce.csv, result.json and the PNGs. Bad options raise\n"
+                 "ValueError naming the field.\n",
+                 ns3::SparseOptions());
+    m.def("run_sparse",
+          &RunSparsePy,
+          py::arg("config") = py::none(),
+          py::kw_only(),
+          py::arg("results_dir") = py::none(),
+          runSparseDoc.c_str());
+    m.def(
+        "sparse_options",
+        []()
+        {
+            return OptionsPy(ns3::SparseOptions());
+        },
+        "The options of run_sparse: a list of {'name', 'help', 'default'}.");
+    m.def("result_fields",
+          &ResultFieldsPy,
+          "The fields of every result row type: {table: [{'name', 'unit'}]}, in the column\n"
+          "order of the CSV files (the keys of the rows the run_* functions return).");
     m.def(
         "wafer_options",
         []()

@@ -29,13 +29,17 @@ def main():
     sizes = args.sizes.split(",")
     table = {}
     for size in sizes:
-        for row in dlnet.run_wafer(variants=args.variants, scenarios="allreduce", bytes=size):
-            table[(size, row["variant"])] = row["effective_GBps"]
+        out = dlnet.run_wafer(variants=args.variants, scenarios="allreduce", bytes=size)
+        for row in out["rows"]:
+            table[(size, row["variant"])] = (row["effective_GBps"], row["time_s"])
     print("effective GB/s per NPU, wafer-wide all-reduce")
     print("%-8s" % "size" + "".join("%10s" % v for v in variants))
     for size in sizes:
-        print("%-8s" % size + "".join("%10.1f" % table[(size, v)] for v in variants))
+        print("%-8s" % size + "".join("%10.1f" % table[(size, v)][0] for v in variants))
     print("%-8s" % "paper" + "".join("%10s" % PAPER.get(v, "-") for v in variants))
+    print("\ntime (us), wafer-wide all-reduce")
+    for size in sizes:
+        print("%-8s" % size + "".join("%10.2f" % (table[(size, v)][1] * 1e6) for v in variants))
 
 
 if __name__ == "__main__":

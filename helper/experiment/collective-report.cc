@@ -19,55 +19,80 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("DlnetCollectiveReport");
 
+const FieldTable<CollectiveSweepRow>&
+CollectiveRowFields()
+{
+    using R = CollectiveSweepRow;
+    using J = nlohmann::json;
+    // one line per field: name, unit, getter
+    // clang-format off
+    static const FieldTable<R> fields = {
+        {"op", "", [](const R& r) { return J(r.sweep.op); }},
+        {"algorithm", "", [](const R& r) { return J(r.row.algorithm); }},
+        {"ranks", "", [](const R& r) { return J(r.sweep.ranks); }},
+        {"bytes", "B", [](const R& r) { return J(r.row.bytes); }},
+        {"count", "", [](const R& r) { return J(r.row.count); }},
+        {"type", "", [](const R& r) { return J(r.row.type); }},
+        {"redop", "", [](const R& r) { return J(r.row.redop); }},
+        {"time_s", "s", [](const R& r) { return J(r.row.time); }},
+        {"algbw_Bps", "B/s", [](const R& r) { return J(r.row.algbw); }},
+        {"busbw_Bps", "B/s", [](const R& r) { return J(r.row.busbw); }},
+        {"predicted_s", "s", [](const R& r) { return J(r.row.predicted); }},
+        {"checked", "", [](const R& r) { return J(r.row.checked); }},
+        {"correct", "", [](const R& r) { return J(r.row.correct); }},
+        // columns after "correct" were added to collective.csv with the field table
+        {"max_error", "", [](const R& r) { return J(r.row.maxError); }},
+        {"packets", "", [](const R& r) { return J(r.row.packets); }},
+        {"retransmissions", "", [](const R& r) { return J(r.row.retransmissions); }},
+        {"bytes_up_per_worker", "B", [](const R& r) { return J(r.row.bytesUp); }},
+        {"bytes_down_per_worker", "B", [](const R& r) { return J(r.row.bytesDown); }},
+        {"aggregator_utilisation", "fraction", [](const R& r) { return J(r.row.aggregatorUtilisation); }},
+        {"events", "", [](const R& r) { return J(r.row.events); }},
+    };
+    // clang-format on
+    return fields;
+}
+
+const FieldTable<CollectiveResult>&
+CollectiveSummaryFields()
+{
+    using R = CollectiveResult;
+    using J = nlohmann::json;
+    // one line per field: name, unit, getter
+    // clang-format off
+    static const FieldTable<R> fields = {
+        {"topology", "", [](const R& r) { return J(r.topology); }},
+        {"op", "", [](const R& r) { return J(r.op); }},
+        {"ranks", "", [](const R& r) { return J(r.ranks); }},
+        {"model", "", [](const R& r) { return J{{"alpha_s", r.model.alpha},
+                      {"bandwidth_Bps", r.model.bandwidth},
+                      {"alpha2_s", r.model.alpha2},
+                      {"dim1_bandwidth_Bps", r.model.dim1Bandwidth},
+                      {"dim2_bandwidth_Bps", r.model.dim2Bandwidth},
+                      {"grid", {r.model.grid.dim1, r.model.grid.dim2}},
+                      {"bidirectional", r.model.grid.bidirectional}}; }},
+    };
+    // clang-format on
+    return fields;
+}
+
 nlohmann::json
 ToJson(const CollectiveConfig& config)
 {
-    nlohmann::json j = nlohmann::json::object();
-    for (const auto& o : CollectiveOptions())
-    {
-        if (TopologyOptionApplies(config.topology.kind, o.name))
-        {
-            j[o.name] = o.get(config);
-        }
-    }
-    return j;
+    // only the topology options that apply to its kind, so that the config runs again
+    return ConfigJson(CollectiveOptions(), config, [&config](const std::string& name) {
+        return TopologyOptionApplies(config.topology.kind, name);
+    });
 }
 
 nlohmann::json
 ToJson(const CollectiveResult& r)
 {
-    nlohmann::json j;
-    j["topology"] = r.topology;
-    j["op"] = r.op;
-    j["ranks"] = r.ranks;
-    j["model"] = {{"alpha_s", r.model.alpha},
-                  {"bandwidth_Bps", r.model.bandwidth},
-                  {"alpha2_s", r.model.alpha2},
-                  {"dim1_bandwidth_Bps", r.model.dim1Bandwidth},
-                  {"dim2_bandwidth_Bps", r.model.dim2Bandwidth},
-                  {"grid", {r.model.grid.dim1, r.model.grid.dim2}},
-                  {"bidirectional", r.model.grid.bidirectional}};
+    nlohmann::json j = RowJson(CollectiveSummaryFields(), r);
     nlohmann::json rows = nlohmann::json::array();
     for (const auto& row : r.rows)
     {
-        rows.push_back({{"bytes", row.bytes},
-                        {"count", row.count},
-                        {"type", row.type},
-                        {"redop", row.redop},
-                        {"algorithm", row.algorithm},
-                        {"time_s", row.time},
-                        {"algbw_Bps", row.algbw},
-                        {"busbw_Bps", row.busbw},
-                        {"predicted_s", row.predicted},
-                        {"checked", row.checked},
-                        {"correct", row.correct},
-                        {"max_error", row.maxError},
-                        {"packets", row.packets},
-                        {"retransmissions", row.retransmissions},
-                        {"bytes_up_per_worker", row.bytesUp},
-                        {"bytes_down_per_worker", row.bytesDown},
-                        {"aggregator_utilisation", row.aggregatorUtilisation},
-                        {"events", row.events}});
+        rows.push_back(RowJson(CollectiveRowFields(), CollectiveSweepRow{r, row}));
     }
     j["rows"] = rows;
     return j;
@@ -163,34 +188,19 @@ WriteCollectiveResults(const CollectiveConfig& config,
                        const std::string& dir)
 {
     MakeResultsDir(dir);
-    std::ofstream csv(dir + "/collective.csv");
-    if (!csv)
-    {
-        throw std::runtime_error("cannot write " + dir + "/collective.csv");
-    }
-    csv << "op,algorithm,ranks,bytes,count,type,redop,time_s,algbw_Bps,busbw_Bps,predicted_s,"
-           "checked,correct\n";
+    const auto& fields = CollectiveRowFields();
+    std::string csv = CsvHeader(fields) + "\n";
     nlohmann::json all = nlohmann::json::array();
     for (const auto& s : sweeps)
     {
         for (const auto& row : s.rows)
         {
-            csv << s.op << ',' << row.algorithm << ',' << s.ranks << ',' << row.bytes << ','
-                << row.count << ',' << row.type << ',' << row.redop << ',' << ExactText(row.time)
-                << ',' << ExactText(row.algbw) << ',' << ExactText(row.busbw) << ','
-                << ExactText(row.predicted) << ',' << row.checked << ',' << row.correct << '\n';
+            csv += CsvLine(fields, CollectiveSweepRow{s, row}) + "\n";
         }
         all.push_back(ToJson(s));
     }
-    std::ofstream json(dir + "/result.json");
-    if (!json)
-    {
-        throw std::runtime_error("cannot write " + dir + "/result.json");
-    }
-    nlohmann::json j;
-    j["config"] = ToJson(config);
-    j["sweeps"] = all;
-    json << j.dump(2) << '\n';
+    WriteTextFile(dir + "/collective.csv", csv);
+    WriteJson(dir + "/result.json", {{"config", ToJson(config)}, {"sweeps", all}});
 }
 
 std::vector<std::string>

@@ -5,6 +5,7 @@
 #define DLNET_COLLECTIVE_REPORT_H
 
 #include "collective-experiment.h"
+#include "result-fields.h"
 
 #include <nlohmann/json.hpp>
 
@@ -13,6 +14,21 @@
 
 namespace ns3
 {
+
+/// A row of a sweep, with the sweep it belongs to (for its op and ranks).
+struct CollectiveSweepRow
+{
+    const CollectiveResult& sweep; //!< the sweep
+    const CollectiveRow& row;      //!< one size of it
+};
+
+/**
+ * The columns of collective.csv, and the keys of every row in result.json
+ * and in Python's run_collective: the one place that names a row's fields.
+ */
+const FieldTable<CollectiveSweepRow>& CollectiveRowFields();
+/// The summary keys of a sweep in result.json (topology, op, ranks, model).
+const FieldTable<CollectiveResult>& CollectiveSummaryFields();
 
 /// \return a sweep as JSON: the model, then one object per row (wall time left out)
 nlohmann::json ToJson(const CollectiveResult& result);

@@ -17,22 +17,6 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("DlnetResultWriter");
 
-namespace
-{
-
-std::ofstream
-Open(const std::string& path)
-{
-    std::ofstream out(path);
-    if (!out)
-    {
-        throw std::runtime_error("cannot write " + path);
-    }
-    return out;
-}
-
-} // namespace
-
 std::string
 ExactText(double v)
 {
@@ -68,69 +52,92 @@ MakeResultsDir(const std::string& dir)
     }
 }
 
+const FieldTable<MessageResult>&
+MessageFields()
+{
+    using M = MessageResult;
+    // one line per field: name, unit, getter
+    // clang-format off
+    static const FieldTable<M> fields = {
+        {"src", "", [](const M& m) { return nlohmann::json(m.src); }},
+        {"dst", "", [](const M& m) { return nlohmann::json(m.dst); }},
+        {"msg_id", "", [](const M& m) { return nlohmann::json(m.msgId); }},
+        {"bytes", "B", [](const M& m) { return nlohmann::json(m.bytes); }},
+        {"packets", "", [](const M& m) { return nlohmann::json(m.packets); }},
+        {"hops", "", [](const M& m) { return nlohmann::json(m.hops); }},
+        {"start_s", "s", [](const M& m) { return nlohmann::json(m.start); }},
+        {"end_s", "s", [](const M& m) { return nlohmann::json(m.end); }},
+        {"fct_s", "s", [](const M& m) { return nlohmann::json(m.fct); }},
+        {"goodput_bps", "bit/s", [](const M& m) { return nlohmann::json(m.goodput); }},
+        {"intact", "", [](const M& m) { return nlohmann::json(m.intact); }},
+    };
+    // clang-format on
+    return fields;
+}
+
+const FieldTable<LinkResult>&
+LinkFields()
+{
+    using L = LinkResult;
+    // one line per field: name, unit, getter
+    // clang-format off
+    static const FieldTable<L> fields = {
+        {"tier", "", [](const L& l) { return nlohmann::json(l.tier); }},
+        {"from", "", [](const L& l) { return nlohmann::json(l.from); }},
+        {"to", "", [](const L& l) { return nlohmann::json(l.to); }},
+        {"rate_bps", "bit/s", [](const L& l) { return nlohmann::json(l.rate); }},
+        {"tx_bytes", "B", [](const L& l) { return nlohmann::json(l.txBytes); }},
+        {"tx_packets", "", [](const L& l) { return nlohmann::json(l.txPackets); }},
+        {"drops", "", [](const L& l) { return nlohmann::json(l.drops); }},
+        {"max_queue_bytes", "B", [](const L& l) { return nlohmann::json(l.maxQueueBytes); }},
+        {"utilisation", "fraction", [](const L& l) { return nlohmann::json(l.utilisation); }},
+    };
+    // clang-format on
+    return fields;
+}
+
+const FieldTable<TrafficResult>&
+TrafficSummaryFields()
+{
+    using R = TrafficResult;
+    // one line per field: name, unit, getter
+    // clang-format off
+    static const FieldTable<R> fields = {
+        {"topology", "", [](const R& r) { return nlohmann::json(r.topology); }},
+        {"pattern", "", [](const R& r) { return nlohmann::json(r.pattern); }},
+        {"ranks", "", [](const R& r) { return nlohmann::json(r.ranks); }},
+        {"expected_messages", "", [](const R& r) { return nlohmann::json(r.expectedMessages); }},
+        {"delivered_messages", "", [](const R& r) { return nlohmann::json(r.deliveredMessages); }},
+        {"duplicate_deliveries", "", [](const R& r) { return nlohmann::json(r.duplicateDeliveries); }},
+        {"duplicate_packets", "", [](const R& r) { return nlohmann::json(r.duplicatePackets); }},
+        {"retransmissions", "", [](const R& r) { return nlohmann::json(r.retransmissions); }},
+        {"drops", "", [](const R& r) { return nlohmann::json(r.drops); }},
+        {"payload_bytes", "B", [](const R& r) { return nlohmann::json(r.payloadBytes); }},
+        {"makespan_s", "s", [](const R& r) { return nlohmann::json(r.makespan); }},
+        {"aggregate_goodput_bps", "bit/s", [](const R& r) { return nlohmann::json(r.aggregateGoodput); }},
+        {"all_delivered", "", [](const R& r) { return nlohmann::json(r.allDelivered); }},
+        {"all_intact", "", [](const R& r) { return nlohmann::json(r.allIntact); }},
+        {"events", "", [](const R& r) { return nlohmann::json(r.events); }},
+    };
+    // clang-format on
+    return fields;
+}
+
 nlohmann::json
 ToJson(const TrafficConfig& config)
 {
-    nlohmann::json j = nlohmann::json::object();
-    for (const auto& o : TrafficOptions())
-    {
-        if (TopologyOptionApplies(config.topology.kind, o.name))
-        {
-            j[o.name] = o.get(config);
-        }
-    }
-    return j;
+    // only the topology options that apply to its kind, so that the config runs again
+    return ConfigJson(TrafficOptions(), config, [&config](const std::string& name) {
+        return TopologyOptionApplies(config.topology.kind, name);
+    });
 }
 
 nlohmann::json
 ToJson(const TrafficResult& r)
 {
-    nlohmann::json j;
-    j["topology"] = r.topology;
-    j["pattern"] = r.pattern;
-    j["ranks"] = r.ranks;
-    j["expected_messages"] = r.expectedMessages;
-    j["delivered_messages"] = r.deliveredMessages;
-    j["duplicate_deliveries"] = r.duplicateDeliveries;
-    j["duplicate_packets"] = r.duplicatePackets;
-    j["retransmissions"] = r.retransmissions;
-    j["drops"] = r.drops;
-    j["payload_bytes"] = r.payloadBytes;
-    j["makespan_s"] = r.makespan;
-    j["aggregate_goodput_bps"] = r.aggregateGoodput;
-    j["all_delivered"] = r.allDelivered;
-    j["all_intact"] = r.allIntact;
-    j["events"] = r.events;
-    nlohmann::json messages = nlohmann::json::array();
-    for (const auto& m : r.messages)
-    {
-        messages.push_back({{"src", m.src},
-                            {"dst", m.dst},
-                            {"msg_id", m.msgId},
-                            {"bytes", m.bytes},
-                            {"packets", m.packets},
-                            {"hops", m.hops},
-                            {"start_s", m.start},
-                            {"end_s", m.end},
-                            {"fct_s", m.fct},
-                            {"goodput_bps", m.goodput},
-                            {"intact", m.intact}});
-    }
-    j["messages"] = messages;
-    nlohmann::json links = nlohmann::json::array();
-    for (const auto& l : r.links)
-    {
-        links.push_back({{"tier", l.tier},
-                         {"from", l.from},
-                         {"to", l.to},
-                         {"rate_bps", l.rate},
-                         {"tx_bytes", l.txBytes},
-                         {"tx_packets", l.txPackets},
-                         {"drops", l.drops},
-                         {"max_queue_bytes", l.maxQueueBytes},
-                         {"utilisation", l.utilisation}});
-    }
-    j["links"] = links;
+    nlohmann::json j = RowJson(TrafficSummaryFields(), r);
+    j["messages"] = RowsJson(MessageFields(), r.messages);
+    j["links"] = RowsJson(LinkFields(), r.links);
     return j;
 }
 
@@ -138,34 +145,9 @@ void
 WriteTrafficResults(const TrafficConfig& config, const TrafficResult& r, const std::string& dir)
 {
     MakeResultsDir(dir);
-    {
-        std::ofstream out = Open(dir + "/messages.csv");
-        out << "src,dst,msg_id,bytes,packets,hops,start_s,end_s,fct_s,goodput_bps,intact\n";
-        for (const auto& m : r.messages)
-        {
-            out << m.src << ',' << m.dst << ',' << m.msgId << ',' << m.bytes << ',' << m.packets
-                << ',' << m.hops << ',' << ExactText(m.start) << ',' << ExactText(m.end) << ','
-                << ExactText(m.fct) << ',' << ExactText(m.goodput) << ',' << (m.intact ? 1 : 0)
-                << '\n';
-        }
-    }
-    {
-        std::ofstream out = Open(dir + "/links.csv");
-        out << "tier,from,to,rate_bps,tx_bytes,tx_packets,drops,max_queue_bytes,utilisation\n";
-        for (const auto& l : r.links)
-        {
-            out << l.tier << ',' << l.from << ',' << l.to << ',' << ExactText(l.rate) << ','
-                << l.txBytes << ',' << l.txPackets << ',' << l.drops << ',' << l.maxQueueBytes
-                << ',' << ExactText(l.utilisation) << '\n';
-        }
-    }
-    {
-        std::ofstream out = Open(dir + "/result.json");
-        nlohmann::json j;
-        j["config"] = ToJson(config);
-        j["result"] = ToJson(r);
-        out << j.dump(2) << '\n';
-    }
+    WriteCsv(dir + "/messages.csv", MessageFields(), r.messages);
+    WriteCsv(dir + "/links.csv", LinkFields(), r.links);
+    WriteJson(dir + "/result.json", {{"config", ToJson(config)}, {"result", ToJson(r)}});
 }
 
 } // namespace ns3

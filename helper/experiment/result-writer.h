@@ -4,6 +4,7 @@
 #ifndef DLNET_RESULT_WRITER_H
 #define DLNET_RESULT_WRITER_H
 
+#include "result-fields.h"
 #include "traffic-experiment.h"
 
 #include <nlohmann/json.hpp>
@@ -12,6 +13,13 @@
 
 namespace ns3
 {
+
+/// The columns of messages.csv (and the keys of result.json's "messages").
+const FieldTable<MessageResult>& MessageFields();
+/// The columns of links.csv (and the keys of result.json's "links").
+const FieldTable<LinkResult>& LinkFields();
+/// The summary keys of a traffic result in result.json.
+const FieldTable<TrafficResult>& TrafficSummaryFields();
 
 /**
  * \return the result as JSON: summary fields, "messages" and "links" arrays

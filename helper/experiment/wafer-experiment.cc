@@ -16,6 +16,7 @@
 #include "ns3/weight-streaming.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <memory>
 #include <stdexcept>
@@ -280,6 +281,7 @@ Summarise(const std::string& variant,
     {
         const Outcome& o = outcomes[i];
         double seconds = (o.end - o.start).GetSeconds();
+        row.time = std::max(row.time, seconds);
         row.timeUs = std::max(row.timeUs, seconds * 1e6);
         for (uint64_t sent : o.sent)
         {
@@ -580,11 +582,13 @@ WaferExperimentConfig::Validate() const
     MakeParallelGroups(mp, dp, pp, npus);
 }
 
-std::vector<WaferRow>
-RunWaferExperiment(const WaferExperimentConfig& c)
+WaferResult
+RunWafer(const WaferExperimentConfig& c)
 {
+    auto wallStart = std::chrono::steady_clock::now();
     c.Validate();
-    std::vector<WaferRow> rows;
+    WaferResult result;
+    std::vector<WaferRow>& rows = result.rows;
     for (const auto& scenario : c.scenarios)
     {
         for (const auto& variant : c.variants)
@@ -710,6 +714,7 @@ RunWaferExperiment(const WaferExperimentConfig& c)
                 row.groups = record.streams;
                 row.members = record.receivers;
                 double seconds = (record.end - record.start).GetSeconds();
+                row.time = seconds;
                 row.timeUs = seconds * 1e6;
                 row.injectedPerNpu = record.bytesPerStream;
                 row.effectiveGBps = record.bytesPerStream / seconds / 1e9;
@@ -722,7 +727,9 @@ RunWaferExperiment(const WaferExperimentConfig& c)
             }
         }
     }
-    return rows;
+    result.wallSeconds
+        = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
+    return result;
 }
 
 } // namespace ns3

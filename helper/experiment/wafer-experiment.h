@@ -80,7 +80,8 @@ struct WaferRow
     std::string algorithm;    //!< what ran
     uint32_t groups{0};       //!< concurrent groups of this kind
     uint32_t members{0};      //!< NPUs per group
-    double timeUs{0};         //!< slowest group's time
+    double time{0};           //!< s, slowest group's time
+    double timeUs{0};         //!< us, the same (fred-vs-mesh.csv's time_us)
     double injectedPerNpu{0}; //!< payload bytes one NPU sent, averaged over the senders
     double effectiveGBps{0};  //!< injected / own group's time, averaged over the senders
     uint64_t npuLinkBytes{0}; //!< wire bytes on NPU links (mesh: NPU-router links; FRED: NPU-L1)
@@ -90,12 +91,19 @@ struct WaferRow
     bool checked{false};        //!< functional: every result compared and exact
 };
 
+/// What a wafer experiment measured.
+struct WaferResult
+{
+    std::vector<WaferRow> rows; //!< scenario by scenario, variant by variant
+    double wallSeconds{0};      //!< not written to result files (not deterministic)
+};
+
 /**
- * Run the scenarios on every variant.
+ * Run the scenarios on every variant; validate first.
  * \param config what to run
  * \return the rows
  */
-std::vector<WaferRow> RunWaferExperiment(const WaferExperimentConfig& config);
+WaferResult RunWafer(const WaferExperimentConfig& config);
 
 } // namespace ns3
 

@@ -258,8 +258,12 @@ def test_results_dir_writes_files(tmp_path):
 
     with open(folder / "collective.csv", newline="") as f:
         table = list(csv.reader(f))
-    assert table[0] == ["op", "algorithm", "ranks", "bytes", "count", "type", "redop", "time_s",
-                        "algbw_Bps", "busbw_Bps", "predicted_s", "checked", "correct"]
+    # the original columns first, unchanged; every column is a key of the returned rows
+    assert table[0][:13] == ["op", "algorithm", "ranks", "bytes", "count", "type", "redop",
+                             "time_s", "algbw_Bps", "busbw_Bps", "predicted_s", "checked",
+                             "correct"]
+    assert table[0] == [f["name"] for f in dlnet.result_fields()["collective"]]
+    assert all(set(row) == set(table[0]) for row in rows_of(out))
     assert len(table) == 1 + 3
     assert [int(line[3]) for line in table[1:]] == [1024, 4096, 16384]
     assert all(line[:3] == ["allreduce", "ring", "5"] for line in table[1:])

@@ -5,6 +5,7 @@ Run by CTest (test "pytest") or by hand:
 
     PYTHONPATH=build/bindings/python /usr/bin/python3 -m pytest -q bindings/python/tests/test_wafer.py
 """
+import csv
 import json
 
 import pytest
@@ -13,9 +14,9 @@ import dlnet
 
 NPUS = 20  # every wafer variant has 20 NPUs
 FIELDS = {
-    "variant", "scenario", "group", "algorithm", "groups", "members", "time_us",
-    "injected_per_npu_bytes", "effective_GBps", "npu_link_bytes", "upper_link_bytes",
-    "io_link_bytes", "io_fraction", "checked",
+    "variant", "scenario", "group", "algorithm", "groups", "members", "time_s", "time_us",
+    "injected_per_npu_bytes", "effective_GBps", "paper_GBps", "npu_link_bytes",
+    "upper_link_bytes", "io_link_bytes", "io_fraction", "checked",
 }
 # One all-reduce on three NPUs under different L1 switches of FRED: quick (well
 # under a second for both variants, functional included).
@@ -35,11 +36,22 @@ def test_module_surface():
     assert defaults["bytes"] == str(64 << 20)
     # The docstring lists every option, in Python spelling.
     assert "middle_stages" in dlnet.run_wafer.__doc__
+    # the rows' keys are the wafer field table, in CSV column order
+    assert {f["name"] for f in dlnet.result_fields()["wafer"]} == FIELDS
+
+
+def run_rows(config=None, **options):
+    out = dlnet.run_wafer(config, **options)
+    assert set(out) == {"config", "rows", "wall_seconds"}
+    assert out["wall_seconds"] > 0
+    return out["rows"]
 
 
 def test_group_allreduce_in_switch_and_ring():
     size = 1 << 20
-    rows = dlnet.run_wafer(**GROUP, functional=True)
+    out = dlnet.run_wafer(**GROUP, functional=True)
+    assert out["config"]["variants"] == "mesh,fred-d" and out["config"]["functional"] == "true"
+    rows = out["rows"]
     assert [(r["variant"], r["scenario"], r["group"]) for r in rows] == [
         ("mesh", "group", "group"), ("fred-d", "group", "group")]
     json.dumps(rows)  # plain Python values only
@@ -48,6 +60,9 @@ def test_group_allreduce_in_switch_and_ring():
         assert set(r) == FIELDS
         assert r["groups"] == 1 and r["members"] == 3
         assert r["time_us"] > 0
+        assert r["time_s"] == pytest.approx(r["time_us"] * 1e-6, rel=1e-12)
+        assert isinstance(r["groups"], int) and isinstance(r["checked"], bool)
+        assert r["paper_GBps"] is None  # the paper gives no figure for a three-NPU group
         assert r["effective_GBps"] > 0
         assert r["npu_link_bytes"] > 0
         assert r["io_link_bytes"] == 0 and r["io_fraction"] == 0
@@ -63,17 +78,17 @@ def test_group_allreduce_in_switch_and_ring():
     # effective bandwidth is the injected bytes over the group's time (one group)
     for r in rows:
         assert r["effective_GBps"] == pytest.approx(
-            r["injected_per_npu_bytes"] / (r["time_us"] * 1e-6) / 1e9, rel=1e-9)
+            r["injected_per_npu_bytes"] / r["time_s"] / 1e9, rel=1e-9)
 
 
 def test_timing_runs_are_not_marked_checked():
-    rows = dlnet.run_wafer(variants="fred-d", scenarios="group", ranks="0,4,8", bytes="64KiB")
+    rows = run_rows(variants="fred-d", scenarios="group", ranks="0,4,8", bytes="64KiB")
     assert len(rows) == 1 and rows[0]["checked"] is False
 
 
 def test_config_dict_dashes_and_keyword_override():
     # dict keys in kebab-case, keyword arguments with underscores win over the dict
-    rows = dlnet.run_wafer({"variants": "mesh", "scenarios": "group", "middle-stages": 1,
+    rows = run_rows({"variants": "mesh", "scenarios": "group", "middle-stages": 1,
                             "bytes": "1MiB"},
                            variants="fred-b", ranks="0-3", bytes="64KiB", middle_stages=2)
     assert [(r["variant"], r["members"]) for r in rows] == [("fred-b", 4)]
@@ -82,7 +97,24 @@ def test_config_dict_dashes_and_keyword_override():
 
 def test_same_config_twice_is_identical():
     config = dict(GROUP, bytes="256KiB", variants="mesh,fred-b")
-    assert dlnet.run_wafer(**config) == dlnet.run_wafer(**config)
+    first, second = dlnet.run_wafer(**config), dlnet.run_wafer(**config)
+    assert (first["config"], first["rows"]) == (second["config"], second["rows"])
+
+
+def test_results_dir_writes_the_examples_files(tmp_path):
+    out = dlnet.run_wafer(variants="mesh,fred-a", scenarios="allreduce", bytes="1MiB",
+                          results_dir=tmp_path)
+    with open(tmp_path / "fred-vs-mesh.csv") as f:
+        table = list(csv.DictReader(f))
+    assert list(table[0]) == [f["name"] for f in dlnet.result_fields()["wafer"]]
+    assert [r["variant"] for r in table] == ["mesh", "fred-a"]
+    for written, row in zip(table, out["rows"]):
+        assert float(written["time_s"]) == row["time_s"]
+        assert float(written["paper_GBps"]) == row["paper_GBps"]  # the paper's wafer figures
+        assert written["checked"] == "0" and row["checked"] is False
+    with open(tmp_path / "result.json") as f:
+        assert json.load(f) == {"config": out["config"], "rows": out["rows"]}
+    assert (tmp_path / "fred-vs-mesh.plt").exists()
 
 
 # Bad input: ValueError naming the field.
@@ -131,7 +163,7 @@ def test_bad_input_leaves_the_simulator_usable():
     # the conflict is found inside a run, after the wafer was built
     with pytest.raises(ValueError):
         dlnet.run_wafer(variants="fred-d", scenarios="groups", middle_stages=1, bytes="64KiB")
-    rows = dlnet.run_wafer(variants="fred-d", scenarios="groups", bytes="64KiB", functional=True)
+    rows = run_rows(variants="fred-d", scenarios="groups", bytes="64KiB", functional=True)
     assert [r["group"] for r in rows] == ["MP", "PP", "DP"]
     assert all(r["checked"] for r in rows)
 

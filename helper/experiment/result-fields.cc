@@ -1,0 +1,62 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "result-fields.h"
+
+#include "result-writer.h"
+
+#include "ns3/log.h"
+
+#include <fstream>
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("DlnetResultFields");
+
+std::string
+CsvText(const nlohmann::json& v)
+{
+    switch (v.type())
+    {
+        case nlohmann::json::value_t::null:
+            return "";
+        case nlohmann::json::value_t::boolean:
+            return v.get<bool>() ? "1" : "0";
+        case nlohmann::json::value_t::number_integer:
+            return std::to_string(v.get<int64_t>());
+        case nlohmann::json::value_t::number_unsigned:
+            return std::to_string(v.get<uint64_t>());
+        case nlohmann::json::value_t::number_float:
+            return ExactText(v.get<double>());
+        case nlohmann::json::value_t::string:
+            return v.get<std::string>();
+        default:
+            throw std::logic_error("CsvText: a " + std::string(v.type_name())
+                                   + " value has no CSV text");
+    }
+}
+
+void
+WriteTextFile(const std::string& path, const std::string& text)
+{
+    std::ofstream out(path, std::ios::binary);
+    if (!out)
+    {
+        throw std::runtime_error("cannot write " + path);
+    }
+    out << text;
+    if (!out)
+    {
+        throw std::runtime_error("cannot write " + path);
+    }
+}
+
+void
+WriteJson(const std::string& path, const nlohmann::json& j)
+{
+    WriteTextFile(path, j.dump(2) + "\n");
+}
+
+} // namespace ns3

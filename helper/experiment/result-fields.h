@@ -1,0 +1,149 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef DLNET_RESULT_FIELDS_H
+#define DLNET_RESULT_FIELDS_H
+
+#include "experiment-options.h"
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup dlnet
+ * \brief One field of a result row: the single description from which its
+ * CSV column, its JSON key and its Python dict key are all derived.
+ *
+ * The getter returns a typed value as JSON: a string, an integer, a double,
+ * a bool, null (a field that does not apply to the row: an empty CSV cell)
+ * or, for JSON-only summaries, an object or array.
+ */
+template <typename Row>
+struct ResultField
+{
+    std::string name; //!< CSV column, JSON key and Python key
+    std::string unit; //!< s, B, B/s, bit/s, GB/s, fraction...; empty for names and counts
+    std::function<nlohmann::json(const Row&)> get; //!< the row's value
+};
+
+/// The fields of a row type, in CSV column order.
+template <typename Row>
+using FieldTable = std::vector<ResultField<Row>>;
+
+/**
+ * \return a value as CSV text: strings as they are, integers in decimal,
+ * doubles as ExactText (shortest round-trip), bools as 1 or 0, null empty
+ */
+std::string CsvText(const nlohmann::json& value);
+
+/// \return the CSV header line of a table (no newline)
+template <typename Row>
+std::string
+CsvHeader(const FieldTable<Row>& fields)
+{
+    std::string line;
+    for (std::size_t i = 0; i < fields.size(); ++i)
+    {
+        line += (i ? "," : "") + fields[i].name;
+    }
+    return line;
+}
+
+/// \return one CSV line of a row (no newline)
+template <typename Row>
+std::string
+CsvLine(const FieldTable<Row>& fields, const Row& row)
+{
+    std::string line;
+    for (std::size_t i = 0; i < fields.size(); ++i)
+    {
+        line += (i ? "," : "") + CsvText(fields[i].get(row));
+    }
+    return line;
+}
+
+/// \return a row as a JSON object, one key per field
+template <typename Row>
+nlohmann::json
+RowJson(const FieldTable<Row>& fields, const Row& row)
+{
+    nlohmann::json j = nlohmann::json::object();
+    for (const auto& f : fields)
+    {
+        j[f.name] = f.get(row);
+    }
+    return j;
+}
+
+/// \return rows as a JSON array of objects
+template <typename Row>
+nlohmann::json
+RowsJson(const FieldTable<Row>& fields, const std::vector<Row>& rows)
+{
+    nlohmann::json j = nlohmann::json::array();
+    for (const auto& row : rows)
+    {
+        j.push_back(RowJson(fields, row));
+    }
+    return j;
+}
+
+/// \return the fields as JSON: [{"name", "unit"}] (documentation, Python)
+template <typename Row>
+nlohmann::json
+FieldsJson(const FieldTable<Row>& fields)
+{
+    nlohmann::json j = nlohmann::json::array();
+    for (const auto& f : fields)
+    {
+        j.push_back({{"name", f.name}, {"unit", f.unit}});
+    }
+    return j;
+}
+
+/// \return a config as JSON: option name -> value text, from its option table
+template <typename Config>
+nlohmann::json
+ConfigJson(const std::vector<ExperimentOption<Config>>& options,
+           const Config& config,
+           const std::function<bool(const std::string&)>& keep = nullptr)
+{
+    nlohmann::json j = nlohmann::json::object();
+    for (const auto& o : options)
+    {
+        if (!keep || keep(o.name))
+        {
+            j[o.name] = o.get(config);
+        }
+    }
+    return j;
+}
+
+/// Write a file's text, creating nothing; throws std::runtime_error when it cannot.
+void WriteTextFile(const std::string& path, const std::string& text);
+
+/// Write rows as CSV (header and one line per row); throws std::runtime_error.
+template <typename Row>
+void
+WriteCsv(const std::string& path, const FieldTable<Row>& fields, const std::vector<Row>& rows)
+{
+    std::string text = CsvHeader(fields) + "\n";
+    for (const auto& row : rows)
+    {
+        text += CsvLine(fields, row) + "\n";
+    }
+    WriteTextFile(path, text);
+}
+
+/// Write JSON, indented by 2, with a final newline; throws std::runtime_error.
+void WriteJson(const std::string& path, const nlohmann::json& j);
+
+} // namespace ns3
+
+#endif /* DLNET_RESULT_FIELDS_H */
