@@ -44,30 +44,6 @@ const std::string kQuickDensities = "1,0.1,0.01";
 const std::string kQuickWorkers = "8";
 const std::string kQuickRates = "100Gbps";
 
-/// The items of a comma-separated list (empty items are an error).
-std::vector<std::string>
-SplitList(const std::string& field, const std::string& text)
-{
-    std::vector<std::string> items;
-    std::stringstream in(text);
-    std::string item;
-    while (std::getline(in, item, ','))
-    {
-        if (item.empty())
-        {
-            throw std::invalid_argument(field + ": empty item in '" + text
-                                        + "'; expected a comma-separated list");
-        }
-        items.push_back(item);
-    }
-    if (items.empty() || text.back() == ',')
-    {
-        throw std::invalid_argument(field + ": got '" + text
-                                    + "'; expected a comma-separated list");
-    }
-    return items;
-}
-
 /// A flag that may be given bare (--quick) or with a value (--quick=false).
 bool
 FlagValue(const std::string& field, const std::string& text)
@@ -214,16 +190,16 @@ main(int argc, char* argv[])
                                               "elements");
             }
             std::vector<double> ds;
-            for (const auto& d : SplitList("densities", densities))
+            for (const auto& d : dlnet::ParseList("densities", densities))
             {
                 ds.push_back(dlnet::ParseReal("densities", d, 0, 1));
             }
             std::vector<uint32_t> ns;
-            for (const auto& n : SplitList("workers", workers))
+            for (const auto& n : dlnet::ParseList("workers", workers))
             {
                 ns.push_back(static_cast<uint32_t>(dlnet::ParseUnsigned("workers", n, 2, 32768)));
             }
-            std::vector<std::string> rs = SplitList("rates", rates);
+            std::vector<std::string> rs = dlnet::ParseList("rates", rates);
             for (const auto& r : rs)
             {
                 dlnet::ParseRate("rates", r);
