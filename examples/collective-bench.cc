@@ -15,7 +15,6 @@
 #include "ns3/dlnet-module.h"
 
 #include <cstdio>
-#include <sstream>
 
 using namespace ns3;
 
@@ -39,12 +38,16 @@ main(int argc, char* argv[])
             cmd.Parse(argc, argv);
 
             std::vector<CollectiveResult> sweeps;
-            std::stringstream list(algorithms);
-            std::string alg;
-            while (std::getline(list, alg, ','))
+            std::vector<CollectiveConfig> configs;
+            for (const auto& alg : dlnet::ParseList("algorithm", algorithms))
             {
                 CollectiveConfig c = config;
                 SetOption(CollectiveOptions(), c, "algorithm", alg);
+                c.Validate(); // every entry before anything runs
+                configs.push_back(c);
+            }
+            for (const auto& c : configs)
+            {
                 sweeps.push_back(RunCollective(c));
             }
             PrintCollectiveTable(config, sweeps);

@@ -155,12 +155,23 @@ ToPython(const nlohmann::json& j)
     return py::none();
 }
 
+/// results_dir as the file system's bytes: str, bytes or os.PathLike (else TypeError).
 std::string
 ResultsDir(const py::object& resultsDir)
 {
-    return resultsDir.is_none()
-               ? std::string()
-               : std::string(py::str(py::module_::import("os").attr("fspath")(resultsDir)));
+    if (resultsDir.is_none())
+    {
+        return std::string();
+    }
+    // os.fsencode takes str, bytes and PathLike, as open() does
+    std::string dir
+        = py::bytes(py::module_::import("os").attr("fsencode")(resultsDir)).cast<std::string>();
+    if (dir.empty() || dir.find('\0') != std::string::npos)
+    {
+        throw std::invalid_argument("results_dir: got " + std::string(py::repr(resultsDir))
+                                    + "; expected a non-empty path without NUL characters");
+    }
+    return dir;
 }
 
 py::dict

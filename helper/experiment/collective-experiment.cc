@@ -25,6 +25,13 @@ NS_LOG_COMPONENT_DEFINE("CollectiveExperiment");
 namespace
 {
 
+/// The largest buffer: 1 TiB, as the wafer experiment's (a rank's share of a
+/// larger collective would not simulate in any reasonable time).
+constexpr uint64_t MAX_COLLECTIVE_BYTES = 1ULL << 40;
+
+/// The most sizes a sweep may have (min-bytes to max-bytes by step-factor).
+constexpr double MAX_SIZES = 10000;
+
 bool
 CheckOutputs(const CollectiveRequest& req,
              const CollectiveRecord& rec,
@@ -229,9 +236,7 @@ ParseCommunicator(const std::string& text, uint32_t clusterRanks)
         comm = Communicator::World(clusterRanks);
         return comm;
     }
-    std::stringstream in(text);
-    std::string item;
-    while (std::getline(in, item, ','))
+    for (const auto& item : dlnet::ParseList("ranks", text))
     {
         auto dash = item.find('-');
         if (dash == std::string::npos)
@@ -298,6 +303,19 @@ CollectiveConfig::Validate() const
     {
         throw std::invalid_argument("step-factor: got " + std::to_string(stepFactor)
                                     + "; expected a number greater than 1");
+    }
+    if (maxBytes > MAX_COLLECTIVE_BYTES)
+    {
+        throw std::invalid_argument("max-bytes: got " + std::to_string(maxBytes)
+                                    + "; expected at most 1TiB ("
+                                    + std::to_string(MAX_COLLECTIVE_BYTES) + " bytes)");
+    }
+    if (maxBytes != minBytes
+        && std::log(double(maxBytes) / minBytes) / std::log(stepFactor) > MAX_SIZES)
+    {
+        throw std::invalid_argument("step-factor: got " + std::to_string(stepFactor)
+                                    + "; from min-bytes to max-bytes it makes more than "
+                                    + std::to_string(int(MAX_SIZES)) + " sizes");
     }
     Communicator comm = ParseCommunicator(ranks, topology.GetNRanks());
     uint32_t n = comm.GetSize();
@@ -368,9 +386,11 @@ CollectiveConfig::Validate() const
         {
             throw std::invalid_argument("pool-slots: got 0; expected at least 1 slot");
         }
-        if (dlnet::ParseTime("aggregation-timeout", aggregationTimeout).IsZero())
+        if (dlnet::ParseTime("aggregation-timeout", aggregationTimeout, dlnet::MAX_TIMEOUT_SECONDS)
+            < NanoSeconds(1))
         {
-            throw std::invalid_argument("aggregation-timeout: got 0; expected a positive time");
+            throw std::invalid_argument("aggregation-timeout: got '" + aggregationTimeout
+                                        + "'; expected a time from 1ns to 10s");
         }
     }
     if (a == CollectiveAlgorithm::OMNIREDUCE)
@@ -688,8 +708,16 @@ CollectiveOptions()
                             CollectiveAlgorithmNames()),
             ChoiceOption<C>(
                 "type", "element type: fp32, fp16, bf16 or int32", &C::type, DataTypeNames()),
-            BytesOption<C>("min-bytes", "smallest buffer, e.g. 1KiB", &C::minBytes, 0),
-            BytesOption<C>("max-bytes", "largest buffer, e.g. 256MiB", &C::maxBytes, 0),
+            BytesOption<C>("min-bytes",
+                           "smallest buffer, e.g. 1KiB (at most 1TiB)",
+                           &C::minBytes,
+                           0,
+                           MAX_COLLECTIVE_BYTES),
+            BytesOption<C>("max-bytes",
+                           "largest buffer, e.g. 256MiB (at most 1TiB)",
+                           &C::maxBytes,
+                           0,
+                           MAX_COLLECTIVE_BYTES),
             RealOption<C>("step-factor", "size multiplier between rows", &C::stepFactor, 0, 1e6),
             TextOption<C>("ranks",
                           "communicator: empty = every rank, or a list like 0-7 or 0,2,4,6",
@@ -712,10 +740,11 @@ CollectiveOptions()
                               "switchml, omnireduce: aggregation slots per job (each worker's "
                               "window of packets)",
                               &C::poolSlots),
-            TextOption<C>("aggregation-timeout",
+            TimeOption<C>("aggregation-timeout",
                           "switchml, omnireduce: worker retransmission timeout, e.g. 1ms (doubles "
-                          "on each expiry)",
-                          &C::aggregationTimeout),
+                          "on each expiry up to the larger of 100ms and itself)",
+                          &C::aggregationTimeout,
+                          dlnet::MAX_TIMEOUT_SECONDS),
             RealOption<C>("density",
                           "omnireduce: fraction of each worker's blocks that are non-zero",
                           &C::density,
@@ -742,12 +771,15 @@ CollectiveOptions()
                             OmniReduceHelper::Placements()),
             UnsignedOption<C>("aggregators",
                               "omnireduce: number of aggregators; 0 = one per worker (the switch "
-                              "placement has one)",
-                              &C::aggregators),
-            TextOption<C>("aggregator-packet-time",
+                              "placement has one; at most 65535)",
+                              &C::aggregators,
+                              0,
+                              0xffff),
+            TimeOption<C>("aggregator-packet-time",
                           "omnireduce: processing time per packet of a server or colocated "
                           "aggregator, e.g. 60ns",
-                          &C::aggregatorPacketTime),
+                          &C::aggregatorPacketTime,
+                          dlnet::MAX_DELAY_SECONDS),
             RealOption<C>("threshold",
                           "omnireduce, functional: a block is zero when every |value| is at most "
                           "this",

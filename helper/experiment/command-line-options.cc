@@ -3,7 +3,9 @@
  */
 #include "command-line-options.h"
 
+#include "ns3/config-parse.h"
 #include "ns3/log.h"
+#include "ns3/type-id.h"
 
 #include <algorithm>
 #include <iostream>
@@ -13,6 +15,25 @@ namespace ns3
 {
 
 NS_LOG_COMPONENT_DEFINE("DlnetCommandLine");
+
+namespace
+{
+
+/// \return whether some registered type is in group
+bool
+IsTypeGroup(const std::string& group)
+{
+    for (uint16_t i = 0; i < TypeId::GetRegisteredN(); ++i)
+    {
+        if (TypeId::GetRegistered(i).GetGroupName() == group)
+        {
+            return true;
+        }
+    }
+    return false;
+}
+
+} // namespace
 
 ExperimentCommandLine::ExperimentCommandLine(const std::string& file)
     : m_cmd(file)
@@ -77,6 +98,7 @@ ExperimentCommandLine::Parse(int argc, char** argv)
                                                       "PrintAttributes",
                                                       "version",
                                                       "PrintVersion"};
+    std::vector<std::string> seen;
     for (int i = 1; i < argc; ++i)
     {
         std::string arg = argv[i];
@@ -99,6 +121,30 @@ ExperimentCommandLine::Parse(int argc, char** argv)
             throw std::invalid_argument("command line: --" + name
                                         + ": ns-3 attribute paths are not taken; use the "
                                           "dlnet options (--PrintHelp lists them)");
+        }
+        if (std::find(seen.begin(), seen.end(), name) != seen.end())
+        {
+            // ns-3 would keep the last one silently
+            throw std::invalid_argument(name + ": --" + name
+                                        + " is given more than once; give each option once");
+        }
+        seen.push_back(name);
+        if (name == "PrintAttributes" || name == "PrintGroup")
+        {
+            // ns-3 aborts on an unknown type or group name
+            std::string value
+                = arg.find('=') == std::string::npos ? "" : arg.substr(arg.find('=') + 1);
+            TypeId tid;
+            bool found = name == "PrintAttributes" ? TypeId::LookupByNameFailSafe(value, &tid)
+                                                   : IsTypeGroup(value);
+            if (!found)
+            {
+                throw std::invalid_argument(
+                    name + ": got '" + dlnet::PrintableText(value) + "'; expected "
+                    + (name == "PrintAttributes" ? "a type name such as ns3::FabricNetDevice "
+                                                   "(--PrintTypeIds lists them)"
+                                                 : "a group name (--PrintGroups lists them)"));
+            }
         }
         if (!known)
         {

@@ -63,14 +63,17 @@ LiftTopologyOptions()
 /// An option stored as an unsigned integer member.
 template <typename Config, typename T>
 ExperimentOption<Config>
-UnsignedOption(const std::string& name, const std::string& help, T Config::*member)
+UnsignedOption(const std::string& name,
+               const std::string& help,
+               T Config::*member,
+               uint64_t min = 0,
+               uint64_t max = std::numeric_limits<T>::max())
 {
     return {name,
             help,
-            [name, member](Config& c, const std::string& v)
+            [name, member, min, max](Config& c, const std::string& v)
             {
-                c.*member = static_cast<T>(
-                    dlnet::ParseUnsigned(name, v, 0, std::numeric_limits<T>::max()));
+                c.*member = static_cast<T>(dlnet::ParseUnsigned(name, v, min, max));
             },
             [member](const Config& c)
             {
@@ -81,20 +84,17 @@ UnsignedOption(const std::string& name, const std::string& help, T Config::*memb
 /// A byte count with an optional unit.
 template <typename Config, typename T>
 ExperimentOption<Config>
-BytesOption(const std::string& name, const std::string& help, T Config::*member, uint64_t min)
+BytesOption(const std::string& name,
+            const std::string& help,
+            T Config::*member,
+            uint64_t min,
+            uint64_t max = std::numeric_limits<T>::max())
 {
     return {name,
             help,
-            [name, member, min](Config& c, const std::string& v)
+            [name, member, min, max](Config& c, const std::string& v)
             {
-                uint64_t bytes = dlnet::ParseBytes(name, v, min);
-                if (bytes > std::numeric_limits<T>::max())
-                {
-                    throw std::invalid_argument(name + ": got '" + v + "'; expected at most "
-                                                + std::to_string(std::numeric_limits<T>::max())
-                                                + " bytes");
-                }
-                c.*member = static_cast<T>(bytes);
+                c.*member = static_cast<T>(dlnet::ParseBytes(name, v, min, max));
             },
             [member](const Config& c)
             {
@@ -139,6 +139,98 @@ TextOption(const std::string& name, const std::string& help, std::string Config:
             [member](const Config& c)
             {
                 return c.*member;
+            }};
+}
+
+/**
+ * Text checked when set (check throws std::invalid_argument) and kept as
+ * given; optional: the empty text is taken too.
+ */
+template <typename Config>
+ExperimentOption<Config>
+CheckedTextOption(const std::string& name,
+                  const std::string& help,
+                  std::string Config::*member,
+                  std::function<void(const std::string&)> check,
+                  bool optional)
+{
+    return {name,
+            help,
+            [member, check, optional](Config& c, const std::string& v)
+            {
+                if (!(optional && v.empty()))
+                {
+                    check(v);
+                }
+                c.*member = v;
+            },
+            [member](const Config& c)
+            {
+                return c.*member;
+            }};
+}
+
+/// A time with its unit, from 0 to maxSeconds (dlnet::ParseTime).
+template <typename Config>
+ExperimentOption<Config>
+TimeOption(const std::string& name,
+           const std::string& help,
+           std::string Config::*member,
+           double maxSeconds,
+           bool optional = false)
+{
+    return CheckedTextOption<Config>(
+        name,
+        help,
+        member,
+        [name, maxSeconds](const std::string& v)
+        {
+            dlnet::ParseTime(name, v, maxSeconds);
+        },
+        optional);
+}
+
+/// A data rate with its unit, 1 bit/s to dlnet::MAX_RATE_BPS (dlnet::ParseRate).
+template <typename Config>
+ExperimentOption<Config>
+RateOption(const std::string& name,
+           const std::string& help,
+           std::string Config::*member,
+           bool optional = false)
+{
+    return CheckedTextOption<Config>(
+        name,
+        help,
+        member,
+        [name](const std::string& v)
+        {
+            dlnet::ParseRate(name, v);
+        },
+        optional);
+}
+
+/// A comma-separated list (dlnet::ParseList), each item one of allowed().
+template <typename Config>
+ExperimentOption<Config>
+ListOption(const std::string& name,
+           const std::string& help,
+           std::vector<std::string> Config::*member,
+           const std::vector<std::string>& (*allowed)())
+{
+    return {name,
+            help,
+            [name, member, allowed](Config& c, const std::string& v)
+            {
+                c.*member = dlnet::ParseList(name, v, allowed());
+            },
+            [member](const Config& c)
+            {
+                std::string out;
+                for (const auto& item : c.*member)
+                {
+                    out += (out.empty() ? "" : ",") + item;
+                }
+                return out;
             }};
 }
 
@@ -196,7 +288,7 @@ CommonOptions()
         BoolOption<Config>("functional",
                            "carry real bytes and check them at the destination",
                            &Config::functional),
-        UnsignedOption<Config>("seed", "random seed (at least 1)", &Config::seed),
+        UnsignedOption<Config>("seed", "random seed (at least 1)", &Config::seed, 1),
         UnsignedOption<Config>("run", "random run number", &Config::run),
     };
 }

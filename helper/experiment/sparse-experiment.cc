@@ -49,30 +49,6 @@ const std::vector<std::string> kCollectiveOptions = {"link-delay",
                                                      "seed",
                                                      "run"};
 
-/// The items of a comma-separated list (empty items are an error).
-std::vector<std::string>
-SplitList(const std::string& field, const std::string& text)
-{
-    std::vector<std::string> items;
-    std::stringstream in(text);
-    std::string item;
-    while (std::getline(in, item, ','))
-    {
-        if (item.empty())
-        {
-            throw std::invalid_argument(field + ": empty item in '" + text
-                                        + "'; expected a comma-separated list");
-        }
-        items.push_back(item);
-    }
-    if (items.empty() || text.back() == ',')
-    {
-        throw std::invalid_argument(field + ": got '" + text
-                                    + "'; expected a comma-separated list");
-    }
-    return items;
-}
-
 uint64_t
 TensorBytesOf(const std::string& text)
 {
@@ -89,7 +65,7 @@ std::vector<double>
 DensitiesOf(const std::string& text)
 {
     std::vector<double> ds;
-    for (const auto& d : SplitList("densities", text))
+    for (const auto& d : dlnet::ParseList("densities", text))
     {
         ds.push_back(dlnet::ParseReal("densities", d, 0, 1));
     }
@@ -100,7 +76,7 @@ std::vector<uint32_t>
 WorkersOf(const std::string& text)
 {
     std::vector<uint32_t> ns;
-    for (const auto& n : SplitList("workers", text))
+    for (const auto& n : dlnet::ParseList("workers", text))
     {
         ns.push_back(static_cast<uint32_t>(dlnet::ParseUnsigned("workers", n, 2, 32768)));
     }
@@ -110,7 +86,7 @@ WorkersOf(const std::string& text)
 std::vector<std::string>
 RatesOf(const std::string& text)
 {
-    std::vector<std::string> rs = SplitList("rates", text);
+    std::vector<std::string> rs = dlnet::ParseList("rates", text);
     for (const auto& r : rs)
     {
         dlnet::ParseRate("rates", r);

@@ -344,7 +344,10 @@ TrafficOptions()
                 "shift",
                 "permutation: 0 = random derangement (seeded), k = rank r sends to r+k",
                 &C::shift),
-            TextOption<C>("stop-time", "simulated-time limit, e.g. 100s", &C::stopTime),
+            TimeOption<C>("stop-time",
+                          "simulated-time limit, e.g. 100s (at most 1d)",
+                          &C::stopTime,
+                          dlnet::MAX_TIME_SECONDS),
         };
         return WithCommonAndTopologyOptions<C>(std::move(o));
     }();

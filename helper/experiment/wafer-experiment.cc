@@ -328,51 +328,6 @@ LaunchesOf(const std::vector<Communicator>& groups, CollectiveOp op, uint64_t by
     return out;
 }
 
-/// A comma-separated list option, each item one of allowed.
-ExperimentOption<WaferExperimentConfig>
-ListOption(const std::string& name,
-           const std::string& help,
-           std::vector<std::string> WaferExperimentConfig::*member,
-           const std::vector<std::string>& (*allowed)())
-{
-    return {name,
-            help,
-            [name, member, allowed](WaferExperimentConfig& c, const std::string& v)
-            {
-                std::vector<std::string> items;
-                std::string item;
-                for (std::size_t i = 0; i <= v.size(); ++i)
-                {
-                    if (i == v.size() || v[i] == ',')
-                    {
-                        const auto& ok = allowed();
-                        if (std::find(ok.begin(), ok.end(), item) == ok.end())
-                        {
-                            throw std::invalid_argument(name + ": got '" + item
-                                                        + "'; allowed: " + dlnet::JoinChoices(ok)
-                                                        + " (comma-separated)");
-                        }
-                        items.push_back(item);
-                        item.clear();
-                    }
-                    else
-                    {
-                        item += v[i];
-                    }
-                }
-                c.*member = items;
-            },
-            [member](const WaferExperimentConfig& c)
-            {
-                std::string out;
-                for (const auto& item : c.*member)
-                {
-                    out += (out.empty() ? "" : ",") + item;
-                }
-                return out;
-            }};
-}
-
 /// An option of the wafer's own config.
 template <typename Make>
 ExperimentOption<WaferExperimentConfig>
@@ -399,16 +354,16 @@ WaferOptions()
     using C = WaferExperimentConfig;
     using W = WaferConfig;
     static const std::vector<ExperimentOption<C>> options = {
-        ListOption("variants",
-                   "wafers to compare: mesh, fred-a, fred-b, fred-c, fred-d",
-                   &C::variants,
-                   &WaferVariants),
-        ListOption("scenarios",
-                   "allreduce (wafer-wide), groups (the MP, PP and DP collectives), io (weight "
-                   "streaming), priority (MP and DP on shared ports), mix (every MP, PP and DP "
-                   "collective at once), group (one all-reduce on --ranks)",
-                   &C::scenarios,
-                   &WaferScenarios),
+        ListOption<C>("variants",
+                      "wafers to compare: mesh, fred-a, fred-b, fred-c, fred-d",
+                      &C::variants,
+                      &WaferVariants),
+        ListOption<C>("scenarios",
+                      "allreduce (wafer-wide), groups (the MP, PP and DP collectives), io (weight "
+                      "streaming), priority (MP and DP on shared ports), mix (every MP, PP and DP "
+                      "collective at once), group (one all-reduce on --ranks)",
+                      &C::scenarios,
+                      &WaferScenarios),
         BytesOption<C>("bytes", "collective size per NPU, e.g. 64MiB", &C::bytes, 80),
         BytesOption<C>("io-bytes", "weight stream per I/O controller, e.g. 4MiB", &C::ioBytes, 1),
         UnsignedOption<C>("mp", "model-parallel degree", &C::mp),
@@ -435,24 +390,25 @@ WaferOptions()
                       "in-switch collectives whose flows cannot share the switches at once run "
                       "one after the other (else they are refused)",
                       &C::serialise),
-        UnsignedOption<C>("seed", "random seed (at least 1)", &C::seed),
+        UnsignedOption<C>("seed", "random seed (at least 1)", &C::seed, 1),
         UnsignedOption<C>("run", "random run number", &C::run),
         WaferField(
             []
             {
-                return TextOption<W>("npu-bandwidth",
+                return RateOption<W>("npu-bandwidth",
                                      "NPU network bandwidth per direction (mesh: over four links)",
                                      &W::npuBandwidth);
             }),
         WaferField(
             []
             {
-                return TextOption<W>("io-rate", "I/O controller link rate", &W::ioRate);
+                return RateOption<W>("io-rate", "I/O controller link rate", &W::ioRate);
             }),
         WaferField(
             []
             {
-                return TextOption<W>("link-delay", "every wafer link", &W::linkDelay);
+                return TimeOption<W>(
+                    "link-delay", "every wafer link", &W::linkDelay, dlnet::MAX_DELAY_SECONDS);
             }),
         WaferField(
             []

@@ -10,6 +10,7 @@
 
 #include <memory>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 
 namespace ns3
@@ -161,15 +162,41 @@ OmniReduceHelper::Validate(const OmniReduceSettings& s,
                                     + " (the placement needs one switch that every worker "
                                       "reaches first)");
     }
+    if (s.aggregators > 0xffff)
+    {
+        // one address each, as workers: more would only exhaust memory
+        throw std::invalid_argument("aggregators: got " + std::to_string(s.aggregators)
+                                    + "; expected 0 to 65535");
+    }
     if (s.placement == "switch" && s.aggregators > 1)
     {
         throw std::invalid_argument("aggregators: a star has one switch to aggregate in");
     }
-    if (dlnet::ParseTime("aggregation-timeout", s.timeout).IsZero())
+    Time timeout = dlnet::ParseTime("aggregation-timeout", s.timeout, dlnet::MAX_TIMEOUT_SECONDS);
+    if (timeout < NanoSeconds(1))
     {
-        throw std::invalid_argument("aggregation-timeout: got 0; expected a positive time");
+        throw std::invalid_argument("aggregation-timeout: got '" + s.timeout
+                                    + "'; expected a time from 1ns to 10s");
     }
-    dlnet::ParseTime("aggregator-packet-time", s.packetTime);
+    Time packetTime
+        = dlnet::ParseTime("aggregator-packet-time", s.packetTime, dlnet::MAX_DELAY_SECONDS);
+    // Each worker keeps `slots` packets outstanding and resends each one at
+    // the latest every max(timeout, 100ms) (the timeout's ceiling): an
+    // aggregator that takes longer for all of them never catches up, and
+    // the resent packets queue without bound.
+    double ceiling = std::max(timeout.GetSeconds(), 0.1);
+    double backlog = packetTime.GetSeconds() * comm.GetSize() * s.slots;
+    if (s.placement != "switch" && backlog >= ceiling)
+    {
+        std::ostringstream limit;
+        limit << ceiling / (double(comm.GetSize()) * s.slots) << "s";
+        throw std::invalid_argument(
+            "aggregator-packet-time: got '" + s.packetTime + "'; expected below " + limit.str()
+            + ": an aggregator must process the " + std::to_string(comm.GetSize()) + " workers x "
+            + std::to_string(s.slots)
+            + " pool-slots outstanding packets within the largest aggregation timeout (the "
+              "larger of 100ms and aggregation-timeout), else resent packets queue without end");
+    }
     if (s.placement == "switch"
         && !dlnet::ParseTime("aggregator-packet-time", s.packetTime).IsZero())
     {

@@ -401,13 +401,14 @@ OmniReduceWorker::Send(uint32_t j, bool again)
         m_send(m_job.aggregators[j % m_job.aggregators.size()], p);
     }
     Time timeout = m_timeout;
-    for (uint32_t i = 0; i < s.timeouts && timeout < m_maxTimeout; ++i)
+    // the ceiling never lowers the configured timeout itself
+    Time ceiling = std::max(m_maxTimeout, m_timeout);
+    for (uint32_t i = 0; i < s.timeouts && timeout < ceiling; ++i)
     {
         timeout = timeout * 2;
     }
     s.timer.Cancel();
-    s.timer
-        = Simulator::Schedule(std::min(timeout, m_maxTimeout), &OmniReduceWorker::Timeout, this, j);
+    s.timer = Simulator::Schedule(std::min(timeout, ceiling), &OmniReduceWorker::Timeout, this, j);
 }
 
 void

@@ -130,7 +130,9 @@ public:
 
     [[noreturn]] void Fail(uint64_t line, const std::string& what) const
     {
-        throw std::invalid_argument(m_path + ":" + std::to_string(line) + ": " + what);
+        // the file may hold any bytes: the message shows them as \xNN
+        throw std::invalid_argument(m_path + ":" + std::to_string(line) + ": "
+                                    + dlnet::PrintableText(what));
     }
 
 private:

@@ -207,13 +207,15 @@ SwitchmlWorker::Send(uint32_t slot, bool again)
     }
     m_endpoint->SendRaw(p, m_group, SwitchmlHeader::PROTOCOL, m_tc);
     Time timeout = m_timeout;
-    for (uint32_t i = 0; i < m_timeouts[slot] && timeout < m_maxTimeout; ++i)
+    // the ceiling never lowers the configured timeout itself
+    Time ceiling = std::max(m_maxTimeout, m_timeout);
+    for (uint32_t i = 0; i < m_timeouts[slot] && timeout < ceiling; ++i)
     {
         timeout = timeout * 2;
     }
     m_timers[slot].Cancel();
-    m_timers[slot] = Simulator::Schedule(
-        std::min(timeout, m_maxTimeout), &SwitchmlWorker::Timeout, this, slot);
+    m_timers[slot]
+        = Simulator::Schedule(std::min(timeout, ceiling), &SwitchmlWorker::Timeout, this, slot);
 }
 
 void

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <limits>
+#include <locale>
 #include <sstream>
 #include <stdexcept>
 
@@ -22,10 +24,14 @@ namespace dlnet
 namespace
 {
 
+/// Longest text a number option takes: a number beyond it is a typo or an
+/// attack, and a bound keeps every parse linear and quick.
+constexpr std::size_t MAX_NUMBER_TEXT = 64;
+
 [[noreturn]] void
 Fail(const std::string& field, const std::string& text, const std::string& allowed)
 {
-    throw std::invalid_argument(field + ": got '" + text + "'; expected " + allowed);
+    throw std::invalid_argument(field + ": got '" + PrintableText(text) + "'; expected " + allowed);
 }
 
 std::string
@@ -36,7 +42,130 @@ Trim(const std::string& s)
     return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
 }
 
+/**
+ * Split "12.5e3unit" into a non-negative decimal number and its unit.
+ * The number is digits with an optional fraction and exponent (no sign, no
+ * hexadecimal, no inf or nan); the unit is the rest of the text.
+ * \return false when the text does not start with such a number
+ */
+bool
+SplitNumber(const std::string& t, double& number, std::string& unit)
+{
+    std::size_t i = 0;
+    std::size_t digits = 0;
+    auto isDigit = [&t](std::size_t k)
+    {
+        return k < t.size() && t[k] >= '0' && t[k] <= '9';
+    };
+    while (isDigit(i))
+    {
+        ++i;
+        ++digits;
+    }
+    if (i < t.size() && t[i] == '.')
+    {
+        ++i;
+        while (isDigit(i))
+        {
+            ++i;
+            ++digits;
+        }
+    }
+    if (digits == 0)
+    {
+        return false;
+    }
+    if (i < t.size() && (t[i] == 'e' || t[i] == 'E'))
+    {
+        std::size_t k = i + 1;
+        if (k < t.size() && (t[k] == '+' || t[k] == '-'))
+        {
+            ++k;
+        }
+        if (isDigit(k))
+        {
+            while (isDigit(k))
+            {
+                ++k;
+            }
+            i = k;
+        }
+    }
+    std::istringstream in(t.substr(0, i));
+    in.imbue(std::locale::classic());
+    in >> number;
+    if (in.fail() || !std::isfinite(number))
+    {
+        // 1e400: beyond a double, so beyond every range
+        number = std::numeric_limits<double>::infinity();
+    }
+    unit = t.substr(i);
+    return true;
+}
+
+using UnitTable = std::vector<std::pair<std::string, double>>;
+
+/**
+ * \return the number of "12.5unit" times its unit's factor; a bare number is
+ * refused with "write a unit, e.g. 12.5<exampleUnit>"
+ */
+double
+ScaledNumber(const std::string& field,
+             const std::string& text,
+             const UnitTable& units,
+             const std::string& exampleUnit,
+             const std::string& allowed)
+{
+    std::string t = Trim(text);
+    double number = 0;
+    std::string unit;
+    if (t.size() > MAX_NUMBER_TEXT || !SplitNumber(t, number, unit))
+    {
+        Fail(field, text, allowed);
+    }
+    if (unit.empty())
+    {
+        throw std::invalid_argument(field + ": got '" + t + "'; write a unit, e.g. " + t
+                                    + exampleUnit);
+    }
+    for (const auto& [name, factor] : units)
+    {
+        if (name == unit)
+        {
+            return number * factor;
+        }
+    }
+    Fail(field, text, allowed);
+}
+
 } // namespace
+
+std::string
+PrintableText(const std::string& text)
+{
+    const std::size_t keep = 80;
+    std::string out;
+    for (std::size_t i = 0; i < text.size() && i < keep; ++i)
+    {
+        auto c = static_cast<unsigned char>(text[i]);
+        if (c >= 0x20 && c < 0x7f)
+        {
+            out += static_cast<char>(c);
+        }
+        else
+        {
+            static const char hex[] = "0123456789abcdef";
+            out += "\\x";
+            out += hex[c >> 4];
+            out += hex[c & 0xf];
+        }
+    }
+    if (text.size() > keep)
+    {
+        out += "... (" + std::to_string(text.size()) + " characters)";
+    }
+    return out;
+}
 
 std::string
 JoinChoices(const std::vector<std::string>& allowed)
@@ -110,9 +239,10 @@ ParseReal(const std::string& field, const std::string& text, double min, double 
 }
 
 uint64_t
-ParseBytes(const std::string& field, const std::string& text, uint64_t min)
+ParseBytes(const std::string& field, const std::string& text, uint64_t min, uint64_t max)
 {
     static const std::vector<std::pair<std::string, uint64_t>> units = {
+        {"TiB", 1ULL << 40},
         {"GiB", 1ULL << 30},
         {"MiB", 1ULL << 20},
         {"KiB", 1ULL << 10},
@@ -121,8 +251,10 @@ ParseBytes(const std::string& field, const std::string& text, uint64_t min)
         {"KB", 1000ULL},
         {"B", 1ULL},
     };
-    std::string allowed = "a byte count of at least " + std::to_string(min)
-                          + ", optionally with a unit (B, KB, MB, GB, KiB, MiB, GiB)";
+    std::string allowed = (max == UINT64_MAX ? "a byte count of at least " + std::to_string(min)
+                                             : "a byte count from " + std::to_string(min) + " to "
+                                                   + std::to_string(max))
+                          + ", optionally with a unit (B, KB, MB, GB, KiB, MiB, GiB, TiB)";
     std::string t = Trim(text);
     uint64_t scale = 1;
     for (const auto& [unit, factor] : units)
@@ -143,70 +275,96 @@ ParseBytes(const std::string& field, const std::string& text, uint64_t min)
     {
         Fail(field, text, allowed);
     }
-    if (n > UINT64_MAX / scale || n * scale < min)
+    if (n > UINT64_MAX / scale || n * scale < min || n * scale > max)
     {
         Fail(field, text, allowed);
     }
     return n * scale;
 }
 
+std::string
+TimeText(double seconds)
+{
+    std::ostringstream os;
+    if (seconds >= 86400 && std::fmod(seconds, 86400) == 0)
+    {
+        os << seconds / 86400 << "d";
+    }
+    else
+    {
+        os << seconds << "s";
+    }
+    return os.str();
+}
+
 DataRate
 ParseRate(const std::string& field, const std::string& text)
 {
-    const std::string allowed = "a positive data rate such as 100Gbps, 25Gbps or 750GBps";
-    std::string t = Trim(text);
-    // ns-3's DataRateValue aborts on text left after the first word ("1 GBps").
-    if (t.empty() || t[0] == '-' || t[0] == '+'
-        || std::any_of(t.begin(),
-                       t.end(),
-                       [](unsigned char c)
-                       {
-                           return std::isspace(c);
-                       }))
+    // ns-3's units (those of DataRate's parser); parsed here so that
+    // no text reaches ns-3's parser, which aborts or wraps on some input.
+    static const UnitTable units = {
+        {"bps", 1},
+        {"b/s", 1},
+        {"Bps", 8},
+        {"B/s", 8},
+        {"kbps", 1e3},
+        {"kb/s", 1e3},
+        {"Kbps", 1e3},
+        {"Kb/s", 1e3},
+        {"kBps", 8e3},
+        {"kB/s", 8e3},
+        {"KBps", 8e3},
+        {"KB/s", 8e3},
+        {"Kib/s", 1024.0},
+        {"KiB/s", 8192.0},
+        {"Mbps", 1e6},
+        {"Mb/s", 1e6},
+        {"MBps", 8e6},
+        {"MB/s", 8e6},
+        {"Mib/s", 1048576.0},
+        {"MiB/s", 8388608.0},
+        {"Gbps", 1e9},
+        {"Gb/s", 1e9},
+        {"GBps", 8e9},
+        {"GB/s", 8e9},
+        {"Gib/s", 1073741824.0},
+        {"GiB/s", 8589934592.0},
+    };
+    const std::string allowed = "a positive data rate from 1bps to "
+                                + std::to_string(MAX_RATE_BPS / 1000000000ULL)
+                                + "Gbps (40 Tbit/s), e.g. 100Gbps or 750GBps";
+    double bits = ScaledNumber(field, text, units, "Gbps", allowed);
+    if (!(bits >= 1) || bits > double(MAX_RATE_BPS))
     {
         Fail(field, text, allowed);
     }
-    DataRateValue value;
-    if (!value.DeserializeFromString(t, MakeDataRateChecker()))
-    {
-        Fail(field, text, allowed);
-    }
-    if (value.Get().GetBitRate() == 0)
-    {
-        Fail(field, text, allowed);
-    }
-    return value.Get();
+    return DataRate(static_cast<uint64_t>(std::llround(bits)));
 }
 
 Time
-ParseTime(const std::string& field, const std::string& text)
+ParseTime(const std::string& field, const std::string& text, double maxSeconds)
 {
-    const std::string allowed = "a non-negative time such as 0ns, 500ns, 1us or 2ms";
-    std::string t = Trim(text);
-    if (t.empty() || t[0] == '-' || t[0] == '+')
+    // Time's own units; Time's parser aborts on junk and on times beyond its
+    // range, so the text is checked and bounded here first.
+    static const UnitTable units = {
+        {"s", 1},
+        {"ms", 1e-3},
+        {"us", 1e-6},
+        {"ns", 1e-9},
+        {"ps", 1e-12},
+        {"fs", 1e-15},
+        {"min", 60},
+        {"h", 3600},
+        {"d", 86400},
+    };
+    std::ostringstream range;
+    range << "a time from 0ns to " << TimeText(maxSeconds) << ", e.g. 500ns, 1us or 2ms";
+    const std::string allowed = range.str();
+    if (!(ScaledNumber(field, text, units, "ns", allowed) <= maxSeconds))
     {
         Fail(field, text, allowed);
     }
-    // Time's own parser aborts on junk; check the shape first.
-    std::size_t used = 0;
-    double number = 0;
-    try
-    {
-        number = std::stod(t, &used);
-    }
-    catch (const std::exception&)
-    {
-        Fail(field, text, allowed);
-    }
-    static const std::vector<std::string> units
-        = {"s", "ms", "us", "ns", "ps", "fs", "min", "h", "d", ""};
-    std::string unit = t.substr(used);
-    if (!std::isfinite(number) || number < 0
-        || std::find(units.begin(), units.end(), unit) == units.end())
-    {
-        Fail(field, text, allowed);
-    }
-    return Time(t);
+    return Time(Trim(text));
 }
 
 bool
@@ -242,6 +400,47 @@ ParseChoice(const std::string& field,
         Fail(field, text, "one of " + JoinChoices(allowed));
     }
     return t;
+}
+
+std::vector<std::string>
+ParseList(const std::string& field,
+          const std::string& text,
+          const std::vector<std::string>& allowed)
+{
+    const std::string expected = "expected a comma-separated list"
+                                 + (allowed.empty() ? std::string() : " of " + JoinChoices(allowed))
+                                 + ", each item once";
+    std::vector<std::string> items;
+    std::size_t begin = 0;
+    while (true)
+    {
+        std::size_t comma = text.find(',', begin);
+        std::string item = Trim(
+            text.substr(begin, comma == std::string::npos ? std::string::npos : comma - begin));
+        if (item.empty())
+        {
+            throw std::invalid_argument(
+                field + ": got '" + PrintableText(text) + "'; "
+                + (text.find(',') == std::string::npos ? std::string() : "an item is empty; ")
+                + expected);
+        }
+        if (!allowed.empty() && std::find(allowed.begin(), allowed.end(), item) == allowed.end())
+        {
+            throw std::invalid_argument(field + ": got '" + PrintableText(item) + "'; allowed: "
+                                        + JoinChoices(allowed) + " (comma-separated)");
+        }
+        if (std::find(items.begin(), items.end(), item) != items.end())
+        {
+            throw std::invalid_argument(field + ": '" + PrintableText(item)
+                                        + "' is listed twice; give each item once");
+        }
+        items.push_back(item);
+        if (comma == std::string::npos)
+        {
+            return items;
+        }
+        begin = comma + 1;
+    }
 }
 
 } // namespace dlnet

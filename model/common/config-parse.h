@@ -18,9 +18,33 @@ namespace dlnet
 
 /**
  * Strict parsers for user input. Each throws std::invalid_argument whose
- * message names the field, the text it got and what is allowed; none
- * aborts, wraps a negative number or accepts trailing junk.
+ * message names the field, the text it got (non-printable bytes as \xNN) and
+ * what is allowed; none aborts, wraps a negative number, accepts trailing
+ * junk or takes a time or a rate without its unit.
+ *
+ * Bounds (what the model can hold; ns-3's Time is int64 picoseconds, about
+ * 106 days):
+ * - rates: 1 bit/s to MAX_RATE_BPS (40 Tbit/s). The smallest packet, a bare
+ *   24-byte FabricHeader (192 bits), must take at least 1 ps even on a link of
+ *   4 x the largest rate (a mesh's derived NPU-router link): 192 bits at
+ *   160 Tbit/s is 1.2 ps. Faster links would send packets in zero time.
+ * - delays of a link or a switch, per-packet processing times: 0 to
+ *   MAX_DELAY_SECONDS (1 s, a million times a data centre's); a run crosses
+ *   at most millions of them in sequence, far from Time's limit.
+ * - timeouts: up to MAX_TIMEOUT_SECONDS (10 s); they double up to the larger
+ *   of 100 ms and the timeout itself, so even 10^5 expiries in a row stay
+ *   within Time's range.
+ * - other times (a simulated-time limit): up to MAX_TIME_SECONDS (1 day).
  */
+
+/// The largest data rate an option takes, bit/s (40 Tbit/s)
+constexpr uint64_t MAX_RATE_BPS = 40000000000000ULL;
+/// The longest link delay, switch latency or per-packet time, seconds
+constexpr double MAX_DELAY_SECONDS = 1;
+/// The longest timeout, seconds
+constexpr double MAX_TIMEOUT_SECONDS = 10;
+/// The longest time of any kind, seconds (1 day)
+constexpr double MAX_TIME_SECONDS = 86400;
 
 /// \return an unsigned integer in [min, max]
 uint64_t ParseUnsigned(const std::string& field,
@@ -29,21 +53,39 @@ uint64_t ParseUnsigned(const std::string& field,
                        uint64_t max = UINT64_MAX);
 /// \return a real number in [min, max]
 double ParseReal(const std::string& field, const std::string& text, double min, double max);
-/// \return a byte count: a number with an optional unit B, KB, MB, GB, KiB, MiB, GiB
-uint64_t ParseBytes(const std::string& field, const std::string& text, uint64_t min = 1);
-/// \return a strictly positive data rate in ns-3 syntax (e.g. 100Gbps, 750GBps)
+/// \return a byte count in [min, max]: a number with an optional unit B, KB, MB, GB, KiB, MiB,
+/// GiB, TiB
+uint64_t ParseBytes(const std::string& field,
+                    const std::string& text,
+                    uint64_t min = 1,
+                    uint64_t max = UINT64_MAX);
+/// \return a data rate from 1 bit/s to MAX_RATE_BPS with its unit (e.g. 100Gbps, 750GBps)
 DataRate ParseRate(const std::string& field, const std::string& text);
-/// \return a non-negative time in ns-3 syntax (e.g. 500ns, 1us)
-Time ParseTime(const std::string& field, const std::string& text);
+/// \return a time from 0 to maxSeconds with its unit (e.g. 500ns, 1us)
+Time ParseTime(const std::string& field,
+               const std::string& text,
+               double maxSeconds = MAX_TIME_SECONDS);
 /// \return true/false from true/false/1/0/yes/no/on/off
 bool ParseBool(const std::string& field, const std::string& text);
 /// \return text, if it is one of allowed
 std::string ParseChoice(const std::string& field,
                         const std::string& text,
                         const std::vector<std::string>& allowed);
+/**
+ * The one parser of comma-separated lists: at least one item, no empty
+ * item, no item twice, each one of allowed (any text when allowed is empty).
+ * \return the items, trimmed
+ */
+std::vector<std::string> ParseList(const std::string& field,
+                                   const std::string& text,
+                                   const std::vector<std::string>& allowed = {});
 
 /// \return "a, b or c"
 std::string JoinChoices(const std::vector<std::string>& allowed);
+/// \return text with every byte outside printable ASCII as \xNN, cut after 80 characters
+std::string PrintableText(const std::string& text);
+/// \return seconds as short text: 1s, 10s, 1d
+std::string TimeText(double seconds);
 
 } // namespace dlnet
 } // namespace ns3

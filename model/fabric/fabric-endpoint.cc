@@ -368,11 +368,13 @@ FabricEndpoint::ArmTimer(uint32_t msgId, OutMessage& m)
         return;
     }
     Time rto = m_rto;
-    for (uint32_t i = 0; i < m.timeouts && rto < m_maxRto; ++i)
+    // the ceiling never lowers the configured timeout itself
+    Time ceiling = std::max(m_maxRto, m_rto);
+    for (uint32_t i = 0; i < m.timeouts && rto < ceiling; ++i)
     {
         rto = rto * 2;
     }
-    rto = std::min(rto, m_maxRto);
+    rto = std::min(rto, ceiling);
     m.timer = Simulator::Schedule(rto, &FabricEndpoint::Timeout, this, msgId);
 }
 

@@ -52,10 +52,12 @@ LeafSpineTopology::LeafSpineTopology(const TopologyConfig& c)
     {
         double uplink = m_hostRate.GetBitRate() * double(m_hostsPerLeaf)
                         / (double(m_spines) * c.oversubscription);
-        if (uplink < 1)
+        if (!(uplink >= 1 && uplink <= double(dlnet::MAX_RATE_BPS)))
         {
-            throw std::invalid_argument("oversubscription: gives an uplink rate below 1 bit/s; "
-                                        "lower it or set fabric-link-rate");
+            throw std::invalid_argument("oversubscription: gives an uplink rate of "
+                                        + std::to_string(uplink) + " bit/s; expected 1bps to "
+                                        + std::to_string(dlnet::MAX_RATE_BPS / 1000000000ULL)
+                                        + "Gbps: change it or set fabric-link-rate");
         }
         m_fabricRate = DataRate(static_cast<uint64_t>(std::llround(uplink)));
     }

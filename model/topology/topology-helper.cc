@@ -14,6 +14,9 @@
 #include "ns3/time-resolution.h"
 #include "ns3/uinteger.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <array>
 #include <cmath>
 #include <stdexcept>
@@ -62,20 +65,20 @@ void
 TopologyConfig::ValidateFabric() const
 {
     dlnet::ParseRate("link-rate", hostLinkRate);
-    dlnet::ParseTime("link-delay", hostLinkDelay);
+    dlnet::ParseTime("link-delay", hostLinkDelay, dlnet::MAX_DELAY_SECONDS);
     if (!fabricLinkRate.empty())
     {
         dlnet::ParseRate("fabric-link-rate", fabricLinkRate);
     }
     if (!fabricLinkDelay.empty())
     {
-        dlnet::ParseTime("fabric-link-delay", fabricLinkDelay);
+        dlnet::ParseTime("fabric-link-delay", fabricLinkDelay, dlnet::MAX_DELAY_SECONDS);
     }
     if (!localLinkRate.empty())
     {
         dlnet::ParseRate("local-link-rate", localLinkRate);
     }
-    dlnet::ParseTime("switch-latency", switchLatency);
+    dlnet::ParseTime("switch-latency", switchLatency, dlnet::MAX_DELAY_SECONDS);
     if (mtu <= FabricHeader::SERIALIZED_SIZE || mtu > (1u << 20))
     {
         throw std::invalid_argument(
@@ -116,10 +119,28 @@ TopologyConfig::ValidateFabric() const
     {
         throw std::invalid_argument("buffer-bytes/rx-buffer-bytes: at most 4294967295 bytes");
     }
-    Time rto = dlnet::ParseTime("retransmit-timeout", retransmitTimeout);
-    if (rto.IsZero())
+    Time rto
+        = dlnet::ParseTime("retransmit-timeout", retransmitTimeout, dlnet::MAX_TIMEOUT_SECONDS);
+    if (rto < NanoSeconds(1))
     {
-        throw std::invalid_argument("retransmit-timeout: got 0; expected a positive time");
+        throw std::invalid_argument("retransmit-timeout: got '" + retransmitTimeout
+                                    + "'; expected a time from 1ns to 10s");
+    }
+    if (!pcapPrefix.empty())
+    {
+        // ns-3 aborts when it cannot open a PCAP file: check the folder first.
+        std::string::size_type slash = pcapPrefix.rfind('/');
+        std::string folder = slash == std::string::npos ? "." : pcapPrefix.substr(0, slash + 1);
+        struct stat st;
+        if (pcapPrefix.find('\0') != std::string::npos || pcapPrefix.back() == '/'
+            || stat(folder.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)
+            || access(folder.c_str(), W_OK) != 0)
+        {
+            throw std::invalid_argument("pcap: got '" + dlnet::PrintableText(pcapPrefix)
+                                        + "'; expected a file name prefix in an existing, "
+                                          "writable folder (the folder '"
+                                        + dlnet::PrintableText(folder) + "' is not)");
+        }
     }
 }
 

@@ -264,7 +264,7 @@ WaferConfig::Validate() const
                                     + "'; expected at least 8bps (FRED-A/B uplinks get an eighth)");
     }
     dlnet::ParseRate("io-rate", ioRate);
-    dlnet::ParseTime("link-delay", linkDelay);
+    dlnet::ParseTime("link-delay", linkDelay, dlnet::MAX_DELAY_SECONDS);
     const uint32_t maxPayload = MAX_MTU - FabricHeader::SERIALIZED_SIZE;
     if (payloadBytes < MIN_PAYLOAD || payloadBytes > maxPayload)
     {

@@ -486,3 +486,122 @@ TEST(ParallelGroups, BadInputNamesParallelism)
         },
         {"parallelism", "twice"});
 }
+
+TEST(ParseTime, NeedsAUnitAndStaysInRange)
+{
+    EXPECT_EQ(ParseTime("link-delay", "500ns", MAX_DELAY_SECONDS), NanoSeconds(500));
+    EXPECT_EQ(ParseTime("link-delay", "1s", MAX_DELAY_SECONDS), Seconds(1));
+    EXPECT_EQ(ParseTime("stop-time", "1d"), Seconds(86400));
+    try
+    {
+        ParseTime("link-delay", "500");
+        ADD_FAILURE() << "no exception";
+    }
+    catch (const std::invalid_argument& e)
+    {
+        EXPECT_EQ(std::string(e.what()), "link-delay: got '500'; write a unit, e.g. 500ns");
+    }
+    for (const char* bad : {"9e9s", "2562047h", "1e30s", "1.000001s", "1e400s"})
+    {
+        ExpectInvalid(
+            [bad]
+            {
+                ParseTime("link-delay", bad, MAX_DELAY_SECONDS);
+            },
+            {"link-delay: got '", "expected a time from 0ns to 1s"});
+    }
+    for (const char* bad : {"nan s", "infs", "-1ns", "0x10ns", "1 ns", "ns", "1sec", ".s"})
+    {
+        ExpectInvalid(
+            [bad]
+            {
+                ParseTime("t", bad);
+            },
+            {"t: got '"});
+    }
+    ExpectInvalid(
+        []
+        {
+            ParseTime("t", std::string(5000, '9') + "s");
+        },
+        {"t: got '999", "(5001 characters)"});
+}
+
+TEST(ParseRate, NeedsAUnitAndStaysInRange)
+{
+    EXPECT_EQ(ParseRate("link-rate", "100Gbps").GetBitRate(), 100000000000ULL);
+    EXPECT_EQ(ParseRate("link-rate", "1bps").GetBitRate(), 1u);
+    EXPECT_EQ(ParseRate("link-rate", "40000Gbps").GetBitRate(), MAX_RATE_BPS);
+    EXPECT_EQ(ParseRate("link-rate", "3000GBps").GetBitRate(), 24000000000000ULL);
+    try
+    {
+        ParseRate("link-rate", "100");
+        ADD_FAILURE() << "no exception";
+    }
+    catch (const std::invalid_argument& e)
+    {
+        EXPECT_EQ(std::string(e.what()), "link-rate: got '100'; write a unit, e.g. 100Gbps");
+    }
+    for (const char* bad :
+         {"18446744073709551615bps", "40001Gbps", "0bps", "0.4bps", "1e30Gbps", "-1Gbps", "1 Gbps"})
+    {
+        ExpectInvalid(
+            [bad]
+            {
+                ParseRate("link-rate", bad);
+            },
+            {"link-rate: got '", "1bps to 40000Gbps"});
+    }
+}
+
+TEST(ParseList, StrictAndWithoutDuplicates)
+{
+    EXPECT_EQ(ParseList("variants", "mesh, fred-a", {"mesh", "fred-a"}),
+              (std::vector<std::string>{"mesh", "fred-a"}));
+    for (const char* bad : {"", "mesh,", ",mesh", "mesh,,fred-a", " , "})
+    {
+        ExpectInvalid(
+            [bad]
+            {
+                ParseList("variants", bad, {"mesh", "fred-a"});
+            },
+            {"variants: got '", "comma-separated"});
+    }
+    ExpectInvalid(
+        []
+        {
+            ParseList("variants", "mesh,fred-a,mesh");
+        },
+        {"variants: 'mesh' is listed twice"});
+    ExpectInvalid(
+        []
+        {
+            ParseList("variants", "mesh,fred-x", {"mesh", "fred-a"});
+        },
+        {"variants: got 'fred-x'; allowed: mesh or fred-a"});
+}
+
+TEST(PrintableText, EscapesBytesAndCutsLongText)
+{
+    EXPECT_EQ(PrintableText(std::string("a\x00\xff\n", 4)), "a\\x00\\xff\\x0a");
+    EXPECT_EQ(PrintableText(std::string(100, 'x')), std::string(80, 'x') + "... (100 characters)");
+    ExpectInvalid(
+        []
+        {
+            ParseUnsigned("rows", "\xff\xfe", 1, 10);
+        },
+        {"rows: got '\\xff\\xfe'"});
+}
+
+TEST(OptionTables, SeedRangeMatchesItsCheck)
+{
+    TrafficConfig c;
+    ExpectInvalid(
+        [&c]
+        {
+            SetTrafficOption(c, "seed", "0");
+        },
+        {"seed: got '0'; expected a whole number from 1 to 4294967295"});
+    SetTrafficOption(c, "seed", "4294967295");
+    EXPECT_EQ(c.seed, 4294967295u);
+}

@@ -183,7 +183,7 @@ def test_auto_picks_the_smallest_prediction(topology, op, size):
         ({"min_bytes": 0}, "min-bytes: got 0"),
         ({"min_bytes": 1001}, "min-bytes: 1001 is not a multiple of the 4-byte fp32 element"),
         ({"max_bytes": 1002, "min_bytes": 4}, "max-bytes: 1002 is not a multiple"),
-        ({"ranks": "0,1,1"}, "ranks: rank 1 appears twice"),
+        ({"ranks": "0,1,1"}, "ranks: '1' is listed twice"),
         ({"ranks": "0,99"}, "ranks: rank 99 is out of range"),
         ({"ranks": "0-99"}, "ranks: range 0-99 is longer than the cluster"),
         ({"ranks": "0,x"}, "ranks: got 'x'"),
@@ -198,7 +198,7 @@ def test_auto_picks_the_smallest_prediction(topology, op, size):
         ({"root": 8}, "root: 8 is not a communicator index"),
         ({"op": "alltoall", "min_bytes": 12, "max_bytes": 12}, "bytes: alltoall of 12 bytes"),
         ({"op": "allgather", "chunks": 3}, "chunks: allgather runs in one chunk"),
-        ({"seed": 0}, "seed: got 0"),
+        ({"seed": 0}, "seed: got '0'; expected a whole number from 1 to 4294967295"),
     ],
 )
 def test_bad_input_raises_value_error_naming_the_field(options, message):

@@ -124,9 +124,9 @@ def test_results_dir_writes_the_examples_files(tmp_path):
     "options, field",
     [
         (dict(variants="fred-x"), "variants: got 'fred-x'"),
-        (dict(variants="mesh,"), "variants: got ''"),
+        (dict(variants="mesh,"), "variants: got 'mesh,'; an item is empty"),
         (dict(mp=3), "parallelism: MP x DP x PP = 3 x 5 x 2 = 30 does not equal the 20 NPUs"),
-        (dict(scenarios="group", ranks="0,0"), "ranks: rank 0 appears twice"),
+        (dict(scenarios="group", ranks="0,0"), "ranks: '0' is listed twice"),
         (dict(scenarios="group", ranks=f"0,{NPUS + 5}"), "ranks: rank 25 is out of range"),
         # one rank: nothing to reduce (on the mesh the ring would never finish)
         (dict(variants="mesh", scenarios="group", ranks="3"), "ranks: got '3'"),
@@ -140,7 +140,7 @@ def test_results_dir_writes_the_examples_files(tmp_path):
         (dict(io_bytes=0), "io-bytes: got '0'"),
         (dict(middle_stages=0), "middle-stages: got 0"),
         (dict(chunks=0), "chunks: got 0"),
-        (dict(seed=0), "seed: got 0"),
+        (dict(seed=0), "seed: got '0'; expected a whole number from 1 to 4294967295"),
         (dict(no_such_key=1), "unknown option 'no-such-key'"),
     ],
 )
