@@ -105,7 +105,7 @@ def test_results_dir_writes_csv_json_and_plot(tmp_path):
     [
         (dict(tensor_bytes=1002), "tensor-bytes: 1002 is not a whole number"),
         (dict(tensor_bytes=0), "tensor-bytes:"),
-        (dict(densities="1,,0.1"), "densities: empty item"),
+        (dict(densities="1,,0.1"), "densities: got '1,,0.1'; an item is empty"),
         (dict(densities="1.5"), "densities:"),
         (dict(workers="1"), "workers:"),
         (dict(workers="2,x"), "workers:"),
