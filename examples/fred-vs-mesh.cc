@@ -252,6 +252,7 @@ main(int argc, char* argv[])
             cmd.AddOptions(WaferOptions(), config, {});
             cmd.AddValue("results", "folder for fred-vs-mesh.csv and fred-vs-mesh.png", results);
             cmd.Parse(argc, argv);
+            CheckResultsDir("results", results); // before the simulation, not after
             config.Validate();
 
             std::vector<WaferRow> rows = RunWaferExperiment(config);

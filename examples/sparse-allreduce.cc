@@ -197,6 +197,7 @@ main(int argc, char* argv[])
                          functional);
             cmd.AddValue("results", "folder for sparse-allreduce.csv and the PNGs", results);
             cmd.Parse(argc, argv);
+            CheckResultsDir("results", results); // before the simulation, not after
 
             if (FlagValue("quick", quick))
             {

@@ -18,6 +18,7 @@
 #include "ns3/log.h"
 #include "ns3/plot-writer.h"
 #include "ns3/result-writer.h"
+#include "ns3/simulation-scope.h"
 #include "ns3/traffic-experiment.h"
 #include "ns3/wafer-experiment.h"
 
@@ -26,6 +27,7 @@
 #include <pybind11/stl.h>
 
 #include <cmath>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
@@ -151,17 +153,101 @@ ToPython(const nlohmann::json& j)
     return py::none();
 }
 
+/**
+ * The results folder of a run: None (no files), or a str, bytes or
+ * os.PathLike path, checked (created, writable) before the simulation.
+ */
 std::string
 ResultsDir(const py::object& resultsDir)
 {
-    return resultsDir.is_none()
-               ? std::string()
-               : std::string(py::str(py::module_::import("os").attr("fspath")(resultsDir)));
+    if (resultsDir.is_none())
+    {
+        return std::string();
+    }
+    if (!py::isinstance<py::str>(resultsDir) && !py::isinstance<py::bytes>(resultsDir)
+        && !py::hasattr(resultsDir, "__fspath__"))
+    {
+        throw std::invalid_argument(
+            "results_dir: expected a str, bytes or os.PathLike folder, got "
+            + std::string(py::str(py::type::handle_of(resultsDir).attr("__name__"))));
+    }
+    py::module_ os = py::module_::import("os");
+    // the path's bytes as the file system takes them (bytes as given, str encoded)
+    std::string dir = os.attr("fsencode")(os.attr("fspath")(resultsDir)).cast<std::string>();
+    if (dir.find('\0') != std::string::npos)
+    {
+        throw std::invalid_argument("results_dir: the path holds a NUL character");
+    }
+    ns3::CheckResultsDir("results_dir", dir);
+    return dir;
+}
+
+/// ns3_attributes={'ns3::Type::Attribute': value}: checked, in the dict's order.
+ns3::Ns3Attributes
+Ns3AttributesOf(const py::object& attributes)
+{
+    ns3::Ns3Attributes out;
+    if (attributes.is_none())
+    {
+        return out;
+    }
+    if (!py::isinstance<py::dict>(attributes))
+    {
+        throw std::invalid_argument(
+            "ns3_attributes: expected a dict {'ns3::Type::Attribute': value}, got "
+            + std::string(py::str(py::type::handle_of(attributes).attr("__name__"))));
+    }
+    for (auto item : py::reinterpret_borrow<py::dict>(attributes))
+    {
+        if (!py::isinstance<py::str>(item.first))
+        {
+            throw std::invalid_argument("ns3_attributes: names must be str, got "
+                                        + std::string(py::repr(item.first)));
+        }
+        std::string name = item.first.cast<std::string>();
+        std::string value = OptionText(name, item.second);
+        ns3::CheckNs3Attribute(name, value);
+        out.emplace_back(name, value);
+    }
+    return out;
+}
+
+/**
+ * Run a simulation body without the GIL, one at a time. Ctrl-C (any Python
+ * signal handler that raises) stops it within about 50 ms of wall time: the
+ * interrupt hook sees the raised exception, the simulation ends and cleans up,
+ * and the exception (KeyboardInterrupt) is raised here.
+ */
+void
+RunWithoutGil(const std::function<void()>& body)
+{
+    bool interrupted = false;
+    {
+        py::gil_scoped_release release;
+        std::lock_guard<std::mutex> lock(g_simulatorMutex);
+        try
+        {
+            body();
+        }
+        catch (const ns3::SimulationInterrupted&)
+        {
+            interrupted = true;
+        }
+    }
+    if (interrupted)
+    {
+        if (!PyErr_Occurred())
+        {
+            PyErr_SetNone(PyExc_KeyboardInterrupt);
+        }
+        throw py::error_already_set();
+    }
 }
 
 py::dict
 RunTrafficPy(const std::optional<py::dict>& config,
              const py::object& resultsDir,
+             const py::object& ns3Attributes,
              const py::kwargs& kwargs)
 {
     ns3::TrafficConfig c;
@@ -170,19 +256,21 @@ RunTrafficPy(const std::optional<py::dict>& config,
         ApplyOptions(ns3::TrafficOptions(), c, *config);
     }
     ApplyOptions(ns3::TrafficOptions(), c, kwargs); // keyword arguments override the dict
+    c.ns3Attributes = Ns3AttributesOf(ns3Attributes);
+    c.Validate();
     std::string dir = ResultsDir(resultsDir);
 
     ns3::TrafficResult result;
-    {
-        py::gil_scoped_release release;
-        std::lock_guard<std::mutex> lock(g_simulatorMutex);
-        result = ns3::RunTraffic(c);
-        if (!dir.empty())
+    RunWithoutGil(
+        [&]()
         {
-            ns3::WriteTrafficResults(c, result, dir);
-            ns3::PlotTraffic(result, dir);
-        }
-    }
+            result = ns3::RunTraffic(c);
+            if (!dir.empty())
+            {
+                ns3::WriteTrafficResults(c, result, dir);
+                ns3::PlotTraffic(result, dir);
+            }
+        });
 
     py::dict out;
     out["config"] = ToPython(ns3::ToJson(c));
@@ -194,6 +282,7 @@ RunTrafficPy(const std::optional<py::dict>& config,
 py::dict
 RunCollectivePy(const std::optional<py::dict>& config,
                 const py::object& resultsDir,
+                const py::object& ns3Attributes,
                 const py::kwargs& kwargs)
 {
     ns3::CollectiveConfig c;
@@ -202,19 +291,21 @@ RunCollectivePy(const std::optional<py::dict>& config,
         ApplyOptions(ns3::CollectiveOptions(), c, *config);
     }
     ApplyOptions(ns3::CollectiveOptions(), c, kwargs);
+    c.ns3Attributes = Ns3AttributesOf(ns3Attributes);
+    c.Validate();
     std::string dir = ResultsDir(resultsDir);
 
     ns3::CollectiveResult result;
-    {
-        py::gil_scoped_release release;
-        std::lock_guard<std::mutex> lock(g_simulatorMutex);
-        result = ns3::RunCollective(c);
-        if (!dir.empty())
+    RunWithoutGil(
+        [&]()
         {
-            ns3::WriteCollectiveResults(c, {result}, dir);
-            ns3::PlotCollective({result}, dir);
-        }
-    }
+            result = ns3::RunCollective(c);
+            if (!dir.empty())
+            {
+                ns3::WriteCollectiveResults(c, {result}, dir);
+                ns3::PlotCollective({result}, dir);
+            }
+        });
     double wall = 0;
     for (const auto& row : result.rows)
     {
@@ -250,7 +341,9 @@ WaferRowPy(const ns3::WaferRow& r)
 }
 
 py::list
-RunWaferPy(const std::optional<py::dict>& config, const py::kwargs& kwargs)
+RunWaferPy(const std::optional<py::dict>& config,
+           const py::object& ns3Attributes,
+           const py::kwargs& kwargs)
 {
     ns3::WaferExperimentConfig c;
     if (config)
@@ -258,13 +351,14 @@ RunWaferPy(const std::optional<py::dict>& config, const py::kwargs& kwargs)
         ApplyOptions(ns3::WaferOptions(), c, *config);
     }
     ApplyOptions(ns3::WaferOptions(), c, kwargs);
+    c.ns3Attributes = Ns3AttributesOf(ns3Attributes);
 
     std::vector<ns3::WaferRow> rows;
-    {
-        py::gil_scoped_release release;
-        std::lock_guard<std::mutex> lock(g_simulatorMutex);
-        rows = ns3::RunWaferExperiment(c);
-    }
+    RunWithoutGil(
+        [&]()
+        {
+            rows = ns3::RunWaferExperiment(c);
+        });
     py::list out;
     for (const auto& r : rows)
     {
@@ -319,6 +413,15 @@ PYBIND11_MODULE(dlnet, m)
               "values.";
     m.attr("__version__") = DLNET_VERSION;
 
+    // Ctrl-C during a run: the simulator's thread (the caller's) checks for
+    // Python signals between events and stops the run when a handler raised.
+    ns3::SimulationScope::SetInterruptHook(
+        []()
+        {
+            py::gil_scoped_acquire gil;
+            return PyErr_CheckSignals() != 0;
+        });
+
     // Bad user input is std::invalid_argument (ValueError by pybind11's default);
     // out_of_range would become IndexError, but it is bad input too.
     py::register_local_exception_translator(
@@ -359,12 +462,14 @@ PYBIND11_MODULE(dlnet, m)
           py::arg("config") = py::none(),
           py::kw_only(),
           py::arg("results_dir") = py::none(),
+          py::arg("ns3_attributes") = py::none(),
           runTrafficDoc.c_str());
     m.def("run_collective",
           &RunCollectivePy,
           py::arg("config") = py::none(),
           py::kw_only(),
           py::arg("results_dir") = py::none(),
+          py::arg("ns3_attributes") = py::none(),
           runCollectiveDoc.c_str());
     static const std::string runWaferDoc
         = RunDoc("Run the FRED-versus-mesh wafer microbenchmarks (the fred-vs-mesh example) and\n"
@@ -375,7 +480,12 @@ PYBIND11_MODULE(dlnet, m)
                  "run_collective; list options (variants, scenarios) are comma-separated str,\n"
                  "e.g. variants='mesh,fred-d'. Bad options raise ValueError naming the field.\n",
                  ns3::WaferOptions());
-    m.def("run_wafer", &RunWaferPy, py::arg("config") = py::none(), runWaferDoc.c_str());
+    m.def("run_wafer",
+          &RunWaferPy,
+          py::arg("config") = py::none(),
+          py::kw_only(),
+          py::arg("ns3_attributes") = py::none(),
+          runWaferDoc.c_str());
     m.def(
         "wafer_options",
         []()

@@ -624,7 +624,7 @@ RunCollective(const CollectiveConfig& c)
         CollectiveRow row;
         NetworkModel sizeModel = result.model;
         {
-            SimulationScope scope(c.seed, c.run);
+            SimulationScope scope(c.seed, c.run, c.ns3Attributes);
             Cluster cluster = BuildCluster(c.topology);
             CollectiveRecord record;
             bool finished = false;

@@ -208,7 +208,7 @@ RunTraffic(const TrafficConfig& c)
 {
     c.Validate();
     auto wallStart = std::chrono::steady_clock::now();
-    SimulationScope scope(c.seed, c.run);
+    SimulationScope scope(c.seed, c.run, c.ns3Attributes);
     Cluster cluster = BuildCluster(c.topology);
     uint32_t n = cluster.GetNRanks();
     std::vector<Flow> flows = MakeFlows(c, n);

@@ -145,7 +145,7 @@ RunTogether(const WaferExperimentConfig& c,
             const std::vector<Launch>& launches,
             LinkBytes& linkBytes)
 {
-    SimulationScope scope(c.seed, c.run);
+    SimulationScope scope(c.seed, c.run, c.ns3Attributes);
     WaferConfig wc = c.wafer;
     wc.variant = variant;
     Wafer w = BuildWafer(wc);
@@ -679,7 +679,7 @@ RunWaferExperiment(const WaferExperimentConfig& c)
             }
             else if (scenario == "io")
             {
-                SimulationScope scope(c.seed, c.run);
+                SimulationScope scope(c.seed, c.run, c.ns3Attributes);
                 WaferConfig wc = c.wafer;
                 wc.variant = variant;
                 Wafer w = BuildWafer(wc);
