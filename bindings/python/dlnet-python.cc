@@ -27,6 +27,7 @@
 #include <pybind11/stl.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <functional>
 #include <mutex>
 #include <optional>
@@ -244,6 +245,43 @@ RunWithoutGil(const std::function<void()>& body)
     }
 }
 
+/// The text of an option's value as the Python value of its kind.
+py::object
+TypedValue(const std::string& kind, const std::string& text)
+{
+    if (kind == "int" && !text.empty())
+    {
+        return py::reinterpret_steal<py::object>(PyLong_FromString(text.c_str(), nullptr, 10));
+    }
+    if (kind == "float" && !text.empty())
+    {
+        return py::float_(std::strtod(text.c_str(), nullptr));
+    }
+    if (kind == "bool")
+    {
+        return py::bool_(text == "true");
+    }
+    return py::str(text);
+}
+
+/// A config as a dict: option name -> value, typed by the option's kind.
+template <typename Config>
+py::dict
+ConfigPy(const std::vector<ns3::ExperimentOption<Config>>& table, const Config& config)
+{
+    py::dict out;
+    for (const auto& o : table)
+    {
+        py::object v = TypedValue(o.kind, o.get(config));
+        if (!v)
+        {
+            throw py::error_already_set();
+        }
+        out[py::str(o.name)] = v;
+    }
+    return out;
+}
+
 py::dict
 RunTrafficPy(const std::optional<py::dict>& config,
              const py::object& resultsDir,
@@ -273,7 +311,7 @@ RunTrafficPy(const std::optional<py::dict>& config,
         });
 
     py::dict out;
-    out["config"] = ToPython(ns3::ToJson(c));
+    out["config"] = ConfigPy(ns3::TrafficOptions(), c);
     out["result"] = ToPython(ns3::ToJson(result));
     out["wall_seconds"] = result.wallSeconds;
     return out;
@@ -312,7 +350,7 @@ RunCollectivePy(const std::optional<py::dict>& config,
         wall += row.wallSeconds;
     }
     py::dict out;
-    out["config"] = ToPython(ns3::ToJson(c));
+    out["config"] = ConfigPy(ns3::CollectiveOptions(), c);
     out["result"] = ToPython(ns3::ToJson(result));
     out["wall_seconds"] = wall;
     return out;
@@ -378,7 +416,7 @@ OptionsPy(const std::vector<ns3::ExperimentOption<Config>>& table)
         py::dict d;
         d["name"] = o.name;
         d["help"] = o.help;
-        d["default"] = o.get(defaults);
+        d["default"] = TypedValue(o.kind, o.get(defaults));
         out.append(d);
     }
     return out;
@@ -445,7 +483,7 @@ PYBIND11_MODULE(dlnet, m)
                  "\n"
                  "Options come from the dict `config` and from keyword arguments (which win),\n"
                  "named as on the examples' command lines, with '-' or '_'. Values may be str,\n"
-                 "int, float or bool. 'config' maps every option name to its value text;\n"
+                 "int, float or bool. 'config' maps every option name to its typed value;\n"
                  "'result' is the summary with 'messages' and 'links' lists, as in result.json.\n"
                  "`results_dir` (optional) also writes messages.csv, links.csv, result.json and\n"
                  "the PNG plots there. Bad options raise ValueError naming the field.\n",

@@ -386,7 +386,8 @@ WaferField(Make make)
             [o](const WaferExperimentConfig& c)
             {
                 return o.get(c.wafer);
-            }};
+            },
+            o.kind};
 }
 
 } // namespace

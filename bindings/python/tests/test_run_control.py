@@ -2,7 +2,8 @@
 """pytest: how a Python run is controlled and what it returns.
 
 Ctrl-C during a run, ns-3 attribute defaults (ns3_attributes), the results
-folder (checked before the run; str, bytes or os.PathLike).
+folder (checked before the run; str, bytes or os.PathLike) and typed config
+values.
 """
 import os
 import pathlib
@@ -26,6 +27,39 @@ LONG = dict(topology="star", hosts=16, pattern="all-to-all", message_bytes="64Mi
 
 def without_wall(out):
     return {k: v for k, v in out.items() if k != "wall_seconds"}
+
+
+# Typed config values.
+
+
+def test_config_values_are_typed():
+    out = dlnet.run_traffic(SHORT, functional=True, loss_rate=0, flow_control="lossy")
+    c = out["config"]
+    assert c["hosts"] == 4 and type(c["hosts"]) is int
+    assert c["message-bytes"] == 65536 and type(c["message-bytes"]) is int
+    assert c["functional"] is True
+    assert c["loss-rate"] == 0.0 and type(c["loss-rate"]) is float
+    assert c["oversubscription"] == 1.0 and type(c["oversubscription"]) is float
+    assert c["pattern"] == "incast" and c["link-rate"] == "100Gbps" and c["pcap"] == ""
+    # and they go back in as they came out
+    assert without_wall(dlnet.run_traffic(c)) == without_wall(out)
+
+
+@pytest.mark.parametrize("options", [dlnet.traffic_options, dlnet.collective_options,
+                                     dlnet.wafer_options])
+def test_option_defaults_are_typed(options):
+    defaults = {o["name"]: o["default"] for o in options()}
+    assert type(defaults["seed"]) is int and defaults["seed"] == 1
+    assert defaults["functional"] is False
+    for o in options():
+        assert type(o["default"]) in (int, float, bool, str)
+    if options is dlnet.collective_options:
+        assert defaults["step-factor"] == 2.0 and type(defaults["step-factor"]) is float
+        assert defaults["max-bytes"] == 1 << 20 and defaults["op"] == "allreduce"
+        assert defaults["mtu"] == 4096
+    if options is dlnet.wafer_options:
+        assert (defaults["mp"], defaults["dp"], defaults["pp"]) == (2, 5, 2)
+        assert defaults["variants"] == "mesh,fred-a,fred-b,fred-c,fred-d"
 
 
 # The results folder.
