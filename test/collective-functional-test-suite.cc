@@ -247,7 +247,8 @@ private:
             Simulator::Run();
             NS_TEST_EXPECT_MSG_EQ(correct, true, what);
             NS_TEST_EXPECT_MSG_EQ(moved, (copies == 1), what << ": outputs are the moved inputs");
-            NS_TEST_EXPECT_MSG_EQ(engine->GetBufferBytes(), uint64_t(0), what << ": freed at the end");
+            NS_TEST_EXPECT_MSG_EQ(
+                engine->GetBufferBytes(), uint64_t(0), what << ": freed at the end");
             engine->Dispose();
         }
     }
