@@ -36,6 +36,7 @@ main(int argc, char* argv[])
                          algorithms);
             cmd.AddValue("results", "folder for CSV, JSON and PNG output", results);
             cmd.Parse(argc, argv);
+            CheckResultsDir("results", results); // before the simulation, not after
 
             std::vector<CollectiveResult> sweeps;
             std::vector<CollectiveConfig> configs;

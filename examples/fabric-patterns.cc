@@ -123,6 +123,7 @@ main(int argc, char* argv[])
             cmd.AddOptions(TrafficOptions(), config);
             cmd.AddValue("results", "folder for CSV, JSON and PNG output", results);
             cmd.Parse(argc, argv);
+            CheckResultsDir("results", results); // before the simulation, not after
 
             TrafficResult result = RunTraffic(config);
             PrintSummary(config, result);

@@ -49,6 +49,8 @@ main(int argc, char* argv[])
                          "folder for fred-vs-mesh.csv, result.json and fred-vs-mesh.png",
                          results);
             cmd.Parse(argc, argv);
+            CheckResultsDir("results", results); // before the simulation, not after
+            config.Validate();
 
             WaferResult result = RunWafer(config);
             PrintWaferTables(config, result);

@@ -39,6 +39,7 @@ main(int argc, char* argv[])
             cmd.AddValue(
                 "results", "folder for sparse-allreduce.csv, result.json and the PNGs", results);
             cmd.Parse(argc, argv);
+            CheckResultsDir("results", results); // before the simulation, not after
             config.Validate();
 
             PrintSparseHeader(config);

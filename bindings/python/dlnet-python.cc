@@ -21,6 +21,7 @@
 #include "ns3/result-writer.h"
 #include "ns3/sparse-experiment.h"
 #include "ns3/sparse-writer.h"
+#include "ns3/simulation-scope.h"
 #include "ns3/traffic-experiment.h"
 #include "ns3/wafer-experiment.h"
 #include "ns3/wafer-writer.h"
@@ -30,6 +31,8 @@
 #include <pybind11/stl.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
@@ -155,7 +158,10 @@ ToPython(const nlohmann::json& j)
     return py::none();
 }
 
-/// results_dir as the file system's bytes: str, bytes or os.PathLike (else TypeError).
+/**
+ * The results folder of a run: None (no files), or a str, bytes or
+ * os.PathLike path, checked (created, writable) before the simulation.
+ */
 std::string
 ResultsDir(const py::object& resultsDir)
 {
@@ -163,20 +169,127 @@ ResultsDir(const py::object& resultsDir)
     {
         return std::string();
     }
-    // os.fsencode takes str, bytes and PathLike, as open() does
-    std::string dir
-        = py::bytes(py::module_::import("os").attr("fsencode")(resultsDir)).cast<std::string>();
-    if (dir.empty() || dir.find('\0') != std::string::npos)
+    if (!py::isinstance<py::str>(resultsDir) && !py::isinstance<py::bytes>(resultsDir)
+        && !py::hasattr(resultsDir, "__fspath__"))
     {
-        throw std::invalid_argument("results_dir: got " + std::string(py::repr(resultsDir))
-                                    + "; expected a non-empty path without NUL characters");
+        throw std::invalid_argument(
+            "results_dir: expected a str, bytes or os.PathLike folder, got "
+            + std::string(py::str(py::type::handle_of(resultsDir).attr("__name__"))));
     }
+    py::module_ os = py::module_::import("os");
+    // the path's bytes as the file system takes them (bytes as given, str encoded)
+    std::string dir = os.attr("fsencode")(os.attr("fspath")(resultsDir)).cast<std::string>();
+    if (dir.find('\0') != std::string::npos)
+    {
+        throw std::invalid_argument("results_dir: the path holds a NUL character");
+    }
+    ns3::CheckResultsDir("results_dir", dir);
     return dir;
+}
+
+/// ns3_attributes={'ns3::Type::Attribute': value}: checked, in the dict's order.
+ns3::Ns3Attributes
+Ns3AttributesOf(const py::object& attributes)
+{
+    ns3::Ns3Attributes out;
+    if (attributes.is_none())
+    {
+        return out;
+    }
+    if (!py::isinstance<py::dict>(attributes))
+    {
+        throw std::invalid_argument(
+            "ns3_attributes: expected a dict {'ns3::Type::Attribute': value}, got "
+            + std::string(py::str(py::type::handle_of(attributes).attr("__name__"))));
+    }
+    for (auto item : py::reinterpret_borrow<py::dict>(attributes))
+    {
+        if (!py::isinstance<py::str>(item.first))
+        {
+            throw std::invalid_argument("ns3_attributes: names must be str, got "
+                                        + std::string(py::repr(item.first)));
+        }
+        std::string name = item.first.cast<std::string>();
+        std::string value = OptionText(name, item.second);
+        ns3::CheckNs3Attribute(name, value);
+        out.emplace_back(name, value);
+    }
+    return out;
+}
+
+/**
+ * Run a simulation body without the GIL, one at a time. Ctrl-C (any Python
+ * signal handler that raises) stops it within about 50 ms of wall time: the
+ * interrupt hook sees the raised exception, the simulation ends and cleans up,
+ * and the exception (KeyboardInterrupt) is raised here.
+ */
+void
+RunWithoutGil(const std::function<void()>& body)
+{
+    bool interrupted = false;
+    {
+        py::gil_scoped_release release;
+        std::lock_guard<std::mutex> lock(g_simulatorMutex);
+        try
+        {
+            body();
+        }
+        catch (const ns3::SimulationInterrupted&)
+        {
+            interrupted = true;
+        }
+    }
+    if (interrupted)
+    {
+        if (!PyErr_Occurred())
+        {
+            PyErr_SetNone(PyExc_KeyboardInterrupt);
+        }
+        throw py::error_already_set();
+    }
+}
+
+/// The text of an option's value as the Python value of its kind.
+py::object
+TypedValue(const std::string& kind, const std::string& text)
+{
+    if (kind == "int" && !text.empty())
+    {
+        return py::reinterpret_steal<py::object>(PyLong_FromString(text.c_str(), nullptr, 10));
+    }
+    if (kind == "float" && !text.empty())
+    {
+        return py::float_(std::strtod(text.c_str(), nullptr));
+    }
+    if (kind == "bool")
+    {
+        return py::bool_(text == "true");
+    }
+    return py::str(text);
+}
+
+/// A config as a dict: option name -> value, typed by the option's kind.
+template <typename Config>
+py::dict
+ConfigPy(const std::vector<ns3::ExperimentOption<Config>>& table, const Config& config)
+{
+    py::dict out;
+    for (const auto& o : table)
+    {
+        py::object v = TypedValue(o.kind, o.get(config));
+        if (!v)
+        {
+            throw py::error_already_set();
+        }
+        out[py::str(o.name)] = v;
+    }
+    return out;
 }
 
 py::dict
 RunTrafficPy(const std::optional<py::dict>& config,
              const py::object& resultsDir,
+             const py::object& ns3Attributes,
              const py::kwargs& kwargs)
 {
     ns3::TrafficConfig c;
@@ -185,22 +298,24 @@ RunTrafficPy(const std::optional<py::dict>& config,
         ApplyOptions(ns3::TrafficOptions(), c, *config);
     }
     ApplyOptions(ns3::TrafficOptions(), c, kwargs); // keyword arguments override the dict
+    c.ns3Attributes = Ns3AttributesOf(ns3Attributes);
+    c.Validate();
     std::string dir = ResultsDir(resultsDir);
 
     ns3::TrafficResult result;
-    {
-        py::gil_scoped_release release;
-        std::lock_guard<std::mutex> lock(g_simulatorMutex);
-        result = ns3::RunTraffic(c);
-        if (!dir.empty())
+    RunWithoutGil(
+        [&]()
         {
-            ns3::WriteTrafficResults(c, result, dir);
-            ns3::PlotTraffic(result, dir);
-        }
-    }
+            result = ns3::RunTraffic(c);
+            if (!dir.empty())
+            {
+                ns3::WriteTrafficResults(c, result, dir);
+                ns3::PlotTraffic(result, dir);
+            }
+        });
 
     py::dict out;
-    out["config"] = ToPython(ns3::ToJson(c));
+    out["config"] = ConfigPy(ns3::TrafficOptions(), c);
     out["result"] = ToPython(ns3::ToJson(result));
     out["wall_seconds"] = result.wallSeconds;
     return out;
@@ -209,6 +324,7 @@ RunTrafficPy(const std::optional<py::dict>& config,
 py::dict
 RunCollectivePy(const std::optional<py::dict>& config,
                 const py::object& resultsDir,
+                const py::object& ns3Attributes,
                 const py::kwargs& kwargs)
 {
     ns3::CollectiveConfig c;
@@ -217,26 +333,28 @@ RunCollectivePy(const std::optional<py::dict>& config,
         ApplyOptions(ns3::CollectiveOptions(), c, *config);
     }
     ApplyOptions(ns3::CollectiveOptions(), c, kwargs);
+    c.ns3Attributes = Ns3AttributesOf(ns3Attributes);
+    c.Validate();
     std::string dir = ResultsDir(resultsDir);
 
     ns3::CollectiveResult result;
-    {
-        py::gil_scoped_release release;
-        std::lock_guard<std::mutex> lock(g_simulatorMutex);
-        result = ns3::RunCollective(c);
-        if (!dir.empty())
+    RunWithoutGil(
+        [&]()
         {
-            ns3::WriteCollectiveResults(c, {result}, dir);
-            ns3::PlotCollective({result}, dir);
-        }
-    }
+            result = ns3::RunCollective(c);
+            if (!dir.empty())
+            {
+                ns3::WriteCollectiveResults(c, {result}, dir);
+                ns3::PlotCollective({result}, dir);
+            }
+        });
     double wall = 0;
     for (const auto& row : result.rows)
     {
         wall += row.wallSeconds;
     }
     py::dict out;
-    out["config"] = ToPython(ns3::ToJson(c));
+    out["config"] = ConfigPy(ns3::CollectiveOptions(), c);
     out["result"] = ToPython(ns3::ToJson(result));
     out["wall_seconds"] = wall;
     return out;
@@ -245,6 +363,7 @@ RunCollectivePy(const std::optional<py::dict>& config,
 py::dict
 RunWaferPy(const std::optional<py::dict>& config,
            const py::object& resultsDir,
+           const py::object& ns3Attributes,
            const py::kwargs& kwargs)
 {
     ns3::WaferExperimentConfig c;
@@ -253,19 +372,24 @@ RunWaferPy(const std::optional<py::dict>& config,
         ApplyOptions(ns3::WaferOptions(), c, *config);
     }
     ApplyOptions(ns3::WaferOptions(), c, kwargs);
+    c.ns3Attributes = Ns3AttributesOf(ns3Attributes);
+    c.Validate();
     std::string dir = ResultsDir(resultsDir);
 
     ns3::WaferResult result;
-    {
-        py::gil_scoped_release release;
-        std::lock_guard<std::mutex> lock(g_simulatorMutex);
-        result = ns3::RunWafer(c);
-        if (!dir.empty())
+    RunWithoutGil(
+        [&]()
         {
-            ns3::WriteWaferResults(c, result, dir);
-        }
+            result = ns3::RunWafer(c);
+            if (!dir.empty())
+            {
+                ns3::WriteWaferResults(c, result, dir);
+            }
+        });
+    {
     }
     py::dict out = ToPython(ns3::ToJson(c, result)).cast<py::dict>();
+    out["config"] = ConfigPy(ns3::WaferOptions(), c);
     out["wall_seconds"] = result.wallSeconds;
     return out;
 }
@@ -273,6 +397,7 @@ RunWaferPy(const std::optional<py::dict>& config,
 py::dict
 RunSparsePy(const std::optional<py::dict>& config,
             const py::object& resultsDir,
+            const py::object& ns3Attributes,
             const py::kwargs& kwargs)
 {
     ns3::SparseConfig c;
@@ -281,19 +406,22 @@ RunSparsePy(const std::optional<py::dict>& config,
         ApplyOptions(ns3::SparseOptions(), c, *config);
     }
     ApplyOptions(ns3::SparseOptions(), c, kwargs);
+    c.ns3Attributes = Ns3AttributesOf(ns3Attributes);
+    c.Validate();
     std::string dir = ResultsDir(resultsDir);
 
     ns3::SparseResult result;
-    {
-        py::gil_scoped_release release;
-        std::lock_guard<std::mutex> lock(g_simulatorMutex);
-        result = ns3::RunSparse(c);
-        if (!dir.empty())
+    RunWithoutGil(
+        [&]()
         {
-            ns3::WriteSparseResults(c, result, dir);
-        }
-    }
+            result = ns3::RunSparse(c);
+            if (!dir.empty())
+            {
+                ns3::WriteSparseResults(c, result, dir);
+            }
+        });
     py::dict out = ToPython(ns3::ToJson(c, result)).cast<py::dict>();
+    out["config"] = ConfigPy(ns3::SparseOptions(), c);
     out["wall_seconds"] = result.wallSeconds;
     return out;
 }
@@ -324,7 +452,7 @@ OptionsPy(const std::vector<ns3::ExperimentOption<Config>>& table)
         py::dict d;
         d["name"] = o.name;
         d["help"] = o.help;
-        d["default"] = o.get(defaults);
+        d["default"] = TypedValue(o.kind, o.get(defaults));
         out.append(d);
     }
     return out;
@@ -359,6 +487,15 @@ PYBIND11_MODULE(dlnet, m)
               "values.";
     m.attr("__version__") = DLNET_VERSION;
 
+    // Ctrl-C during a run: the simulator's thread (the caller's) checks for
+    // Python signals between events and stops the run when a handler raised.
+    ns3::SimulationScope::SetInterruptHook(
+        []()
+        {
+            py::gil_scoped_acquire gil;
+            return PyErr_CheckSignals() != 0;
+        });
+
     // Bad user input is std::invalid_argument (ValueError by pybind11's default);
     // out_of_range would become IndexError, but it is bad input too.
     py::register_local_exception_translator(
@@ -382,7 +519,7 @@ PYBIND11_MODULE(dlnet, m)
                  "\n"
                  "Options come from the dict `config` and from keyword arguments (which win),\n"
                  "named as on the examples' command lines, with '-' or '_'. Values may be str,\n"
-                 "int, float or bool. 'config' maps every option name to its value text;\n"
+                 "int, float or bool. 'config' maps every option name to its typed value;\n"
                  "'result' is the summary with 'messages' and 'links' lists, as in result.json.\n"
                  "`results_dir` (optional) also writes messages.csv, links.csv, result.json and\n"
                  "the PNG plots there. Bad options raise ValueError naming the field.\n",
@@ -399,12 +536,14 @@ PYBIND11_MODULE(dlnet, m)
           py::arg("config") = py::none(),
           py::kw_only(),
           py::arg("results_dir") = py::none(),
+          py::arg("ns3_attributes") = py::none(),
           runTrafficDoc.c_str());
     m.def("run_collective",
           &RunCollectivePy,
           py::arg("config") = py::none(),
           py::kw_only(),
           py::arg("results_dir") = py::none(),
+          py::arg("ns3_attributes") = py::none(),
           runCollectiveDoc.c_str());
     static const std::string runWaferDoc = RunDoc(
         "Run the FRED-versus-mesh wafer microbenchmarks (the fred-vs-mesh example) and\n"
@@ -422,6 +561,7 @@ PYBIND11_MODULE(dlnet, m)
           py::arg("config") = py::none(),
           py::kw_only(),
           py::arg("results_dir") = py::none(),
+          py::arg("ns3_attributes") = py::none(),
           runWaferDoc.c_str());
     static const std::string runSparseDoc
         = RunDoc("Run the sparse AllReduce sweep (the sparse-allreduce example: omnireduce at\n"
@@ -439,6 +579,7 @@ PYBIND11_MODULE(dlnet, m)
           py::arg("config") = py::none(),
           py::kw_only(),
           py::arg("results_dir") = py::none(),
+          py::arg("ns3_attributes") = py::none(),
           runSparseDoc.c_str());
     m.def(
         "sparse_options",

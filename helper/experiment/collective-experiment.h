@@ -5,6 +5,7 @@
 #define DLNET_COLLECTIVE_EXPERIMENT_H
 
 #include "experiment-options.h"
+#include "simulation-scope.h"
 
 #include "ns3/alpha-beta-model.h"
 #include "ns3/collective-engine.h"
@@ -56,6 +57,7 @@ struct CollectiveConfig
         "0ns"}; //!< omnireduce: per-packet processing time of an aggregator server
     uint32_t seed{1};
     uint64_t run{1};
+    Ns3Attributes ns3Attributes; //!< ns-3 attribute defaults, set after each run's reset
 
     /// Throw std::invalid_argument naming the first bad field.
     void Validate() const;

@@ -99,6 +99,9 @@ ExperimentCommandLine::Parse(int argc, char** argv)
                                                       "version",
                                                       "PrintVersion"};
     std::vector<std::string> seen;
+    // ns-3 attributes are set by each run after its Config::Reset, not here:
+    // they stay out of the CommandLine (which would set them now).
+    std::vector<char*> rest{argv[0]};
     for (int i = 1; i < argc; ++i)
     {
         std::string arg = argv[i];
@@ -116,11 +119,20 @@ ExperimentCommandLine::Parse(int argc, char** argv)
                      || std::find(ns3Flags.begin(), ns3Flags.end(), name) != ns3Flags.end();
         if (name.find("::") != std::string::npos)
         {
-            // Each experiment resets ns-3's configuration before it builds
-            // (Config::Reset), so such a flag would be silently ignored.
-            throw std::invalid_argument("command line: --" + name
-                                        + ": ns-3 attribute paths are not taken; use the "
-                                          "dlnet options (--PrintHelp lists them)");
+            if (arg.find('=') == std::string::npos)
+            {
+                throw std::invalid_argument("command line: --" + name
+                                            + ": expected --ns3::Type::Attribute=value");
+            }
+            std::string value = arg.substr(arg.find('=') + 1);
+            CheckNs3Attribute(name, value);
+            if (!m_attributes)
+            {
+                throw std::invalid_argument("command line: --" + name
+                                            + ": this program takes no ns-3 attributes");
+            }
+            m_parsedAttributes.emplace_back(name, value);
+            continue;
         }
         if (std::find(seen.begin(), seen.end(), name) != seen.end())
         {
@@ -156,12 +168,24 @@ ExperimentCommandLine::Parse(int argc, char** argv)
             throw std::invalid_argument("command line: unknown option --" + name
                                         + "; known options: " + all);
         }
+        rest.push_back(argv[i]);
     }
-    m_cmd.Parse(argc, argv);
+    m_cmd.Parse(static_cast<int>(rest.size()), rest.data());
+    if (m_attributes)
+    {
+        m_attributes->insert(
+            m_attributes->end(), m_parsedAttributes.begin(), m_parsedAttributes.end());
+    }
     if (!m_error->empty())
     {
         throw std::invalid_argument(*m_error);
     }
+}
+
+const Ns3Attributes&
+ExperimentCommandLine::GetNs3Attributes() const
+{
+    return m_parsedAttributes;
 }
 
 int

@@ -5,6 +5,7 @@
 #define DLNET_COMMAND_LINE_OPTIONS_H
 
 #include "experiment-options.h"
+#include "simulation-scope.h"
 
 #include "ns3/command-line.h"
 
@@ -12,6 +13,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace ns3
@@ -31,7 +33,8 @@ public:
 
     /**
      * Register every option of a table but those in except; values are
-     * parsed into config when Parse runs.
+     * parsed into config when Parse runs. A config with an ns3Attributes
+     * member also takes the --ns3::Type::Attribute=value flags there.
      */
     template <typename Config>
     void AddOptions(const std::vector<ExperimentOption<Config>>& options,
@@ -54,6 +57,10 @@ public:
                         set(*target, v);
                     });
         }
+        if constexpr (HasNs3Attributes<Config>::value)
+        {
+            m_attributes = &config.ns3Attributes;
+        }
     }
 
     /// Register a plain string flag of the program itself.
@@ -61,11 +68,28 @@ public:
 
     /**
      * Parse argv; throws std::invalid_argument for an unknown flag or a bad
-     * value (the first one met).
+     * value (the first one met). --ns3::Type::Attribute=value flags are
+     * checked (CheckNs3Attribute) and kept, in order, for the runs to set
+     * after their reset; they need a config with ns3Attributes.
      */
     void Parse(int argc, char** argv);
 
+    /// \return the --ns3::Type::Attribute=value flags Parse met
+    const Ns3Attributes& GetNs3Attributes() const;
+
 private:
+    /// Whether a config has an ns3Attributes member.
+    template <typename Config, typename = void>
+    struct HasNs3Attributes : std::false_type
+    {
+    };
+
+    template <typename Config>
+    struct HasNs3Attributes<Config, std::void_t<decltype(std::declval<Config&>().ns3Attributes)>>
+        : std::true_type
+    {
+    };
+
     void AddFlag(const std::string& name,
                  const std::string& help,
                  const std::string& defaultValue,
@@ -74,6 +98,8 @@ private:
     CommandLine m_cmd;
     std::vector<std::string> m_names;
     std::shared_ptr<std::string> m_error;
+    Ns3Attributes m_parsedAttributes;     //!< the --ns3:: flags met
+    Ns3Attributes* m_attributes{nullptr}; //!< where the --ns3:: flags go
 };
 
 /**

@@ -31,6 +31,8 @@ struct ExperimentOption
     std::string help;                                     //!< one line
     std::function<void(Config&, const std::string&)> set; //!< parse and store (throws)
     std::function<std::string(const Config&)> get;        //!< current value as text
+    /// what the text of get is, for typed values (Python): "int", "float", "bool" or "text"
+    std::string kind{"text"};
 };
 
 /// \return the options of a TopologyConfig
@@ -55,7 +57,8 @@ LiftTopologyOptions()
                        [get = o.get](const Config& c)
                        {
                            return get(c.topology);
-                       }});
+                       },
+                       o.kind});
     }
     return out;
 }
@@ -78,7 +81,8 @@ UnsignedOption(const std::string& name,
             [member](const Config& c)
             {
                 return std::to_string(c.*member);
-            }};
+            },
+            "int"};
 }
 
 /// A byte count with an optional unit.
@@ -99,7 +103,8 @@ BytesOption(const std::string& name,
             [member](const Config& c)
             {
                 return std::to_string(c.*member);
-            }};
+            },
+            "int"};
 }
 
 /// A real number in [min, max].
@@ -122,7 +127,8 @@ RealOption(const std::string& name,
                 std::ostringstream os;
                 os << c.*member;
                 return os.str();
-            }};
+            },
+            "float"};
 }
 
 /// Text kept as given (a rate, a time, a path): the config's validation parses it.
@@ -269,7 +275,8 @@ BoolOption(const std::string& name, const std::string& help, bool Config::*membe
             [member](const Config& c)
             {
                 return std::string(c.*member ? "true" : "false");
-            }};
+            },
+            "bool"};
 }
 
 /**

@@ -123,6 +123,28 @@ TrafficSummaryFields()
     return fields;
 }
 
+void
+CheckResultsDir(const std::string& field, const std::string& dir)
+{
+    if (dir.empty())
+    {
+        throw std::invalid_argument(field + ": empty; expected a folder");
+    }
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec)
+    {
+        throw std::invalid_argument(field + ": cannot create folder " + dir + ": " + ec.message());
+    }
+    std::string probe = dir + "/.dlnet-write-check";
+    bool writable = static_cast<bool>(std::ofstream(probe));
+    std::filesystem::remove(probe, ec);
+    if (!writable)
+    {
+        throw std::invalid_argument(field + ": cannot write in folder " + dir);
+    }
+}
+
 nlohmann::json
 ToJson(const TrafficConfig& config)
 {

@@ -49,6 +49,15 @@ std::string SizeLabel(uint64_t bytes);
 /// Create a folder and its parents; throws std::runtime_error on failure.
 void MakeResultsDir(const std::string& dir);
 
+/**
+ * Before a run: create the results folder and check that a file can be
+ * written in it, so that a bad folder is reported before the simulation.
+ * Throws std::invalid_argument naming the field.
+ * \param field the option that named the folder (results, results_dir)
+ * \param dir the folder
+ */
+void CheckResultsDir(const std::string& field, const std::string& dir);
+
 } // namespace ns3
 
 #endif /* DLNET_RESULT_WRITER_H */

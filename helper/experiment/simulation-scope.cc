@@ -3,22 +3,260 @@
  */
 #include "simulation-scope.h"
 
+#include "ns3/config-parse.h"
 #include "ns3/config.h"
+#include "ns3/data-rate.h"
+#include "ns3/double.h"
+#include "ns3/enum.h"
+#include "ns3/global-value.h"
+#include "ns3/integer.h"
 #include "ns3/log.h"
 #include "ns3/names.h"
+#include "ns3/nstime.h"
+#include "ns3/object-factory.h"
 #include "ns3/rng-seed-manager.h"
+#include "ns3/scheduler.h"
 #include "ns3/simulator.h"
+#include "ns3/string.h"
 #include "ns3/time-resolution.h"
+#include "ns3/type-id.h"
+#include "ns3/uinteger.h"
 
+#include <cctype>
+#include <chrono>
+#include <sstream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace ns3
 {
 
 NS_LOG_COMPONENT_DEFINE("SimulationScope");
 
-SimulationScope::SimulationScope(uint32_t seed, uint64_t run)
+namespace
+{
+
+std::function<bool()> g_interruptHook; //!< SimulationScope::SetInterruptHook
+bool g_armed{false};                   //!< a scope is open: the hook may be called
+
+/// Read all of a text as one number: false on anything left over.
+template <typename T>
+bool
+ReadNumber(const std::string& text, T& value)
+{
+    std::istringstream in(text);
+    in >> value;
+    return !in.fail() && in.eof() && !text.empty() && !std::isspace(text.front());
+}
+
+/**
+ * The value of an attribute default from its text; nullptr when it does not
+ * read. ns-3's own text readers abort on some bad texts (trailing characters
+ * after a number, an unknown time unit or enum name), so the texts of the
+ * kinds taken here are read or checked first, and other kinds are refused.
+ */
+Ptr<AttributeValue>
+AttributeFromText(const std::string& name,
+                  const TypeId::AttributeInformation& info,
+                  const std::string& text)
+{
+    Ptr<const AttributeChecker> checker = info.checker;
+    std::string kind = checker->GetValueTypeName();
+    if (kind == "ns3::TimeValue")
+    {
+        return checker->CreateValidValue(TimeValue(dlnet::ParseTime(name, text)));
+    }
+    if (kind == "ns3::DataRateValue")
+    {
+        return checker->CreateValidValue(DataRateValue(dlnet::ParseRate(name, text)));
+    }
+    if (kind == "ns3::UintegerValue")
+    {
+        uint64_t v = 0;
+        return ReadNumber(text, v) && text.front() != '-'
+                   ? checker->CreateValidValue(UintegerValue(v))
+                   : nullptr;
+    }
+    if (kind == "ns3::IntegerValue")
+    {
+        int64_t v = 0;
+        return ReadNumber(text, v) ? checker->CreateValidValue(IntegerValue(v)) : nullptr;
+    }
+    if (kind == "ns3::DoubleValue")
+    {
+        double v = 0;
+        return ReadNumber(text, v) ? checker->CreateValidValue(DoubleValue(v)) : nullptr;
+    }
+    if (kind == "ns3::EnumValue")
+    {
+        std::string names = "|" + checker->GetUnderlyingTypeInformation() + "|";
+        if (text.empty() || text.find('|') != std::string::npos
+            || names.find("|" + text + "|") == std::string::npos)
+        {
+            return nullptr;
+        }
+        return checker->CreateValidValue(StringValue(text));
+    }
+    if (kind == "ns3::BooleanValue" || kind == "ns3::StringValue")
+    {
+        return checker->CreateValidValue(StringValue(text));
+    }
+    throw std::invalid_argument(name + ": an attribute of kind " + kind
+                                + " cannot be set from text here");
+}
+
+/**
+ * The simulator's scheduler (the SchedulerType global's) with a wall-clock
+ * check between events: every event goes through RemoveNext, so a check
+ * there costs no simulated event and changes no result.
+ */
+class InterruptScheduler : public Scheduler
+{
+public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::DlnetInterruptScheduler")
+                                .SetParent<Scheduler>()
+                                .SetGroupName("Dlnet")
+                                .AddConstructor<InterruptScheduler>();
+        return tid;
+    }
+
+    InterruptScheduler()
+        : m_last(std::chrono::steady_clock::now())
+    {
+        TypeIdValue type;
+        GlobalValue::GetValueByName("SchedulerType", type);
+        ObjectFactory factory;
+        factory.SetTypeId(type.Get());
+        m_inner = factory.Create<Scheduler>();
+    }
+
+    void Insert(const Event& ev) override
+    {
+        m_inner->Insert(ev);
+    }
+
+    bool IsEmpty() const override
+    {
+        return m_inner->IsEmpty();
+    }
+
+    Event PeekNext() const override
+    {
+        return m_inner->PeekNext();
+    }
+
+    Event RemoveNext() override
+    {
+        if (++m_events % 64 == 0 && g_armed && g_interruptHook)
+        {
+            auto now = std::chrono::steady_clock::now();
+            if (now - m_last >= std::chrono::milliseconds(50))
+            {
+                m_last = now;
+                if (g_interruptHook())
+                {
+                    g_armed = false; // the scope's clean-up empties the queue unchecked
+                    throw SimulationInterrupted();
+                }
+                m_last = std::chrono::steady_clock::now();
+            }
+        }
+        return m_inner->RemoveNext();
+    }
+
+    void Remove(const Event& ev) override
+    {
+        m_inner->Remove(ev);
+    }
+
+private:
+    Ptr<Scheduler> m_inner;
+    uint64_t m_events{0};
+    std::chrono::steady_clock::time_point m_last;
+};
+
+NS_OBJECT_ENSURE_REGISTERED(InterruptScheduler);
+
+} // namespace
+
+SimulationInterrupted::SimulationInterrupted()
+    : std::runtime_error("the simulation was interrupted")
+{
+}
+
+void
+CheckNs3Attribute(const std::string& name, const std::string& value)
+{
+    std::string::size_type pos = name.rfind("::");
+    if (name.rfind("ns3::", 0) != 0 || pos == std::string::npos || pos < 5)
+    {
+        throw std::invalid_argument(name + ": expected an ns-3 attribute as ns3::Type::Attribute");
+    }
+    std::string typeName = name.substr(0, pos);
+    std::string attribute = name.substr(pos + 2);
+    // Attributes the topology builders set on every object from dlnet's own
+    // options: a default would be overwritten, silently.
+    static const std::vector<std::pair<std::string, std::string>> setByOptions = {
+        {"ns3::FabricNetDevice::DataRate", "link-rate"},
+        {"ns3::FabricNetDevice::Mtu", "mtu"},
+        {"ns3::FabricNetDevice::TrafficClasses", "traffic-classes"},
+        {"ns3::FabricNetDevice::FlowControl", "flow-control"},
+        {"ns3::FabricNetDevice::TxBufferSize", "buffer-bytes"},
+        {"ns3::FabricNetDevice::RxBufferSize", "rx-buffer-bytes"},
+        {"ns3::FabricChannel::Delay", "link-delay"},
+        {"ns3::FabricSwitch::Latency", "switch-latency"},
+        {"ns3::FabricSwitch::EcmpSeed", "ecmp-seed"},
+        {"ns3::FabricSwitch::LoadBalancing", "load-balancing"},
+    };
+    for (const auto& [path, option] : setByOptions)
+    {
+        if (path == name)
+        {
+            throw std::invalid_argument(name + ": dlnet sets it on every object from its option '"
+                                        + option + "' (a default would be overwritten); use "
+                                        + option + " instead");
+        }
+    }
+    TypeId tid;
+    if (!TypeId::LookupByNameFailSafe(typeName, &tid))
+    {
+        throw std::invalid_argument(name + ": no ns-3 type " + typeName);
+    }
+    std::string known;
+    for (std::size_t i = 0; i < tid.GetAttributeN(); ++i)
+    {
+        TypeId::AttributeInformation info = tid.GetAttribute(i);
+        if (info.name != attribute)
+        {
+            known += (known.empty() ? "" : ", ") + info.name;
+            continue;
+        }
+        if (!(info.flags & TypeId::ATTR_CONSTRUCT))
+        {
+            throw std::invalid_argument(name + ": the attribute has no initial value to set");
+        }
+        if (!AttributeFromText(name, info, value))
+        {
+            throw std::invalid_argument(name + ": got '" + value + "'; not a valid "
+                                        + info.checker->GetValueTypeName() + " ("
+                                        + info.checker->GetUnderlyingTypeInformation() + ")");
+        }
+        return;
+    }
+    TypeId::AttributeInformation inherited;
+    if (tid.LookupAttributeByName(attribute, &inherited))
+    {
+        throw std::invalid_argument(name + ": " + typeName
+                                    + " inherits the attribute; name the type that defines it");
+    }
+    throw std::invalid_argument(name + ": " + typeName + " has no attribute '" + attribute
+                                + "'; its attributes: " + (known.empty() ? "none" : known));
+}
+
+SimulationScope::SimulationScope(uint32_t seed, uint64_t run, const Ns3Attributes& attributes)
 {
     if (seed == 0)
     {
@@ -28,6 +266,20 @@ SimulationScope::SimulationScope(uint32_t seed, uint64_t run)
     dlnet::UsePicoseconds();
     RngSeedManager::SetSeed(seed);
     RngSeedManager::SetRun(run);
+    for (const auto& [name, value] : attributes)
+    {
+        CheckNs3Attribute(name, value);
+        std::string::size_type pos = name.rfind("::");
+        TypeId::AttributeInformation info;
+        TypeId::LookupByName(name.substr(0, pos))
+            .LookupAttributeByName(name.substr(pos + 2), &info);
+        Config::SetDefault(name, *AttributeFromText(name, info, value));
+    }
+    if (g_interruptHook)
+    {
+        Simulator::SetScheduler(ObjectFactory("ns3::DlnetInterruptScheduler"));
+        g_armed = true;
+    }
 }
 
 SimulationScope::~SimulationScope()
@@ -38,9 +290,16 @@ SimulationScope::~SimulationScope()
 void
 SimulationScope::Clean()
 {
+    g_armed = false;
     Simulator::Destroy();
     Names::Clear();
     Config::Reset();
+}
+
+void
+SimulationScope::SetInterruptHook(std::function<bool()> hook)
+{
+    g_interruptHook = std::move(hook);
 }
 
 } // namespace ns3

@@ -5,9 +5,39 @@
 #define DLNET_SIMULATION_SCOPE_H
 
 #include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace ns3
 {
+
+/**
+ * \ingroup dlnet
+ * \brief ns-3 attribute defaults of one run, in order: ("ns3::Type::Attribute", value text).
+ */
+typedef std::vector<std::pair<std::string, std::string>> Ns3Attributes;
+
+/**
+ * \ingroup dlnet
+ * \brief Thrown out of Simulator::Run when the interrupt hook asked to stop.
+ */
+class SimulationInterrupted : public std::runtime_error
+{
+public:
+    SimulationInterrupted();
+};
+
+/**
+ * Check one ns-3 attribute default before a run sets it: the type exists,
+ * has the attribute (as its own, as Config::SetDefault needs), and the value
+ * reads as one. Throws std::invalid_argument naming the attribute.
+ * \param name "ns3::Type::Attribute"
+ * \param value its text
+ */
+void CheckNs3Attribute(const std::string& name, const std::string& value);
 
 /**
  * \ingroup dlnet
@@ -19,14 +49,28 @@ namespace ns3
 class SimulationScope
 {
 public:
-    /// \param seed RngSeedManager seed (at least 1) \param run RngSeedManager run
-    SimulationScope(uint32_t seed, uint64_t run);
+    /**
+     * Clean, seed, then set the run's ns-3 attribute defaults (after the reset).
+     * \param seed RngSeedManager seed (at least 1) \param run RngSeedManager run
+     * \param attributes ns-3 attribute defaults (checked: std::invalid_argument)
+     */
+    SimulationScope(uint32_t seed, uint64_t run, const Ns3Attributes& attributes = {});
     ~SimulationScope();
     SimulationScope(const SimulationScope&) = delete;
     SimulationScope& operator=(const SimulationScope&) = delete;
 
     /// Simulator::Destroy, Names::Clear, Config::Reset.
     static void Clean();
+
+    /**
+     * A check made about every 50 ms of wall time while Simulator::Run runs
+     * inside a scope (from the simulator's thread, between events). When it
+     * returns true, the run ends at once: Simulator::Run throws
+     * SimulationInterrupted, and the scope cleans up as usual. The simulated
+     * events and their results are the same with and without a hook.
+     * \param hook the check; empty: none (the default)
+     */
+    static void SetInterruptHook(std::function<bool()> hook);
 };
 
 } // namespace ns3

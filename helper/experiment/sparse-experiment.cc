@@ -160,6 +160,7 @@ PointsOf(const SparseConfig& s)
                              ? 1
                              : (base.aggregators ? base.aggregators : n);
             CollectiveConfig c = base;
+            c.ns3Attributes = s.ns3Attributes;
             c.topology.kind = "star";
             c.topology.hosts = n + std::max(n, a);
             c.topology.hostLinkRate = rate;

@@ -42,6 +42,7 @@ struct SparseConfig
     std::string placement{"random"}; //!< random, overlap or disjoint non-zero blocks
     double loss{0};                  //!< packet loss rate; above 0 the fabric is lossy
     bool quick{false};               //!< the demo sweep's defaults
+    Ns3Attributes ns3Attributes;     //!< ns-3 attribute defaults, set after each run's reset
 
     /// Throw std::invalid_argument naming the first bad field (every point is checked).
     void Validate() const;

@@ -11,6 +11,7 @@
 #include "ns3/simulator.h"
 #include "ns3/splitmix64.h"
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <sstream>
@@ -207,7 +208,7 @@ RunTraffic(const TrafficConfig& c)
 {
     c.Validate();
     auto wallStart = std::chrono::steady_clock::now();
-    SimulationScope scope(c.seed, c.run);
+    SimulationScope scope(c.seed, c.run, c.ns3Attributes);
     Cluster cluster = BuildCluster(c.topology);
     uint32_t n = cluster.GetNRanks();
     std::vector<Flow> flows = MakeFlows(c, n);
@@ -287,9 +288,14 @@ RunTraffic(const TrafficConfig& c)
         result.allIntact = result.allIntact && m.intact;
     }
     result.aggregateGoodput = result.makespan > 0 ? result.payloadBytes * 8.0 / result.makespan : 0;
-    // Links may still carry acknowledgements or credits after the last
-    // delivery: utilisation is over everything that was simulated.
-    double window = std::max(result.makespan, Simulator::Now().GetSeconds());
+    // Utilisation is over the makespan, from the first send to the last
+    // delivery (not over the simulated time, which runs on to stop-time).
+    double firstSend = result.messages.empty() ? 0 : result.messages.front().start;
+    for (const auto& m : result.messages)
+    {
+        firstSend = std::min(firstSend, m.start);
+    }
+    double window = result.makespan - firstSend;
     for (const auto& ep : cluster.endpoints)
     {
         result.duplicatePackets += ep->GetDuplicatePackets();
@@ -310,7 +316,9 @@ RunTraffic(const TrafficConfig& c)
             l.txPackets = tx->GetTxPackets();
             l.drops = tx->GetQueueDrops() + rx->GetRxErrorDrops();
             l.maxQueueBytes = tx->GetMaxQueuedBytes();
-            l.utilisation = window > 0 ? l.txBytes * 8.0 / (l.rate * window) : 0;
+            // the few acknowledgements or credits a link still carries
+            // after the last delivery may not lift it above fully busy
+            l.utilisation = window > 0 ? std::min(1.0, l.txBytes * 8.0 / (l.rate * window)) : 0;
             result.drops += l.drops;
             result.links.push_back(l);
         }

@@ -5,6 +5,7 @@
 #define DLNET_TRAFFIC_EXPERIMENT_H
 
 #include "experiment-options.h"
+#include "simulation-scope.h"
 
 #include "ns3/topology-helper.h"
 
@@ -36,6 +37,7 @@ struct TrafficConfig
     uint64_t run{1};        //!< RngSeedManager run
     std::string stopTime{
         "100s"}; //!< simulated-time limit (a run that hits it reports undelivered messages)
+    Ns3Attributes ns3Attributes; //!< ns-3 attribute defaults, set after the run's reset
 
     /// Throw std::invalid_argument naming the first bad field.
     void Validate() const;

@@ -146,7 +146,7 @@ RunTogether(const WaferExperimentConfig& c,
             const std::vector<Launch>& launches,
             LinkBytes& linkBytes)
 {
-    SimulationScope scope(c.seed, c.run);
+    SimulationScope scope(c.seed, c.run, c.ns3Attributes);
     WaferConfig wc = c.wafer;
     wc.variant = variant;
     Wafer w = BuildWafer(wc);
@@ -343,7 +343,8 @@ WaferField(Make make)
             [o](const WaferExperimentConfig& c)
             {
                 return o.get(c.wafer);
-            }};
+            },
+            o.kind};
 }
 
 } // namespace
@@ -639,7 +640,7 @@ RunWafer(const WaferExperimentConfig& c)
             }
             else if (scenario == "io")
             {
-                SimulationScope scope(c.seed, c.run);
+                SimulationScope scope(c.seed, c.run, c.ns3Attributes);
                 WaferConfig wc = c.wafer;
                 wc.variant = variant;
                 Wafer w = BuildWafer(wc);

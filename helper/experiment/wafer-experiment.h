@@ -5,6 +5,7 @@
 #define DLNET_WAFER_EXPERIMENT_H
 
 #include "experiment-options.h"
+#include "simulation-scope.h"
 
 #include "ns3/wafer-helper.h"
 
@@ -41,6 +42,7 @@ struct WaferExperimentConfig
         false}; //!< in-switch jobs whose flows conflict wait for each other (else refused)
     uint32_t seed{1};
     uint64_t run{1};
+    Ns3Attributes ns3Attributes; //!< ns-3 attribute defaults, set after each run's reset
 
     /// Throw std::invalid_argument naming the first bad field.
     void Validate() const;

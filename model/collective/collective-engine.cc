@@ -171,14 +171,29 @@ CollectiveEngine::GetRunning() const
     return m_instances.size();
 }
 
+uint64_t
+CollectiveEngine::GetBufferBytes() const
+{
+    uint64_t bytes = 0;
+    for (const auto& [id, inst] : m_instances)
+    {
+        for (const auto& buffers : {&inst.request.inputs, &inst.work})
+        {
+            for (const auto& b : *buffers)
+            {
+                bytes += b.capacity();
+            }
+        }
+    }
+    return bytes;
+}
+
 uint32_t
-CollectiveEngine::Start(const Communicator& comm,
-                        const CollectiveRequest& request,
-                        DoneCallback done)
+CollectiveEngine::Start(const Communicator& comm, CollectiveRequest request, DoneCallback done)
 {
     comm.Validate(m_endpoints.size());
     uint32_t n = comm.GetSize();
-    CollectiveRequest resolved = request;
+    CollectiveRequest& resolved = request;
     uint32_t es = ElementSize(request.type);
     bool partitioned = request.op == CollectiveOp::REDUCE_SCATTER
                        || request.op == CollectiveOp::ALL_GATHER
@@ -203,7 +218,7 @@ CollectiveEngine::Start(const Communicator& comm,
     Instance& inst = m_instances[id];
     inst.id = id;
     inst.comm = comm;
-    inst.request = resolved;
+    inst.request = std::move(resolved);
     inst.done = done;
     const CollectiveRequest& req = inst.request;
     uint64_t elements = req.bytes / es;
@@ -238,7 +253,26 @@ CollectiveEngine::Start(const Communicator& comm,
             rs.lanesLeft.push_back(inst.lanesOfChunk[c].size());
         }
     }
-    inst.work = req.inputs;
+    bool readsInput = false;
+    for (const auto& lane : inst.lanes)
+    {
+        for (const auto& steps : lane.ranks)
+        {
+            for (const auto& st : steps)
+            {
+                readsInput = readsInput || (st.sendFromInput && !st.sends.empty());
+            }
+        }
+    }
+    if (readsInput)
+    {
+        inst.work = inst.request.inputs; // sends read the input after the work buffer changed
+    }
+    else
+    {
+        inst.work = std::move(inst.request.inputs); // the input is the first work buffer
+        inst.request.inputs.clear();
+    }
     inst.record.id = id;
     inst.record.communicator = comm.name;
     inst.record.op = req.op;
@@ -465,6 +499,7 @@ CollectiveEngine::Finish(uint32_t id)
     NS_ASSERT(it != m_instances.end());
     Instance inst = std::move(it->second);
     m_instances.erase(it);
+    std::vector<std::vector<uint8_t>>().swap(inst.request.inputs); // free before the callbacks
     inst.record.outputs = std::move(inst.work);
     m_doneTrace(inst.record);
     if (!inst.done.IsNull())

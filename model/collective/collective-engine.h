@@ -100,12 +100,20 @@ public:
 
     /**
      * Start a collective now. Validates first (std::invalid_argument).
+     *
+     * Functional mode keeps the inputs while the collective runs, plus work
+     * buffers (none when no step sends from the input: the inputs become the
+     * work buffers); move the request in to keep no copy of the inputs
+     * outside the engine. The work buffers become the record's outputs.
      * \param comm the communicator
      * \param request what to run
      * \param done called when every rank has finished
      * \return the collective's id
      */
-    uint32_t Start(const Communicator& comm, const CollectiveRequest& request, DoneCallback done);
+    uint32_t Start(const Communicator& comm, CollectiveRequest request, DoneCallback done);
+
+    /// \return bytes of input and work buffers the running collectives hold (functional mode)
+    uint64_t GetBufferBytes() const;
 
     /**
      * \param op an operation \param algorithm a concrete algorithm

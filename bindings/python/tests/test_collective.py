@@ -13,6 +13,7 @@ import shutil
 import pytest
 
 import dlnet
+from test_dlnet import as_text  # typed config value -> result.json text
 
 HEADER = 24  # FabricHeader bytes in every packet
 MTU = 4096  # default largest packet, header included
@@ -237,7 +238,7 @@ def test_same_config_twice_gives_the_same_result():
     assert first["result"] == second["result"]
     assert first["config"] == second["config"]
     assert all(r["correct"] for r in rows_of(first))
-    # the returned config (kebab-case keys, text values) reproduces the run
+    # the returned config (kebab-case keys, typed values) reproduces the run
     assert dlnet.run_collective(first["config"])["result"] == first["result"]
 
 
@@ -271,7 +272,8 @@ def test_results_dir_writes_files(tmp_path):
         assert float(line[7]) == row["time_s"]  # written with full precision
 
     written = json.loads((folder / "result.json").read_text())
-    assert written["config"] == out["config"]
+    # result.json keeps the option texts; Python has them typed
+    assert written["config"] == {k: as_text(v) for k, v in out["config"].items()}
     assert written["sweeps"] == [out["result"]]
 
 

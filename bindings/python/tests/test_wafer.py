@@ -32,8 +32,8 @@ def test_module_surface():
         assert name in defaults
     assert defaults["variants"] == "mesh,fred-a,fred-b,fred-c,fred-d"
     assert defaults["scenarios"] == "allreduce,groups,mix,io,priority"
-    assert (defaults["mp"], defaults["dp"], defaults["pp"]) == ("2", "5", "2")
-    assert defaults["bytes"] == str(64 << 20)
+    assert (defaults["mp"], defaults["dp"], defaults["pp"]) == (2, 5, 2)
+    assert defaults["bytes"] == 64 << 20
     # The docstring lists every option, in Python spelling.
     assert "middle_stages" in dlnet.run_wafer.__doc__
     # the rows' keys are the wafer field table, in CSV column order
