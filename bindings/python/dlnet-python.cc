@@ -19,9 +19,9 @@
 #include "ns3/log.h"
 #include "ns3/plot-writer.h"
 #include "ns3/result-writer.h"
+#include "ns3/simulation-scope.h"
 #include "ns3/sparse-experiment.h"
 #include "ns3/sparse-writer.h"
-#include "ns3/simulation-scope.h"
 #include "ns3/traffic-experiment.h"
 #include "ns3/wafer-experiment.h"
 #include "ns3/wafer-writer.h"
@@ -253,37 +253,15 @@ RunWithoutGil(const std::function<void()>& body)
 py::object
 TypedValue(const std::string& kind, const std::string& text)
 {
-    if (kind == "int" && !text.empty())
-    {
-        return py::reinterpret_steal<py::object>(PyLong_FromString(text.c_str(), nullptr, 10));
-    }
-    if (kind == "float" && !text.empty())
-    {
-        return py::float_(std::strtod(text.c_str(), nullptr));
-    }
-    if (kind == "bool")
-    {
-        return py::bool_(text == "true");
-    }
-    return py::str(text);
+    return ToPython(ns3::OptionValueJson(kind, text));
 }
 
-/// A config as a dict: option name -> value, typed by the option's kind.
+/// A config as a dict: option name -> typed value (what result.json holds).
 template <typename Config>
 py::dict
 ConfigPy(const std::vector<ns3::ExperimentOption<Config>>& table, const Config& config)
 {
-    py::dict out;
-    for (const auto& o : table)
-    {
-        py::object v = TypedValue(o.kind, o.get(config));
-        if (!v)
-        {
-            throw py::error_already_set();
-        }
-        out[py::str(o.name)] = v;
-    }
-    return out;
+    return py::dict(ToPython(ns3::ConfigJson(table, config)));
 }
 
 py::dict

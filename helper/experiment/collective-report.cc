@@ -79,10 +79,7 @@ CollectiveSummaryFields()
 nlohmann::json
 ToJson(const CollectiveConfig& config)
 {
-    // only the topology options that apply to its kind, so that the config runs again
-    return ConfigJson(CollectiveOptions(), config, [&config](const std::string& name) {
-        return TopologyOptionApplies(config.topology.kind, name);
-    });
+    return ConfigJson(CollectiveOptions(), config);
 }
 
 nlohmann::json

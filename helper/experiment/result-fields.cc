@@ -59,4 +59,23 @@ WriteJson(const std::string& path, const nlohmann::json& j)
     WriteTextFile(path, j.dump(2) + "\n");
 }
 
+nlohmann::json
+OptionValueJson(const std::string& kind, const std::string& text)
+{
+    if (!text.empty() && (kind == "int" || kind == "float"))
+    {
+        // the option's own text, so parsing it cannot fail but for a kind mislabelled
+        nlohmann::json v = nlohmann::json::parse(text, nullptr, false);
+        if (v.is_number())
+        {
+            return kind == "float" ? nlohmann::json(v.get<double>()) : v;
+        }
+    }
+    if (kind == "bool")
+    {
+        return text == "true";
+    }
+    return text;
+}
+
 } // namespace ns3

@@ -6,10 +6,13 @@
 
 #include "experiment-options.h"
 
+#include "ns3/topology.h"
+
 #include <nlohmann/json.hpp>
 
 #include <functional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace ns3
@@ -107,19 +110,51 @@ FieldsJson(const FieldTable<Row>& fields)
     return j;
 }
 
-/// \return a config as JSON: option name -> value text, from its option table
+/**
+ * \return an option's value text as a JSON value of its kind: int, float or
+ *         bool where the option is one, else the text
+ */
+nlohmann::json OptionValueJson(const std::string& kind, const std::string& text);
+
+/// Configs that hold a topology list only the topology options of its kind.
+template <typename Config, typename = void>
+struct ShapedByTopology : std::false_type
+{
+};
+
+/// \copydoc ShapedByTopology
+template <typename Config>
+struct ShapedByTopology<Config, std::void_t<decltype(std::declval<Config&>().topology.kind)>>
+    : std::true_type
+{
+};
+
+/// \return false for a topology option that shapes another kind than the config's
+template <typename Config>
+bool
+OptionApplies(const Config& config, const std::string& name)
+{
+    if constexpr (ShapedByTopology<Config>::value)
+    {
+        return TopologyOptionApplies(config.topology.kind, name);
+    }
+    return true;
+}
+
+/**
+ * \return a config as JSON: option name -> typed value, from its option
+ *         table; only the options that apply (so that it runs again as is)
+ */
 template <typename Config>
 nlohmann::json
-ConfigJson(const std::vector<ExperimentOption<Config>>& options,
-           const Config& config,
-           const std::function<bool(const std::string&)>& keep = nullptr)
+ConfigJson(const std::vector<ExperimentOption<Config>>& options, const Config& config)
 {
     nlohmann::json j = nlohmann::json::object();
     for (const auto& o : options)
     {
-        if (!keep || keep(o.name))
+        if (OptionApplies(config, o.name))
         {
-            j[o.name] = o.get(config);
+            j[o.name] = OptionValueJson(o.kind, o.get(config));
         }
     }
     return j;

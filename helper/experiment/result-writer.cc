@@ -148,10 +148,7 @@ CheckResultsDir(const std::string& field, const std::string& dir)
 nlohmann::json
 ToJson(const TrafficConfig& config)
 {
-    // only the topology options that apply to its kind, so that the config runs again
-    return ConfigJson(TrafficOptions(), config, [&config](const std::string& name) {
-        return TopologyOptionApplies(config.topology.kind, name);
-    });
+    return ConfigJson(TrafficOptions(), config);
 }
 
 nlohmann::json

@@ -86,7 +86,7 @@ def test_results_dir_as_bytes_is_the_folder_itself(tmp_path):
 
 
 def test_results_dir_of_another_type_is_refused():
-    with pytest.raises(TypeError):
+    with pytest.raises(ValueError, match="results_dir"):
         dlnet.run_traffic(hosts=2, message_bytes=4096, results_dir=42)
 
 

@@ -50,7 +50,7 @@ def run_rows(config=None, **options):
 def test_group_allreduce_in_switch_and_ring():
     size = 1 << 20
     out = dlnet.run_wafer(**GROUP, functional=True)
-    assert out["config"]["variants"] == "mesh,fred-d" and out["config"]["functional"] == "true"
+    assert out["config"]["variants"] == "mesh,fred-d" and out["config"]["functional"] is True
     rows = out["rows"]
     assert [(r["variant"], r["scenario"], r["group"]) for r in rows] == [
         ("mesh", "group", "group"), ("fred-d", "group", "group")]
