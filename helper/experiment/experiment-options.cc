@@ -41,9 +41,9 @@ TopologyOptions()
                         &T::kind,
                         TopologyRegistry::Names()),
         UnsignedOption<T>("nodes",
-                          "ranks of the topology (0: use hosts, leaves or rows x cols): a star's "
+                          "ranks of the topology (0: use the kind's own sizes): a star's "
                           "hosts, leaf-spine leaves of hosts-per-leaf each, the most square "
-                          "mesh/torus",
+                          "mesh/torus, a fat tree of k^3/4 hosts, dragonfly groups, GPU servers",
                           &T::nodes),
         UnsignedOption<T>("hosts", "star: hosts on the switch", &T::hosts),
         UnsignedOption<T>("leaves", "leaf-spine: leaf switches", &T::leaves),
