@@ -17,6 +17,9 @@ set(DLNET_SOURCES
   model/topology/star-topology.cc
   model/topology/leaf-spine-topology.cc
   model/topology/grid-topology.cc
+  model/topology/fat-tree-topology.cc
+  model/topology/dragonfly-topology.cc
+  model/topology/gpu-server-topology.cc
   model/topology/wafer-helper.cc
   model/collective/collective-types.cc
   model/collective/communicator.cc
@@ -75,6 +78,9 @@ set(DLNET_HEADERS
   model/topology/star-topology.h
   model/topology/leaf-spine-topology.h
   model/topology/grid-topology.h
+  model/topology/fat-tree-topology.h
+  model/topology/dragonfly-topology.h
+  model/topology/gpu-server-topology.h
   model/topology/wafer-helper.h
   model/collective/collective-types.h
   model/collective/communicator.h

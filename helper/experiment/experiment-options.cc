@@ -41,14 +41,15 @@ TopologyOptions()
                         &T::kind,
                         TopologyRegistry::Names()),
         UnsignedOption<T>("nodes",
-                          "ranks of the topology (0: use hosts, leaves or rows x cols): a star's "
+                          "ranks of the topology (0: use the kind's own sizes): a star's "
                           "hosts, leaf-spine leaves of hosts-per-leaf each, the most square "
-                          "mesh/torus",
+                          "mesh/torus, a fat tree of k^3/4 hosts, dragonfly groups, GPU servers",
                           &T::nodes),
         UnsignedOption<T>("hosts", "star: hosts on the switch", &T::hosts),
         UnsignedOption<T>("leaves", "leaf-spine: leaf switches", &T::leaves),
         UnsignedOption<T>("hosts-per-leaf", "leaf-spine: hosts under each leaf", &T::hostsPerLeaf),
-        UnsignedOption<T>("spines", "leaf-spine: spine switches", &T::spines),
+        UnsignedOption<T>(
+            "spines", "leaf-spine, rail-optimised, gpu-leaf-spine: spine switches", &T::spines),
         RealOption<T>("oversubscription",
                       "leaf-spine: host bandwidth over uplink bandwidth per leaf (sets the uplink "
                       "rate)",
@@ -57,6 +58,41 @@ TopologyOptions()
                       1e9),
         UnsignedOption<T>("rows", "mesh/torus: rows", &T::rows),
         UnsignedOption<T>("cols", "mesh/torus: columns", &T::cols),
+        UnsignedOption<T>(
+            "k", "fat-tree: switch radix, even (k pods, (k/2)^2 cores, k^3/4 hosts)", &T::k),
+        UnsignedOption<T>("routers-per-group",
+                          "dragonfly: routers per group (a), fully connected",
+                          &T::routersPerGroup),
+        UnsignedOption<T>(
+            "hosts-per-router", "dragonfly: hosts per router (p)", &T::hostsPerRouter),
+        UnsignedOption<T>("global-links-per-router",
+                          "dragonfly: global links per router (h)",
+                          &T::globalLinksPerRouter),
+        UnsignedOption<T>(
+            "groups", "dragonfly: groups (g), 2 to a x h + 1; 0: a x h + 1", &T::groups),
+        RateOption<T>("global-link-rate",
+                      "dragonfly: global link rate; empty: fabric-link-rate, else link-rate",
+                      &T::globalLinkRate,
+                      true),
+        TimeOption<T>("global-link-delay",
+                      "dragonfly: global link propagation delay; empty: fabric-link-delay",
+                      &T::globalLinkDelay,
+                      dlnet::MAX_DELAY_SECONDS,
+                      true),
+        UnsignedOption<T>("servers", "rail-optimised/gpu-leaf-spine: GPU servers", &T::servers),
+        UnsignedOption<T>("gpus-per-server",
+                          "rail-optimised/gpu-leaf-spine: GPUs per server, one NIC each",
+                          &T::gpusPerServer),
+        RateOption<T>("nvlink-rate",
+                      "rail-optimised/gpu-leaf-spine: GPU-NVSwitch rate per direction, e.g. "
+                      "450GBps",
+                      &T::nvlinkRate),
+        RateOption<T>("nic-rate",
+                      "rail-optimised/gpu-leaf-spine: NIC-leaf rate (link-delay), e.g. 400Gbps",
+                      &T::nicRate),
+        UnsignedOption<T>("servers-per-leaf",
+                          "gpu-leaf-spine: servers whose NICs share a leaf",
+                          &T::serversPerLeaf),
         RateOption<T>("link-rate",
                       "host-switch link rate (mesh/torus: every NPU-NPU link), e.g. 100Gbps",
                       &T::hostLinkRate),
@@ -68,8 +104,8 @@ TopologyOptions()
         TimeOption<T>(
             "latency", "the same as link-delay", &T::hostLinkDelay, dlnet::MAX_DELAY_SECONDS),
         RateOption<T>("fabric-link-rate",
-                      "switch-switch link rate; empty: from oversubscription (leaf-spine) or "
-                      "link-rate",
+                      "switch-switch link rate; empty: from oversubscription (leaf-spine), "
+                      "non-blocking from nic-rate (GPU servers) or link-rate",
                       &T::fabricLinkRate,
                       true),
         TimeOption<T>("fabric-link-delay",

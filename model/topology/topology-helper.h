@@ -34,8 +34,20 @@ struct TopologyConfig
     uint32_t spines{2};       //!< leaf-spine: spine switches
     double oversubscription{
         1}; //!< leaf-spine: host bandwidth / uplink bandwidth per leaf; sets the uplink rate
-    uint32_t rows{4}; //!< mesh/torus: rows
-    uint32_t cols{4}; //!< mesh/torus: columns
+    uint32_t rows{4};                  //!< mesh/torus: rows
+    uint32_t cols{4};                  //!< mesh/torus: columns
+    uint32_t k{4};                     //!< fat-tree: switch radix (even): k pods, k^3/4 hosts
+    uint32_t routersPerGroup{4};       //!< dragonfly: routers per group (a)
+    uint32_t hostsPerRouter{2};        //!< dragonfly: hosts per router (p)
+    uint32_t globalLinksPerRouter{2};  //!< dragonfly: global links per router (h)
+    uint32_t groups{0};                //!< dragonfly: groups (g); 0: a x h + 1
+    std::string globalLinkRate{""};    //!< dragonfly: global links; empty: fabric-link-rate
+    std::string globalLinkDelay{""};   //!< dragonfly: global links; empty: fabric-link-delay
+    uint32_t servers{4};               //!< rail-optimised/gpu-leaf-spine: GPU servers
+    uint32_t gpusPerServer{8};         //!< rail-optimised/gpu-leaf-spine: GPUs (and NICs) each
+    std::string nvlinkRate{"450GBps"}; //!< GPU-NVSwitch links, per direction per GPU
+    std::string nicRate{"400Gbps"};    //!< GPU NIC-leaf links
+    uint32_t serversPerLeaf{2};        //!< gpu-leaf-spine: servers whose NICs share a leaf
 
     std::string hostLinkRate{"100Gbps"}; //!< host-switch links (star, leaf-spine)
     std::string hostLinkDelay{"500ns"};  //!< host-switch links

@@ -145,7 +145,17 @@ PathLatency(const TopologyPath& path, double switchLatency, double packetBits, d
     {
         return 0;
     }
-    double seconds = path.switches * switchLatency - packetBits / rankRate;
+    // The bandwidth term counts one link's serialisation: a link at the rank
+    // rate when the path has one, else (a path that never meets the link the
+    // rank rate stands for, e.g. inside a GPU server) its slowest link.
+    double counted = 0;
+    double slowest = path.links.front().rate;
+    for (const auto& link : path.links)
+    {
+        counted = link.rate == rankRate ? rankRate : counted;
+        slowest = std::min(slowest, link.rate);
+    }
+    double seconds = path.switches * switchLatency - packetBits / (counted > 0 ? counted : slowest);
     for (const auto& link : path.links)
     {
         seconds += link.delay + packetBits / link.rate;
@@ -167,6 +177,18 @@ CheckRankCount(const std::string& kind, uint64_t ranks)
         throw std::invalid_argument("topology: a " + kind + " of " + std::to_string(ranks)
                                     + " rank needs at least 2 ranks");
     }
+}
+
+DataRate
+ParseRateOr(const std::string& field, const std::string& text, DataRate otherwise)
+{
+    return text.empty() ? otherwise : dlnet::ParseRate(field, text);
+}
+
+Time
+ParseTimeOr(const std::string& field, const std::string& text, Time otherwise)
+{
+    return text.empty() ? otherwise : dlnet::ParseTime(field, text);
 }
 
 void

@@ -173,7 +173,8 @@ Ptr<const Topology> MakeTopology(const TopologyConfig& config);
 /**
  * Fixed cost of one message between two ranks on an idle fabric:
  * propagation, switching, and the store-and-forward of one packet of
- * `packetBits` on every link but the one the bandwidth term counts.
+ * `packetBits` on every link but the one the bandwidth term counts (a link
+ * at `rankRate`, or the slowest link of a path that has none).
  * \param path the path \param switchLatency s per switch
  * \param packetBits bits of a full packet \param rankRate bit/s of the bandwidth term
  * \return seconds
@@ -189,6 +190,18 @@ double PathLatency(const TopologyPath& path,
  * \param kind the topology, for the message \param ranks its rank count
  */
 void CheckRankCount(const std::string& kind, uint64_t ranks);
+
+/**
+ * \param field the option \param text its value, empty for the default
+ * \param otherwise the default \return the rate (std::invalid_argument naming field)
+ */
+DataRate ParseRateOr(const std::string& field, const std::string& text, DataRate otherwise);
+
+/**
+ * \param field the option \param text its value, empty for the default
+ * \param otherwise the default \return the time (std::invalid_argument naming field)
+ */
+Time ParseTimeOr(const std::string& field, const std::string& text, Time otherwise);
 
 /**
  * Throw std::invalid_argument naming `field` when value is 0.
