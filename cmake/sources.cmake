@@ -27,6 +27,9 @@ set(DLNET_SOURCES
   model/collective/reduction.cc
   model/collective/collective-engine.cc
   model/collective/alpha-beta-model.cc
+  model/collective/collective-check.cc
+  model/collective/collective-backend.cc
+  model/collective/schedule-backend.cc
   model/collective/link-load-estimate.cc
   model/collective/parallel-groups.cc
   model/aggregation/switchml-header.cc
@@ -38,6 +41,9 @@ set(DLNET_SOURCES
   model/aggregation/omnireduce-program.cc
   model/aggregation/switchml-helper.cc
   model/aggregation/omnireduce-helper.cc
+  model/aggregation/aggregation-backend-util.cc
+  model/aggregation/switchml-backend.cc
+  model/aggregation/omnireduce-backend.cc
   model/fred/fred-header.cc
   model/fred/fred-switch-program.cc
   model/fred/fred-engine.cc
@@ -88,6 +94,10 @@ set(DLNET_HEADERS
   model/collective/reduction.h
   model/collective/collective-engine.h
   model/collective/alpha-beta-model.h
+  model/collective/collective-request.h
+  model/collective/collective-check.h
+  model/collective/collective-backend.h
+  model/collective/schedule-backend.h
   model/collective/link-load-estimate.h
   model/collective/parallel-groups.h
   model/aggregation/switchml-header.h
@@ -99,6 +109,9 @@ set(DLNET_HEADERS
   model/aggregation/omnireduce-program.h
   model/aggregation/switchml-helper.h
   model/aggregation/omnireduce-helper.h
+  model/aggregation/aggregation-backend-util.h
+  model/aggregation/switchml-backend.h
+  model/aggregation/omnireduce-backend.h
   model/fred/fred-header.h
   model/fred/fred-switch-program.h
   model/fred/fred-engine.h

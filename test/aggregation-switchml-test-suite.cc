@@ -424,7 +424,7 @@ private:
         auto in = RandomInputs(m_n, elements, k, 100 + m_n);
         SwitchmlSettings s;
         s.window = 64;
-        s.timeout = "50us";
+        s.timeout = MicroSeconds(50);
         JobRun run = RunJob(t, Communicator::World(m_n), elements, s, in);
         NS_TEST_ASSERT_MSG_EQ(run.finished, true, "the job finished despite the loss");
         ErrorStats st = CheckAgainstBound(in, run.record.workers, k);

@@ -250,7 +250,7 @@ private:
                     cluster, Communicator::World(cluster.GetNRanks()), req);
             }
             std::cout << "measured: " << sc.name << " | " << row.time * 1e6 << " | "
-                      << e.seconds * 1e6 << " | " << row.predicted * 1e6 << " | "
+                      << e.seconds * 1e6 << " | " << row.bound * 1e6 << " | "
                       << e.seconds / row.time << " | " << e.busiestLink << " " << e.busiestBytes
                       << " B" << std::endl;
         }

@@ -79,29 +79,31 @@ private:
             {
                 continue;
             }
-            for (CollectiveAlgorithm alg : AlgorithmsFor(op))
+            for (const std::string& name : CollectiveRegistry::Names())
             {
+                if (!CollectiveRegistry::Create(name)->Implements(op))
+                {
+                    continue;
+                }
                 CollectiveConfig c;
                 c.topology = Shape(m_kind, m_n);
                 c.op = opName;
-                c.algorithm = ToString(alg);
+                c.algorithm = name;
                 c.functional = true;
                 c.root = m_n / 2; // not rank 0, to exercise the relabelling
                 // 12 elements per rank: alltoall splits evenly; parts are unequal for
                 // the power-of-two halving of 3, 5 and 13 ranks
                 c.minBytes = c.maxBytes = 4 * 12 * m_n + (op == CollectiveOp::ALL_TO_ALL ? 0 : 8);
-                bool hierarchical = alg == CollectiveAlgorithm::HIERARCHICAL
-                                    || alg == CollectiveAlgorithm::HIERARCHICAL_LOCAL_BW_AWARE;
+                bool hierarchical = name == "hierarchical" || name == "hierarchical-local-bw-aware";
                 if (hierarchical && m_kind == "star")
                 {
                     continue; // no second dimension: rejected, as the bad-input test checks
                 }
-                if (alg == CollectiveAlgorithm::SWITCHML && m_kind != "star"
-                    && m_kind != "leaf-spine")
+                if (name == "switchml" && m_kind != "star" && m_kind != "leaf-spine")
                 {
                     continue; // no aggregating switch: rejected, as the bad-input test checks
                 }
-                if (alg == CollectiveAlgorithm::OMNIREDUCE)
+                if (name == "omnireduce")
                 {
                     // sparse tensors of its own; aggregators on the workers, blocks of 2
                     c.aggregatorPlacement = "colocated";
@@ -111,9 +113,7 @@ private:
                 Check(c);
                 bool chunked = op == CollectiveOp::ALL_REDUCE || op == CollectiveOp::BROADCAST
                                || op == CollectiveOp::REDUCE;
-                if (chunked
-                    && (alg == CollectiveAlgorithm::DOUBLE_BINARY_TREE
-                        || alg == CollectiveAlgorithm::RING))
+                if (chunked && (name == "double-binary-tree" || name == "ring"))
                 {
                     c.chunks = 3; // pipelined lanes, several chunks in flight
                     Check(c);

@@ -505,7 +505,9 @@ PYBIND11_MODULE(dlnet, m)
     static const std::string runCollectiveDoc
         = RunDoc("Run a collective over a sweep of sizes, as nccl-tests does, and return\n"
                  "{'config', 'result', 'wall_seconds'}. 'result' holds the alpha-beta 'model' and\n"
-                 "one entry per size in 'rows' (time_s, algbw_Bps, busbw_Bps, predicted_s, and\n"
+                 "one entry per size in 'rows' (time_s, algbw_Bps, busbw_Bps, bound_s (the\n"
+                 "contention-free lower bound), estimate_s (the shared-link estimate, None where\n"
+                 "the backend has no message pattern), and\n"
                  "in functional mode 'correct'). Options as for run_traffic; `results_dir` also\n"
                  "writes collective.csv, result.json, busbw.png and time.png.\n",
                  ns3::CollectiveOptions());
@@ -546,7 +548,7 @@ PYBIND11_MODULE(dlnet, m)
                  "every density against ring and switchml, per link rate and worker count) and\n"
                  "return {'config', 'rows', 'wall_seconds'}: one row per simulation, keyed like\n"
                  "the columns of sparse-allreduce.csv (rate, workers, algorithm, density (None\n"
-                 "but for omnireduce), time_s, predicted_s, speedup_over_ring, checked, ...).\n"
+                 "but for omnireduce), time_s, bound_s, speedup_over_ring, checked, ...).\n"
                  "List options (tensor_bytes aside) are comma-separated str, e.g.\n"
                  "densities='1,0.1'; quick=True picks the demo sweep's defaults. `results_dir`\n"
                  "also writes sparse-allreduce.csv, result.json and the PNGs. Bad options raise\n"

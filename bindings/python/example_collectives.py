@@ -123,7 +123,7 @@ def main():
               f"  {verdict:<13}")
         row = {"bytes": size}
         row.update({f"busbw_Bps_{a}": busbw[a] for a in algorithms})
-        row.update({f"predicted_s_{a}": sweeps[a]["result"]["rows"][i]["predicted_s"]
+        row.update({f"bound_s_{a}": sweeps[a]["result"]["rows"][i]["bound_s"]
                     for a in algorithms})
         row.update({"auto_algorithm": pick["algorithm"], "auto_busbw_Bps": pick["busbw_Bps"],
                     "fastest": fastest[0]})

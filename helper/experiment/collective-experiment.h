@@ -8,12 +8,12 @@
 #include "simulation-scope.h"
 
 #include "ns3/alpha-beta-model.h"
+#include "ns3/collective-backend.h"
+#include "ns3/collective-check.h"
 #include "ns3/collective-engine.h"
-#include "ns3/omnireduce-helper.h"
-#include "ns3/sparsity.h"
-#include "ns3/switchml-helper.h"
 #include "ns3/topology-helper.h"
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -29,8 +29,7 @@ struct CollectiveConfig
     TopologyConfig topology;       //!< where it runs
     std::string op{"allreduce"};   //!< allreduce, reducescatter, allgather, alltoall, broadcast,
                                    //!< reduce, sendrecv
-    std::string algorithm{"ring"}; //!< ring, direct, halving-doubling, double-binary-tree,
-                                   //!< hierarchical, hierarchical-local-bw-aware, auto
+    std::string algorithm{"ring"}; //!< a registered backend (CollectiveRegistry::Names) or auto
     std::string type{"fp32"};      //!< fp32, fp16, bf16 or int32
     uint64_t minBytes{1 << 20};    //!< first size
     uint64_t maxBytes{1 << 20};    //!< last size
@@ -58,9 +57,23 @@ struct CollectiveConfig
     uint32_t seed{1};
     uint64_t run{1};
     Ns3Attributes ns3Attributes; //!< ns-3 attribute defaults, set after each run's reset
+    /// Options the user set: one that does not apply to the algorithm is refused.
+    std::set<std::string> given;
 
     /// Throw std::invalid_argument naming the first bad field.
     void Validate() const;
+
+    /**
+     * \param name a registered backend
+     * \return a new backend with its attributes set from this config's options
+     */
+    Ptr<CollectiveBackend> MakeBackend(const std::string& name) const;
+
+    /// \return false for an option of another topology kind or algorithm than this config's
+    bool Applies(const std::string& option) const;
+
+    /// \return the request of one size (timing mode; chunks as configured)
+    CollectiveRequest RequestOf(uint64_t bytes, const NetworkModel& model) const;
 };
 
 /// One row of the table (one size).
@@ -69,16 +82,18 @@ struct CollectiveRow
     uint64_t bytes{0};
     uint64_t count{0}; //!< elements
     std::string type;
-    std::string redop;           //!< sum, or none for data movement
-    std::string algorithm;       //!< the one that ran (auto resolved)
-    double time{0};              //!< s
-    double algbw{0};             //!< B/s: bytes / time
-    double busbw{0};             //!< B/s: algbw x nccl-tests factor
-    double predicted{0};         //!< s, alpha-beta model
-    bool checked{false};         //!< functional mode ran the check
-    bool correct{true};          //!< functional mode: every rank's buffer equals the reference
-    double maxError{0};          //!< functional mode: largest |result - exact sum| of any element
-    uint64_t packets{0};         //!< in-network: packets the workers sent; else messages
+    std::string redop;       //!< sum, or none for data movement
+    std::string algorithm;   //!< the one that ran (auto resolved)
+    double time{0};          //!< s
+    double algbw{0};         //!< B/s: bytes / time
+    double busbw{0};         //!< B/s: algbw x nccl-tests factor
+    double bound{0};         //!< s, contention-free lower bound (the backend's alpha-beta model)
+    double estimate{-1};     //!< s, shared-link estimate over the installed routes; -1: none
+    std::string busiestLink; //!< the estimate's most-loaded link
+    bool checked{false};     //!< functional mode ran the check
+    bool correct{true};      //!< functional mode: every rank's buffer equals the reference
+    double maxError{0};      //!< functional mode: largest |result - exact sum| of any element
+    uint64_t packets{0};     //!< in-network: packets the workers sent; else messages
     uint64_t retransmissions{0}; //!< in-network: packets sent again after a timeout
     double bytesUp{0};           //!< payload bytes a worker sent, mean over workers
     double bytesDown{0};         //!< payload bytes a worker received, mean over workers
@@ -111,28 +126,6 @@ NetworkModel ModelOf(const TopologyConfig& topology, const std::vector<uint32_t>
 
 /// \return the communicator a ranks text names ("" = all), validated against the topology
 Communicator ParseCommunicator(const std::string& text, uint32_t clusterRanks);
-
-/**
- * Functional mode: element i of communicator index `index`'s input. Small
- * integers, so that every sum is exact in every element type.
- * \param index communicator index \param i element \param seed the run's seed
- * \param n communicator size
- * \return the value
- */
-double CollectiveInputValue(uint32_t index, uint64_t i, uint32_t seed, uint32_t n);
-
-/**
- * Functional mode: the value communicator index `index` must hold at element
- * i after a collective whose inputs came from CollectiveInputValue.
- * \return the value, or NaN where the operation leaves the element unspecified
- */
-double CollectiveExpectedValue(CollectiveOp op,
-                               uint32_t n,
-                               uint32_t index,
-                               uint32_t root,
-                               uint64_t i,
-                               uint64_t elements,
-                               uint32_t seed);
 
 } // namespace ns3
 

@@ -37,7 +37,7 @@ CollectiveRowFields()
         {"time_s", "s", [](const R& r) { return J(r.row.time); }},
         {"algbw_Bps", "B/s", [](const R& r) { return J(r.row.algbw); }},
         {"busbw_Bps", "B/s", [](const R& r) { return J(r.row.busbw); }},
-        {"predicted_s", "s", [](const R& r) { return J(r.row.predicted); }},
+        {"bound_s", "s", [](const R& r) { return J(r.row.bound); }},
         {"checked", "", [](const R& r) { return J(r.row.checked); }},
         {"correct", "", [](const R& r) { return J(r.row.correct); }},
         // columns after "correct" were added to collective.csv with the field table
@@ -48,6 +48,8 @@ CollectiveRowFields()
         {"bytes_down_per_worker", "B", [](const R& r) { return J(r.row.bytesDown); }},
         {"aggregator_utilisation", "fraction", [](const R& r) { return J(r.row.aggregatorUtilisation); }},
         {"events", "", [](const R& r) { return J(r.row.events); }},
+        {"estimate_s", "s", [](const R& r) { return r.row.estimate < 0 ? J() : J(r.row.estimate); }},
+        {"busiest_link", "", [](const R& r) { return J(r.row.busiestLink); }},
     };
     // clang-format on
     return fields;
@@ -105,7 +107,7 @@ PrintCollectiveTable(const CollectiveConfig& config, const std::vector<Collectiv
                     s.topology.c_str(),
                     s.ranks,
                     config.functional ? " (functional: every rank's result checked)" : "");
-        std::printf("#%12s %12s %6s %6s %-20s %12s %11s %11s %13s %6s\n",
+        std::printf("#%12s %12s %6s %6s %-20s %12s %11s %11s %10s %12s %6s\n",
                     "size",
                     "count",
                     "type",
@@ -114,11 +116,17 @@ PrintCollectiveTable(const CollectiveConfig& config, const std::vector<Collectiv
                     "time(us)",
                     "algbw(GB/s)",
                     "busbw(GB/s)",
-                    "predicted(us)",
+                    "bound(us)",
+                    "estimate(us)",
                     "check");
         for (const auto& row : s.rows)
         {
-            std::printf(" %12llu %12llu %6s %6s %-20s %12.2f %11.2f %11.2f %13.2f %6s\n",
+            char estimate[32] = "-";
+            if (row.estimate >= 0)
+            {
+                std::snprintf(estimate, sizeof(estimate), "%.2f", row.estimate * 1e6);
+            }
+            std::printf(" %12llu %12llu %6s %6s %-20s %12.2f %11.2f %11.2f %10.2f %12s %6s\n",
                         static_cast<unsigned long long>(row.bytes),
                         static_cast<unsigned long long>(row.count),
                         row.type.c_str(),
@@ -127,7 +135,8 @@ PrintCollectiveTable(const CollectiveConfig& config, const std::vector<Collectiv
                         row.time * 1e6,
                         row.algbw / 1e9,
                         row.busbw / 1e9,
-                        row.predicted * 1e6,
+                        row.bound * 1e6,
+                        estimate,
                         row.checked ? (row.correct ? "ok" : "WRONG") : "-");
         }
         uint64_t events = 0;
@@ -234,13 +243,13 @@ PlotCollective(const std::vector<CollectiveResult>& sweeps, const std::string& d
         busData.SetStyle(Gnuplot2dDataset::LINES_POINTS);
         Gnuplot2dDataset measured(name + " simulated");
         measured.SetStyle(Gnuplot2dDataset::POINTS);
-        Gnuplot2dDataset predicted(name + " model");
+        Gnuplot2dDataset predicted(name + " bound");
         predicted.SetStyle(Gnuplot2dDataset::LINES);
         for (const auto& row : s.rows)
         {
             busData.Add(double(row.bytes), row.busbw / 1e9);
             measured.Add(double(row.bytes), row.time * 1e6);
-            predicted.Add(double(row.bytes), row.predicted * 1e6);
+            predicted.Add(double(row.bytes), row.bound * 1e6);
         }
         bus.AddDataset(busData);
         time.AddDataset(measured);

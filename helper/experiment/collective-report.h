@@ -52,7 +52,7 @@ void WriteCollectiveResults(const CollectiveConfig& config,
 
 /**
  * Plot bus bandwidth against size, one line per algorithm (busbw.png), and
- * measured against predicted time (time.png).
+ * measured against the bound (time.png).
  * \return the PNGs written
  */
 std::vector<std::string> PlotCollective(const std::vector<CollectiveResult>& sweeps,

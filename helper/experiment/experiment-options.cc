@@ -12,25 +12,6 @@
 namespace ns3
 {
 
-namespace
-{
-/// The options, each noting its name in the config's `given` when set.
-template <typename T>
-std::vector<ExperimentOption<T>>
-RecordGiven(std::vector<ExperimentOption<T>> options)
-{
-    for (auto& o : options)
-    {
-        o.set = [set = o.set, name = o.name](T& c, const std::string& v)
-        {
-            set(c, v);
-            c.given.insert(name);
-        };
-    }
-    return options;
-}
-} // namespace
-
 const std::vector<ExperimentOption<TopologyConfig>>&
 TopologyOptions()
 {

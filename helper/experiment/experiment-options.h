@@ -35,6 +35,25 @@ struct ExperimentOption
     std::string kind{"text"};
 };
 
+/**
+ * \return the options, each noting its name in the config's `given` when
+ *         set (so that an option that does not apply can be refused)
+ */
+template <typename Config>
+std::vector<ExperimentOption<Config>>
+RecordGiven(std::vector<ExperimentOption<Config>> options)
+{
+    for (auto& o : options)
+    {
+        o.set = [set = o.set, name = o.name](Config& c, const std::string& v)
+        {
+            set(c, v);
+            c.given.insert(name);
+        };
+    }
+    return options;
+}
+
 /// \return the options of a TopologyConfig
 const std::vector<ExperimentOption<TopologyConfig>>& TopologyOptions();
 

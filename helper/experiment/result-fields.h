@@ -129,12 +129,30 @@ struct ShapedByTopology<Config, std::void_t<decltype(std::declval<Config&>().top
 {
 };
 
-/// \return false for a topology option that shapes another kind than the config's
+/// Configs that say which of their options apply (Applies(name)).
+template <typename Config, typename = void>
+struct SaysWhatApplies : std::false_type
+{
+};
+
+/// \copydoc SaysWhatApplies
+template <typename Config>
+struct SaysWhatApplies<Config,
+                       std::void_t<decltype(std::declval<const Config&>().Applies(std::string()))>>
+    : std::true_type
+{
+};
+
+/// \return false for an option that does not apply to the config's topology kind or algorithm
 template <typename Config>
 bool
 OptionApplies(const Config& config, const std::string& name)
 {
-    if constexpr (ShapedByTopology<Config>::value)
+    if constexpr (SaysWhatApplies<Config>::value)
+    {
+        return config.Applies(name);
+    }
+    else if constexpr (ShapedByTopology<Config>::value)
     {
         return TopologyOptionApplies(config.topology.kind, name);
     }

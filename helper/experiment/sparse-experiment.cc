@@ -161,6 +161,7 @@ PointsOf(const SparseConfig& s)
                              : (base.aggregators ? base.aggregators : n);
             CollectiveConfig c = base;
             c.ns3Attributes = s.ns3Attributes;
+            c.given.clear(); // the sweep runs every algorithm with the same settings
             c.topology.kind = "star";
             c.topology.hosts = n + std::max(n, a);
             c.topology.hostLinkRate = rate;

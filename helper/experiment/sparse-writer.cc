@@ -68,7 +68,7 @@ SparseFields()
         {"message_blocks", "", [](const R& r) { return J(r.messageBlocks); }},
         {"loss_rate", "fraction", [](const R& r) { return J(r.lossRate); }},
         {"time_s", "s", [](const R& r) { return J(r.run.time); }},
-        {"predicted_s", "s", [](const R& r) { return J(r.run.predicted); }},
+        {"bound_s", "s", [](const R& r) { return J(r.run.bound); }},
         {"speedup_over_ring", "", [](const R& r) { return J(r.speedupOverRing); }},
         {"packets", "", [](const R& r) { return J(r.run.packets); }},
         {"retransmissions", "", [](const R& r) { return J(r.run.retransmissions); }},
@@ -133,9 +133,9 @@ PrintSparseGroup(const SparseConfig& config, const std::vector<SparseRow>& group
     std::printf("# ring %.3f ms (model %.3f), switchml %.3f ms (model %.3f); "
                 "ring/switchml %.3f, 2(N-1)/N = %.3f\n",
                 ring.run.time * 1e3,
-                ring.run.predicted * 1e3,
+                ring.run.bound * 1e3,
                 sml.run.time * 1e3,
-                sml.run.predicted * 1e3,
+                sml.run.bound * 1e3,
                 ring.run.time / sml.run.time,
                 2.0 * (ring.workers - 1) / ring.workers);
     std::printf("#%8s %8s %15s %9s %12s %10s %12s",
@@ -165,7 +165,7 @@ PrintSparseGroup(const SparseConfig& config, const std::vector<SparseRow>& group
                     ring.run.time * 1e3,
                     sml.run.time * 1e3,
                     ring.run.time / p.run.time,
-                    p.run.predicted * 1e3);
+                    p.run.bound * 1e3);
         if (lossy)
         {
             std::printf(" %8llu", static_cast<unsigned long long>(p.run.retransmissions));
@@ -281,7 +281,7 @@ WriteSparseResults(const SparseConfig& config,
                 else
                 {
                     omniPoints.emplace_back(p.density, p.run.time * 1e3);
-                    modelPoints.emplace_back(p.density, p.run.predicted * 1e3);
+                    modelPoints.emplace_back(p.density, p.run.bound * 1e3);
                 }
             }
             std::sort(omniPoints.begin(), omniPoints.end());

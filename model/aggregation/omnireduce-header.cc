@@ -33,7 +33,7 @@ OmniReduceHeader::GetInstanceTypeId() const
 uint32_t
 OmniReduceHeader::GetSerializedSize() const
 {
-    return 20 + 4 * m_next.size();
+    return FIXED_SIZE + 4 * m_next.size();
 }
 
 void

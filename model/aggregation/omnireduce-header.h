@@ -38,6 +38,7 @@ public:
     };
 
     static constexpr uint32_t NONE = 0xffffffff; //!< no next block (infinity)
+    static constexpr uint32_t FIXED_SIZE = 20;   //!< bytes before the 4-byte block indices
 
     static TypeId GetTypeId();
     TypeId GetInstanceTypeId() const override;

@@ -21,6 +21,15 @@ NS_LOG_COMPONENT_DEFINE("OmniReduceHelper");
 namespace
 {
 
+/// \return a time as the user would write it: seconds with a unit
+std::string
+TimeText(Time t)
+{
+    std::ostringstream os;
+    os << t.GetSeconds() << "s";
+    return os.str();
+}
+
 /// Shared by the callbacks until the last worker is done.
 struct Progress
 {
@@ -138,7 +147,8 @@ OmniReduceHelper::Validate(const OmniReduceSettings& s,
         throw std::invalid_argument("message-blocks: got " + std::to_string(s.messageBlocks)
                                     + "; expected 1 to 32 blocks per packet");
     }
-    uint64_t packet = 24 + 20 + 4ull * s.messageBlocks * (1 + s.blockElements);
+    uint64_t packet = FabricHeader::SERIALIZED_SIZE + OmniReduceHeader::FIXED_SIZE
+                      + 4ull * s.messageBlocks * (1 + s.blockElements);
     if (packet > mtu)
     {
         throw std::invalid_argument("message-blocks: " + std::to_string(s.messageBlocks)
@@ -172,14 +182,18 @@ OmniReduceHelper::Validate(const OmniReduceSettings& s,
     {
         throw std::invalid_argument("aggregators: a star has one switch to aggregate in");
     }
-    Time timeout = dlnet::ParseTime("aggregation-timeout", s.timeout, dlnet::MAX_TIMEOUT_SECONDS);
-    if (timeout < NanoSeconds(1))
+    Time timeout = s.timeout;
+    if (timeout < NanoSeconds(1) || timeout > Seconds(dlnet::MAX_TIMEOUT_SECONDS))
     {
-        throw std::invalid_argument("aggregation-timeout: got '" + s.timeout
-                                    + "'; expected a time from 1ns to 10s");
+        throw std::invalid_argument("aggregation-timeout: got " + TimeText(timeout)
+                                    + "; expected a time from 1ns to 10s");
     }
-    Time packetTime
-        = dlnet::ParseTime("aggregator-packet-time", s.packetTime, dlnet::MAX_DELAY_SECONDS);
+    Time packetTime = s.packetTime;
+    if (packetTime.IsStrictlyNegative() || packetTime > Seconds(dlnet::MAX_DELAY_SECONDS))
+    {
+        throw std::invalid_argument("aggregator-packet-time: got " + TimeText(packetTime)
+                                    + "; expected a time from 0ns to 1s");
+    }
     // Each worker keeps `slots` packets outstanding and resends each one at
     // the latest every max(timeout, 100ms) (the timeout's ceiling): an
     // aggregator that takes longer for all of them never catches up, and
@@ -191,14 +205,13 @@ OmniReduceHelper::Validate(const OmniReduceSettings& s,
         std::ostringstream limit;
         limit << ceiling / (double(comm.GetSize()) * s.slots) << "s";
         throw std::invalid_argument(
-            "aggregator-packet-time: got '" + s.packetTime + "'; expected below " + limit.str()
-            + ": an aggregator must process the " + std::to_string(comm.GetSize()) + " workers x "
-            + std::to_string(s.slots)
+            "aggregator-packet-time: got '" + TimeText(packetTime) + "'; expected below "
+            + limit.str() + ": an aggregator must process the " + std::to_string(comm.GetSize())
+            + " workers x " + std::to_string(s.slots)
             + " pool-slots outstanding packets within the largest aggregation timeout (the "
               "larger of 100ms and aggregation-timeout), else resent packets queue without end");
     }
-    if (s.placement == "switch"
-        && !dlnet::ParseTime("aggregator-packet-time", s.packetTime).IsZero())
+    if (s.placement == "switch" && !s.packetTime.IsZero())
     {
         throw std::invalid_argument("aggregator-packet-time: the switch aggregates at line rate; "
                                     "a packet time applies to servers and colocated aggregators");
@@ -237,7 +250,7 @@ OmniReduceHelper::Start(const Cluster& cluster,
     job.elements = elements;
     job.tc = comm.tc;
     job.functional = !inputs.empty();
-    Time timeout = dlnet::ParseTime("aggregation-timeout", s.timeout);
+    Time timeout = s.timeout;
 
     auto progress = std::make_shared<Progress>();
     progress->record.aggregators = job.aggregators;
@@ -268,8 +281,7 @@ OmniReduceHelper::Start(const Cluster& cluster,
         for (uint32_t address : std::set<uint32_t>(job.aggregators.begin(), job.aggregators.end()))
         {
             Ptr<OmniReduceAggregator> a = CreateObject<OmniReduceAggregator>();
-            a->SetAttribute("PacketTime",
-                            TimeValue(dlnet::ParseTime("aggregator-packet-time", s.packetTime)));
+            a->SetAttribute("PacketTime", TimeValue(s.packetTime));
             a->Setup(job, address, sendFrom(address));
             aggregatorAt[address] = a;
             progress->aggregators.push_back(a);

@@ -29,10 +29,10 @@ struct OmniReduceSettings
     std::string placement{
         "servers"};                //!< servers (dedicated hosts), colocated (on workers) or switch
     uint32_t aggregators{0};       //!< A; 0: as many as workers (servers, colocated); switch: 1
-    std::string timeout{"1ms"};    //!< worker retransmission timeout
+    Time timeout{MilliSeconds(1)}; //!< worker retransmission timeout (1ns to 10s)
     double threshold{0};           //!< functional mode: zero-block threshold
     uint16_t job{1};               //!< job id
-    std::string packetTime{"0ns"}; //!< aggregator servers: processing time per packet
+    Time packetTime{0};            //!< aggregator servers: processing time per packet
 };
 
 /**

@@ -126,7 +126,7 @@ SwitchmlHelper::Start(const Cluster& cluster,
             }
         }
     }
-    Time timeout = dlnet::ParseTime("timeout", s.timeout);
+    Time timeout = s.timeout;
     uint32_t group = GroupAddress(s.job);
     uint32_t pool
         = std::min<uint64_t>(s.window, (elements + s.elementsPerPacket - 1) / s.elementsPerPacket);

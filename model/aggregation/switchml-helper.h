@@ -24,7 +24,7 @@ struct SwitchmlSettings
 {
     uint32_t elementsPerPacket{256}; //!< k: 64 or 256 int32 values per packet
     uint32_t window{256};            //!< slots of the pool: outstanding packets per worker
-    std::string timeout{"1ms"};      //!< worker retransmission timeout
+    Time timeout{MilliSeconds(1)};   //!< worker retransmission timeout
     uint16_t job{1};                 //!< job id (several jobs share a switch's slots)
 };
 

@@ -132,52 +132,9 @@ PredictCollectiveTime(CollectiveOp op,
             double sl = s / lanes;
             return 2 * RingHalf(d1, sl, a1, b1) + 2 * RingHalf(d2, sl / d1, a2, b2);
         }
-        case CollectiveAlgorithm::SWITCHML:
-        {
-            // Every worker streams S up and gets S down at once, in packets of
-            // 4k values behind a 16-byte SwitchML and a 24-byte fabric header;
-            // a probe round trip agrees on the first exponents, and the last
-            // result crosses the path: about three one-way latencies in all.
-            double wire = s * (m.switchmlPacket + 40) / m.switchmlPacket;
-            return 3 * a + wire / m.linkRate;
-        }
-        case CollectiveAlgorithm::OMNIREDUCE:
-            // T_fixed + (S / B) max(d, d_union) when the aggregators keep up
-            // (sparseFactor also covers A aggregators carrying N S / A each)
-            return 3 * a
-                   + std::max(m.sparseFactor * s * m.omnireduceWire / m.linkRate, m.aggregatorBusy);
         default:
             return std::numeric_limits<double>::infinity();
     }
-}
-
-CollectiveAlgorithm
-ChooseAlgorithm(
-    CollectiveOp op, uint32_t n, uint64_t bytes, uint32_t chunks, const NetworkModel& model)
-{
-    CollectiveAlgorithm best = CollectiveAlgorithm::RING;
-    double bestTime = std::numeric_limits<double>::infinity();
-    for (auto alg : AlgorithmsFor(op))
-    {
-        bool hierarchical = alg == CollectiveAlgorithm::HIERARCHICAL
-                            || alg == CollectiveAlgorithm::HIERARCHICAL_LOCAL_BW_AWARE;
-        if (hierarchical && model.grid.dim1 * model.grid.dim2 != n)
-        {
-            continue;
-        }
-        if ((alg == CollectiveAlgorithm::SWITCHML && !model.inNetwork)
-            || alg == CollectiveAlgorithm::OMNIREDUCE)
-        {
-            continue; // needs a sparsity pattern and aggregators: chosen by name only
-        }
-        double t = PredictCollectiveTime(op, alg, n, bytes, chunks, model);
-        if (t < bestTime)
-        {
-            best = alg;
-            bestTime = t;
-        }
-    }
-    return best;
 }
 
 namespace

@@ -34,13 +34,8 @@ struct NetworkModel
     double alpha1{0}; //!< hierarchical: alpha of a dimension-1 step (0: alpha)
     double alpha2{0}; //!< hierarchical: alpha of a dimension-2 step (0: alpha)
     double linkRate{
-        12.5e9}; //!< raw link rate of a rank, B/s (in-network packets are not Mtu-sized)
-    double switchmlPacket{1024}; //!< switchml: payload bytes per packet (4 k)
-    bool inNetwork{false};       //!< the topology has aggregating switches (star, leaf-spine)
-    double sparseFactor{1};      //!< omnireduce: max(d, d_union, N d / A, N d_union / A)
-    double omnireduceWire{1};    //!< omnireduce: wire bytes per value byte
-    double aggregatorBusy{0};    //!< omnireduce: s the busiest aggregator spends processing packets
-    CollectiveGrid grid;         //!< shape, when the communicator is a full grid
+        12.5e9};         //!< raw link rate of a rank, B/s (in-network packets are not Mtu-sized)
+    CollectiveGrid grid; //!< shape, when the communicator is a full grid
 };
 
 /**
@@ -75,13 +70,6 @@ double PredictCollectiveTime(CollectiveOp op,
                              uint64_t bytes,
                              uint32_t chunks,
                              const NetworkModel& model);
-
-/**
- * The algorithm AUTO picks: the smallest predicted time among those that
- * implement op (hierarchical ones only on a grid).
- */
-CollectiveAlgorithm ChooseAlgorithm(
-    CollectiveOp op, uint32_t n, uint64_t bytes, uint32_t chunks, const NetworkModel& model);
 
 } // namespace ns3
 

@@ -33,11 +33,6 @@ CollectiveRequest::Validate(uint32_t n) const
         throw std::invalid_argument("bytes: " + std::to_string(bytes) + " is not a multiple of the "
                                     + std::to_string(es) + "-byte " + ToString(type) + " element");
     }
-    if (algorithm == CollectiveAlgorithm::AUTO)
-    {
-        throw std::invalid_argument("algorithm: auto must be resolved to a concrete algorithm "
-                                    "before the engine runs it");
-    }
     if (root >= n)
     {
         throw std::invalid_argument("root: " + std::to_string(root)
@@ -276,7 +271,7 @@ CollectiveEngine::Start(const Communicator& comm, CollectiveRequest request, Don
     inst.record.id = id;
     inst.record.communicator = comm.name;
     inst.record.op = req.op;
-    inst.record.algorithm = req.algorithm;
+    inst.record.algorithm = ToString(req.algorithm);
     inst.record.bytes = req.bytes;
     inst.record.start = Simulator::Now();
     inst.record.bytesSent.assign(n, 0);

@@ -4,6 +4,7 @@
 #ifndef DLNET_COLLECTIVE_ENGINE_H
 #define DLNET_COLLECTIVE_ENGINE_H
 
+#include "collective-request.h"
 #include "collective-schedule.h"
 #include "collective-types.h"
 #include "communicator.h"
@@ -21,52 +22,6 @@
 
 namespace ns3
 {
-
-/**
- * \ingroup dlnet
- * \brief One collective to run.
- */
-struct CollectiveRequest
-{
-    CollectiveOp op{CollectiveOp::ALL_REDUCE}; //!< operation
-    CollectiveAlgorithm algorithm{
-        CollectiveAlgorithm::RING}; //!< a concrete algorithm (resolve AUTO first)
-    DataType type{DataType::FP32};  //!< element type
-    uint64_t bytes{0};              //!< buffer size S (nccl-tests' "size")
-    uint32_t root{0};               //!< communicator index of the root (broadcast, reduce)
-    uint32_t chunks{0};             //!< pipelining chunks; 0: the engine's Chunks attribute
-    uint32_t chunksInFlight{0}; //!< chunks a rank works on at once; 0: the engine's ChunksInFlight
-    CollectiveGrid grid;        //!< communicator shape (hierarchical algorithms)
-    /// Chunk c enters a step only once chunk c-1 has left it on the same
-    /// rank, so that chunks flow through the steps (and through the
-    /// dimensions of a hierarchical algorithm) one after another, as in
-    /// ASTRA-sim's pipelining; false: chunks in flight run side by side.
-    bool staggerChunks{false};
-    /// Functional mode: each rank's input (bytes long each); empty: timing mode.
-    std::vector<std::vector<uint8_t>> inputs;
-
-    /// Throw std::invalid_argument naming the first bad field.
-    void Validate(uint32_t communicatorSize) const;
-};
-
-/**
- * \ingroup dlnet
- * \brief What one collective did.
- */
-struct CollectiveRecord
-{
-    uint32_t id{0};           //!< engine-wide id
-    std::string communicator; //!< its communicator's name
-    CollectiveOp op{CollectiveOp::ALL_REDUCE};
-    CollectiveAlgorithm algorithm{CollectiveAlgorithm::RING};
-    uint64_t bytes{0};
-    Time start;                                //!< Start() called
-    Time end;                                  //!< last rank finished
-    std::vector<uint64_t> bytesSent;           //!< per communicator index
-    std::vector<uint64_t> bytesReceived;       //!< per communicator index
-    uint64_t messages{0};                      //!< messages sent
-    std::vector<std::vector<uint8_t>> outputs; //!< functional mode: each rank's buffer after
-};
 
 /**
  * \ingroup dlnet

@@ -533,8 +533,7 @@ Implements(CollectiveAlgorithm a, CollectiveOp op)
 {
     if (op == CollectiveOp::SEND_RECV)
     {
-        return a != CollectiveAlgorithm::AUTO && a != CollectiveAlgorithm::SWITCHML
-               && a != CollectiveAlgorithm::OMNIREDUCE;
+        return true;
     }
     switch (a)
     {
@@ -548,8 +547,6 @@ Implements(CollectiveAlgorithm a, CollectiveOp op)
                    || op == CollectiveOp::REDUCE;
         case CollectiveAlgorithm::HIERARCHICAL:
         case CollectiveAlgorithm::HIERARCHICAL_LOCAL_BW_AWARE:
-        case CollectiveAlgorithm::SWITCHML:
-        case CollectiveAlgorithm::OMNIREDUCE:
             return op == CollectiveOp::ALL_REDUCE;
         default:
             return false;
@@ -565,9 +562,7 @@ AlgorithmsFor(CollectiveOp op)
                    CollectiveAlgorithm::HALVING_DOUBLING,
                    CollectiveAlgorithm::DOUBLE_BINARY_TREE,
                    CollectiveAlgorithm::HIERARCHICAL,
-                   CollectiveAlgorithm::HIERARCHICAL_LOCAL_BW_AWARE,
-                   CollectiveAlgorithm::SWITCHML,
-                   CollectiveAlgorithm::OMNIREDUCE})
+                   CollectiveAlgorithm::HIERARCHICAL_LOCAL_BW_AWARE})
     {
         if (Implements(a, op))
         {
@@ -605,11 +600,6 @@ BuildCollectiveLanes(CollectiveOp op,
         return LaneBuilder(out.back());
     };
 
-    if (a == CollectiveAlgorithm::SWITCHML || a == CollectiveAlgorithm::OMNIREDUCE)
-    {
-        throw std::logic_error("switchml runs in the switches, not as a step schedule: "
-                               "start it with SwitchmlHelper");
-    }
     if (op == CollectiveOp::SEND_RECV)
     {
         LaneBuilder b = newLane();

@@ -42,10 +42,7 @@ const std::vector<CollectiveAlgorithm> g_algorithms
        CollectiveAlgorithm::HALVING_DOUBLING,
        CollectiveAlgorithm::DOUBLE_BINARY_TREE,
        CollectiveAlgorithm::HIERARCHICAL,
-       CollectiveAlgorithm::HIERARCHICAL_LOCAL_BW_AWARE,
-       CollectiveAlgorithm::SWITCHML,
-       CollectiveAlgorithm::OMNIREDUCE,
-       CollectiveAlgorithm::AUTO};
+       CollectiveAlgorithm::HIERARCHICAL_LOCAL_BW_AWARE};
 const std::vector<DataType> g_types
     = {DataType::FP32, DataType::FP16, DataType::BF16, DataType::INT32};
 
@@ -67,10 +64,7 @@ CollectiveAlgorithmNames()
                                                    "halving-doubling",
                                                    "double-binary-tree",
                                                    "hierarchical",
-                                                   "hierarchical-local-bw-aware",
-                                                   "switchml",
-                                                   "omnireduce",
-                                                   "auto"};
+                                                   "hierarchical-local-bw-aware"};
     return names;
 }
 

@@ -32,19 +32,17 @@ enum class DataType
     INT32,
 };
 
-/// \ingroup dlnet Collective algorithms (schedule builders).
+/// \ingroup dlnet The step schedules the CollectiveEngine runs (each one a registered
+/// CollectiveBackend; the registry lists every algorithm).
 enum class CollectiveAlgorithm
 {
     RING,
     DIRECT,
     HALVING_DOUBLING,
     DOUBLE_BINARY_TREE,
-    HIERARCHICAL, //!< RS along dim 1, AllReduce along dim 2 on 1/n, AG along dim 1
-    SWITCHML,     //!< in-network dense aggregation in the switches (not a step schedule)
-    OMNIREDUCE,   //!< sparse block aggregation through aggregators (not a step schedule)
+    HIERARCHICAL,                //!< RS along dim 1, AllReduce along dim 2 on 1/n, AG along dim 1
     HIERARCHICAL_LOCAL_BW_AWARE, //!< ASTRA-sim's localBWAware order: RS dim 1, RS dim 2, AG dim 2,
                                  //!< AG dim 1
-    AUTO,                        //!< the fastest predicted by the alpha-beta model
 };
 
 /// \return the name of an operation (allreduce, reducescatter, ...)

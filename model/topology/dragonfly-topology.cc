@@ -64,6 +64,12 @@ DragonflyTopology::DragonflyTopology(const TopologyConfig& c)
     m_globalDelay = ParseTimeOr("global-link-delay", c.globalLinkDelay, m_groupDelay);
 }
 
+const TopologyConfig&
+DragonflyTopology::GetConfig() const
+{
+    return m_config;
+}
+
 std::string
 DragonflyTopology::GetKind() const
 {

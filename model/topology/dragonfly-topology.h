@@ -42,6 +42,7 @@ public:
     explicit DragonflyTopology(const TopologyConfig& config);
 
     std::string GetKind() const override;
+    const TopologyConfig& GetConfig() const override;
     uint32_t GetNRanks() const override;
     Cluster Build() const override;
     TopologyPath GetPath(uint32_t a, uint32_t b) const override;

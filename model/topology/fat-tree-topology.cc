@@ -61,6 +61,12 @@ FatTreeTopology::FatTreeTopology(const TopologyConfig& c)
     m_fabricDelay = ParseTimeOr("fabric-link-delay", c.fabricLinkDelay, m_hostDelay);
 }
 
+const TopologyConfig&
+FatTreeTopology::GetConfig() const
+{
+    return m_config;
+}
+
 std::string
 FatTreeTopology::GetKind() const
 {

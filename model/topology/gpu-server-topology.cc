@@ -71,6 +71,12 @@ GpuServerTopology::GpuServerTopology(const TopologyConfig& c, bool rail)
     m_fabricDelay = ParseTimeOr("fabric-link-delay", c.fabricLinkDelay, m_nicDelay);
 }
 
+const TopologyConfig&
+GpuServerTopology::GetConfig() const
+{
+    return m_config;
+}
+
 std::string
 GpuServerTopology::GetKind() const
 {

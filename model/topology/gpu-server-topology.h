@@ -43,6 +43,7 @@ public:
     GpuServerTopology(const TopologyConfig& config, bool rail);
 
     std::string GetKind() const override;
+    const TopologyConfig& GetConfig() const override;
     uint32_t GetNRanks() const override;
     Cluster Build() const override;
     TopologyPath GetPath(uint32_t a, uint32_t b) const override;

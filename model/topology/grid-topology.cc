@@ -48,6 +48,12 @@ GridTopology::GridTopology(const TopologyConfig& c, bool torus)
                                           : dlnet::ParseRate("local-link-rate", c.localLinkRate);
 }
 
+const TopologyConfig&
+GridTopology::GetConfig() const
+{
+    return m_config;
+}
+
 std::string
 GridTopology::GetKind() const
 {

@@ -66,6 +66,12 @@ LeafSpineTopology::LeafSpineTopology(const TopologyConfig& c)
                         : dlnet::ParseTime("fabric-link-delay", c.fabricLinkDelay);
 }
 
+const TopologyConfig&
+LeafSpineTopology::GetConfig() const
+{
+    return m_config;
+}
+
 std::string
 LeafSpineTopology::GetKind() const
 {

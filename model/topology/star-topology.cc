@@ -23,6 +23,12 @@ StarTopology::StarTopology(const TopologyConfig& config)
     CheckRankCount("star", m_hosts);
 }
 
+const TopologyConfig&
+StarTopology::GetConfig() const
+{
+    return m_config;
+}
+
 std::string
 StarTopology::GetKind() const
 {

@@ -97,6 +97,8 @@ public:
 
     /// \return the registered kind ("star", "fat-tree", ...)
     virtual std::string GetKind() const = 0;
+    /// \return the config it was made from (device, switch and link settings: mtu, latency)
+    virtual const TopologyConfig& GetConfig() const = 0;
     /// \return the number of ranks (endpoints)
     virtual uint32_t GetNRanks() const = 0;
 

@@ -6,6 +6,7 @@
 #include "expect-invalid.h"
 
 #include "ns3/alpha-beta-model.h"
+#include "ns3/collective-backend.h"
 #include "ns3/communicator.h"
 #include "ns3/config-parse.h"
 #include "ns3/fabric-header.h"
@@ -415,11 +416,25 @@ TEST(AlphaBeta, RingFormulaAndAutoChoice)
     double hd = PredictCollectiveTime(
         CollectiveOp::ALL_REDUCE, CollectiveAlgorithm::HALVING_DOUBLING, 8, 1 << 20, 1, m);
     EXPECT_DOUBLE_EQ(hd, 2 * 3 * 1e-6 + 2.0 * 7 / 8 * (1 << 20) / 10e9);
+    // auto: the smallest bound among the registered backends that run here
+    TopologyConfig star;
+    star.hosts = 8;
+    Ptr<const Topology> t = MakeTopology(star);
+    Communicator world = Communicator::World(8);
+    CollectiveRequest request;
+    request.bytes = 64;
     // tiny messages: latency decides, and direct has the fewest steps
-    EXPECT_EQ(ChooseAlgorithm(CollectiveOp::ALL_REDUCE, 8, 64, 1, m), CollectiveAlgorithm::DIRECT);
-    // hierarchical is never chosen without a grid
-    EXPECT_NE(ChooseAlgorithm(CollectiveOp::ALL_REDUCE, 8, 1 << 30, 1, m),
-              CollectiveAlgorithm::HIERARCHICAL);
+    EXPECT_EQ(CollectiveRegistry::ChooseAuto(request, *t, world, m), "direct");
+    request.bytes = 1 << 30;
+    std::string big = CollectiveRegistry::ChooseAuto(request, *t, world, m);
+    // hierarchical is never chosen without a grid; in-network backends never (a star's switch
+    // aggregates, and switchml's bound is below every schedule's at this size)
+    EXPECT_NE(big, "hierarchical");
+    EXPECT_NE(big, "switchml");
+    EXPECT_NE(big, "omnireduce");
+    Ptr<CollectiveBackend> switchml = CollectiveRegistry::Create("switchml");
+    EXPECT_LT(switchml->Bound(request, world, m),
+              CollectiveRegistry::Create(big)->Bound(request, world, m));
 }
 
 TEST(ParallelGroups, FredPlacementMp2Dp5Pp2)

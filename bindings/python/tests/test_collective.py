@@ -131,14 +131,14 @@ def test_ring_allreduce_time_matches_formula():
     # algbw = S / t and the nccl-tests allreduce factor 2(N-1)/N
     assert r["algbw_Bps"] == pytest.approx(size / r["time_s"], rel=1e-9)
     assert r["busbw_Bps"] == pytest.approx(r["algbw_Bps"] * 2 * (n - 1) / n, rel=1e-9)
-    assert r["predicted_s"] == pytest.approx(expected, rel=0.02)
+    assert r["bound_s"] == pytest.approx(expected, rel=0.02)
 
 
 # (c) auto picks the algorithm the alpha-beta model predicts to be fastest.
 
 
 def concrete_predictions(base):
-    """predicted_s of every concrete algorithm the op accepts on this topology."""
+    """bound_s of every concrete algorithm the op accepts on this topology."""
     predictions = {}
     for alg in CONCRETE:
         try:
@@ -148,7 +148,7 @@ def concrete_predictions(base):
             continue
         (row,) = rows_of(out)
         assert row["algorithm"] == alg
-        predictions[alg] = row["predicted_s"]
+        predictions[alg] = row["bound_s"]
     return predictions
 
 
@@ -168,8 +168,8 @@ def test_auto_picks_the_smallest_prediction(topology, op, size):
     (auto,) = rows_of(dlnet.run_collective(base, algorithm="auto"))
     assert auto["algorithm"] in predictions  # resolved: a concrete name, never "auto"
     best = min(predictions.values())
-    assert auto["predicted_s"] == pytest.approx(best, rel=1e-12), (auto["algorithm"], predictions)
-    assert auto["predicted_s"] == pytest.approx(predictions[auto["algorithm"]], rel=1e-12)
+    assert auto["bound_s"] == pytest.approx(best, rel=1e-12), (auto["algorithm"], predictions)
+    assert auto["bound_s"] == pytest.approx(predictions[auto["algorithm"]], rel=1e-12)
 
 
 # (d) bad input: ValueError naming the field.
@@ -260,7 +260,7 @@ def test_results_dir_writes_files(tmp_path):
         table = list(csv.reader(f))
     # the original columns first, unchanged; every column is a key of the returned rows
     assert table[0][:13] == ["op", "algorithm", "ranks", "bytes", "count", "type", "redop",
-                             "time_s", "algbw_Bps", "busbw_Bps", "predicted_s", "checked",
+                             "time_s", "algbw_Bps", "busbw_Bps", "bound_s", "checked",
                              "correct"]
     assert table[0] == [f["name"] for f in dlnet.result_fields()["collective"]]
     assert all(set(row) == set(table[0]) for row in rows_of(out))

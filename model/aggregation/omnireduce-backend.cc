@@ -1,0 +1,332 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "omnireduce-backend.h"
+
+#include "aggregation-backend-util.h"
+#include "omnireduce-header.h"
+
+#include "ns3/double.h"
+#include "ns3/fabric-header.h"
+#include "ns3/log.h"
+#include "ns3/string.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("OmniReduceBackend");
+
+NS_OBJECT_ENSURE_REGISTERED(OmniReduceBackend);
+
+TypeId
+OmniReduceBackend::GetTypeId()
+{
+    static TypeId tid
+        = TypeId("ns3::OmniReduceBackend")
+              .SetParent<CollectiveBackend>()
+              .SetGroupName("Dlnet")
+              .AddConstructor<OmniReduceBackend>()
+              .AddAttribute("BlockElements",
+                            "float32 elements per block (b)",
+                            UintegerValue(256),
+                            MakeUintegerAccessor(&OmniReduceBackend::m_blockElements),
+                            MakeUintegerChecker<uint32_t>())
+              .AddAttribute("MessageBlocks",
+                            "blocks fused in one packet (f, 1 to 32)",
+                            UintegerValue(1),
+                            MakeUintegerAccessor(&OmniReduceBackend::m_messageBlocks),
+                            MakeUintegerChecker<uint32_t>())
+              .AddAttribute("Slots",
+                            "slots: packets in flight per worker",
+                            UintegerValue(256),
+                            MakeUintegerAccessor(&OmniReduceBackend::m_slots),
+                            MakeUintegerChecker<uint32_t>())
+              .AddAttribute("Placement",
+                            "aggregators: servers, colocated or switch",
+                            StringValue("servers"),
+                            MakeStringAccessor(&OmniReduceBackend::m_placement),
+                            MakeStringChecker())
+              .AddAttribute("Aggregators",
+                            "aggregators; 0: one per worker (the switch placement has one)",
+                            UintegerValue(0),
+                            MakeUintegerAccessor(&OmniReduceBackend::m_aggregators),
+                            MakeUintegerChecker<uint32_t>())
+              .AddAttribute("Timeout",
+                            "worker retransmission timeout",
+                            TimeValue(MilliSeconds(1)),
+                            MakeTimeAccessor(&OmniReduceBackend::m_timeout),
+                            MakeTimeChecker())
+              .AddAttribute("Threshold",
+                            "functional: a block is zero when every |value| is at most this",
+                            DoubleValue(0),
+                            MakeDoubleAccessor(&OmniReduceBackend::m_threshold),
+                            MakeDoubleChecker<double>(0))
+              .AddAttribute("PacketTime",
+                            "processing time per packet of a server or colocated aggregator",
+                            TimeValue(Seconds(0)),
+                            MakeTimeAccessor(&OmniReduceBackend::m_packetTime),
+                            MakeTimeChecker())
+              .AddAttribute("Density",
+                            "fraction of each worker's blocks that are non-zero",
+                            DoubleValue(1),
+                            MakeDoubleAccessor(&OmniReduceBackend::m_density),
+                            MakeDoubleChecker<double>(0, 1))
+              .AddAttribute("SparsityPlacement",
+                            "random, overlap or disjoint non-zero blocks",
+                            StringValue("random"),
+                            MakeStringAccessor(&OmniReduceBackend::m_sparsityPlacement),
+                            MakeStringChecker())
+              .AddAttribute("SparsityFile",
+                            "read each worker's non-zero blocks from this file instead",
+                            StringValue(""),
+                            MakeStringAccessor(&OmniReduceBackend::m_sparsityFile),
+                            MakeStringChecker())
+              .AddAttribute("Seed",
+                            "seed of the generated patterns and sparse tensors",
+                            UintegerValue(1),
+                            MakeUintegerAccessor(&OmniReduceBackend::m_seed),
+                            MakeUintegerChecker<uint32_t>());
+    return tid;
+}
+
+std::string
+OmniReduceBackend::GetName() const
+{
+    return "omnireduce";
+}
+
+bool
+OmniReduceBackend::Implements(CollectiveOp op) const
+{
+    return op == CollectiveOp::ALL_REDUCE;
+}
+
+OmniReduceSettings
+OmniReduceBackend::Settings() const
+{
+    OmniReduceSettings s;
+    s.blockElements = m_blockElements;
+    s.messageBlocks = m_messageBlocks;
+    s.slots = m_slots;
+    s.placement = m_placement;
+    s.aggregators = m_aggregators;
+    s.timeout = m_timeout;
+    s.threshold = m_threshold;
+    s.packetTime = m_packetTime;
+    return s;
+}
+
+std::string
+OmniReduceBackend::CheckTopology(const Topology& topology, const Communicator& comm) const
+{
+    return ""; // the placement's needs are checked with the settings (OmniReduceHelper::Validate)
+}
+
+SparsityPattern
+OmniReduceBackend::PatternOf(uint32_t n, uint64_t bytes) const
+{
+    uint64_t blocks = bytes / 4 / m_blockElements;
+    if (!m_sparsityFile.empty())
+    {
+        return ReadSparsityFile(m_sparsityFile, n, blocks);
+    }
+    return GenerateSparsity(n,
+                            blocks,
+                            m_density,
+                            ParseSparsityPlacement("sparsity-placement", m_sparsityPlacement),
+                            m_seed);
+}
+
+void
+OmniReduceBackend::Validate(const CollectiveRequest& request,
+                            const Topology& topology,
+                            const Communicator& comm) const
+{
+    if (!Implements(request.op))
+    {
+        throw std::invalid_argument("algorithm: omnireduce does not implement "
+                                    + ToString(request.op) + "; it is an allreduce");
+    }
+    CollectiveBackend::Validate(request, topology, comm);
+    if (request.type != DataType::FP32)
+    {
+        throw std::invalid_argument("type: omnireduce aggregates fp32 tensors; got "
+                                    + ToString(request.type));
+    }
+    if (!(m_density >= 0 && m_density <= 1))
+    {
+        throw std::invalid_argument("density: got " + std::to_string(m_density)
+                                    + "; expected a fraction from 0 to 1");
+    }
+    ParseSparsityPlacement("sparsity-placement", m_sparsityPlacement);
+    OmniReduceHelper::Validate(
+        Settings(), topology, comm, request.bytes / 4, topology.GetConfig().mtu);
+    if (!m_sparsityFile.empty())
+    {
+        PatternOf(comm.GetSize(), request.bytes); // the file must exist and fit the size
+    }
+}
+
+double
+OmniReduceBackend::Bound(const CollectiveRequest& request,
+                         const Communicator& comm,
+                         const NetworkModel& model) const
+{
+    uint32_t n = comm.GetSize();
+    uint64_t bytes = request.bytes;
+    SparsityPattern pattern = PatternOf(n, bytes);
+    double d = 0;
+    for (uint32_t w = 0; w < n; ++w)
+    {
+        d += pattern.Density(w) / n;
+    }
+    double du = pattern.UnionDensity();
+    // round 0 sends every slot's first blocks, zero or not
+    double blocks = double(bytes) / 4 / m_blockElements;
+    double burst = std::min(1.0, 1.0 * m_slots * m_messageBlocks / blocks);
+    d += (1 - d) * burst;
+    du += (1 - du) * burst;
+    // the busiest link: a worker's (d up, d_union down) or, with A
+    // aggregators, an aggregator's; colocated ones share the worker's link
+    double a = m_aggregators ? m_aggregators : n;
+    double factor;
+    if (m_placement == "servers")
+    {
+        factor = std::max({d, du, n * d / a, n * du / a});
+    }
+    else if (m_placement == "colocated")
+    {
+        double in = (n - 1) * d / a + du * (a - 1) / a;
+        double out = (n - 1) * du / a + d * (a - 1) / a;
+        factor = std::max({d, du, in, out});
+    }
+    else
+    {
+        factor = std::max(d, du); // the switch's ports are the workers' links
+    }
+    double packets = n * d * blocks / m_messageBlocks / a;
+    double busy = packets * m_packetTime.GetSeconds();
+    // a packet: f blocks of b values, f block indices, the OmniReduce and fabric headers
+    double f = m_messageBlocks;
+    double values = 4.0 * m_blockElements * f;
+    double wire
+        = (values + 4 * f + OmniReduceHeader::FIXED_SIZE + FabricHeader::SERIALIZED_SIZE) / values;
+    // T_fixed + (S / B) max(d, d_union) when the aggregators keep up
+    return 3 * model.alpha + std::max(factor * bytes * wire / model.linkRate, busy);
+}
+
+void
+OmniReduceBackend::MakeInputs(CollectiveRequest& request, uint32_t n, uint32_t seed) const
+{
+    SparsityPattern pattern = PatternOf(n, request.bytes);
+    request.inputs.clear();
+    for (uint32_t w = 0; w < n; ++w)
+    {
+        std::vector<float> t = MakeSparseTensor(pattern, w, m_blockElements, seed);
+        request.inputs.emplace_back(t.size() * 4);
+        std::memcpy(request.inputs.back().data(), t.data(), t.size() * 4);
+    }
+}
+
+void
+OmniReduceBackend::Start(const Cluster& cluster,
+                         const Topology& topology,
+                         const Communicator& comm,
+                         CollectiveRequest request,
+                         DoneCallback done)
+{
+    uint32_t n = comm.GetSize();
+    bool functional = !request.inputs.empty();
+    SparsityPattern pattern = PatternOf(n, request.bytes);
+    std::vector<std::vector<float>> tensors = FloatInputs(request.inputs);
+    // the exact sums, to check the workers' results against
+    auto expected = std::make_shared<std::vector<float>>();
+    if (functional)
+    {
+        expected->assign(request.bytes / 4, 0.0f);
+        for (const auto& t : tensors)
+        {
+            for (uint64_t i = 0; i < expected->size(); ++i)
+            {
+                (*expected)[i] += t[i];
+            }
+        }
+    }
+    CollectiveRecord record;
+    record.communicator = comm.name;
+    record.op = request.op;
+    record.algorithm = GetName();
+    record.bytes = request.bytes;
+    bool inSwitch = m_placement == "switch";
+    OmniReduceHelper::Start(
+        cluster,
+        topology,
+        comm,
+        request.bytes / 4,
+        Settings(),
+        pattern.nonZero,
+        tensors,
+        OmniReduceHelper::DoneCallback(
+            [record, functional, expected, inSwitch, done, &cluster](const OmniReduceJobRecord& r)
+            {
+                CollectiveRecord out = record;
+                FillWorkerRecord(out, r, false);
+                if (functional)
+                {
+                    out.checked = true;
+                    for (const auto& w : r.workers)
+                    {
+                        for (uint64_t i = 0; i < expected->size(); ++i)
+                        {
+                            out.maxError
+                                = std::max(out.maxError,
+                                           std::fabs(double(w.output[i]) - double((*expected)[i])));
+                        }
+                    }
+                }
+                double span = (r.end - r.start).GetSeconds();
+                if (inSwitch)
+                {
+                    out.aggregatorUtilisation = SwitchToHostUtilisation(cluster, span);
+                }
+                for (uint32_t address : r.aggregators)
+                {
+                    if (address < cluster.GetNRanks())
+                    {
+                        out.aggregatorUtilisation
+                            = std::max(out.aggregatorUtilisation,
+                                       BusyFraction(cluster.endpoints[address]->GetDevice(), span));
+                    }
+                }
+                done(out);
+            }));
+}
+
+static const bool g_registered
+    = CollectiveRegistry::Add({"omnireduce",
+                               11,
+                               "sparse block aggregation through aggregators (OmniReduce)",
+                               {{"block-elements", "BlockElements"},
+                                {"message-blocks", "MessageBlocks"},
+                                {"pool-slots", "Slots"},
+                                {"aggregator-placement", "Placement"},
+                                {"aggregators", "Aggregators"},
+                                {"aggregation-timeout", "Timeout"},
+                                {"threshold", "Threshold"},
+                                {"aggregator-packet-time", "PacketTime"},
+                                {"density", "Density"},
+                                {"sparsity-placement", "SparsityPlacement"},
+                                {"sparsity-file", "SparsityFile"},
+                                {"seed", "Seed"}},
+                               []()
+                               {
+                                   return Ptr<CollectiveBackend>(CreateObject<OmniReduceBackend>());
+                               },
+                               true});
+
+} // namespace ns3

@@ -1,0 +1,192 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "collective-backend.h"
+
+#include "collective-check.h"
+#include "reduction.h"
+
+#include "ns3/config-parse.h"
+#include "ns3/log.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("CollectiveBackend");
+
+NS_OBJECT_ENSURE_REGISTERED(CollectiveBackend);
+
+TypeId
+CollectiveBackend::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::CollectiveBackend").SetParent<Object>().SetGroupName("Dlnet");
+    return tid;
+}
+
+std::string
+CollectiveBackend::CheckTopology(const Topology& topology, const Communicator& comm) const
+{
+    return "";
+}
+
+void
+CollectiveBackend::Validate(const CollectiveRequest& request,
+                            const Topology& topology,
+                            const Communicator& comm) const
+{
+    comm.Validate(topology.GetNRanks());
+    if (!Implements(request.op))
+    {
+        std::vector<std::string> names;
+        for (const auto& name : CollectiveRegistry::Names())
+        {
+            if (CollectiveRegistry::Create(name)->Implements(request.op))
+            {
+                names.push_back(name);
+            }
+        }
+        throw std::invalid_argument("algorithm: " + GetName() + " does not implement "
+                                    + ToString(request.op) + "; algorithms for "
+                                    + ToString(request.op) + ": " + dlnet::JoinChoices(names)
+                                    + " or auto");
+    }
+    std::string why = CheckTopology(topology, comm);
+    if (!why.empty())
+    {
+        throw std::invalid_argument("algorithm: " + GetName() + " " + why + "; the topology is a "
+                                    + topology.GetKind());
+    }
+}
+
+std::vector<LinkPhase>
+CollectiveBackend::Phases(const CollectiveRequest& request, const Communicator& comm) const
+{
+    return {};
+}
+
+void
+CollectiveBackend::MakeInputs(CollectiveRequest& request, uint32_t n, uint32_t seed) const
+{
+    uint64_t elements = request.bytes / ElementSize(request.type);
+    request.inputs.assign(n, std::vector<uint8_t>(request.bytes));
+    for (uint32_t r = 0; r < n; ++r)
+    {
+        for (uint64_t i = 0; i < elements; ++i)
+        {
+            SetElementValue(
+                request.type, request.inputs[r].data(), i, CollectiveInputValue(r, i, seed, n));
+        }
+    }
+}
+
+namespace
+{
+std::map<std::string, CollectiveKind>&
+Kinds()
+{
+    static std::map<std::string, CollectiveKind> kinds;
+    return kinds;
+}
+} // namespace
+
+bool
+CollectiveRegistry::Add(CollectiveKind kind)
+{
+    if (kind.name.empty() || kind.name == "auto" || Kinds().count(kind.name) || !kind.create)
+    {
+        throw std::logic_error("CollectiveRegistry: backend '" + kind.name
+                               + "' is registered twice, is named auto, or has no maker");
+    }
+    std::string name = kind.name;
+    Kinds().emplace(name, std::move(kind));
+    return true;
+}
+
+std::vector<std::string>
+CollectiveRegistry::Names()
+{
+    std::vector<const CollectiveKind*> kinds;
+    for (const auto& [name, kind] : Kinds())
+    {
+        kinds.push_back(&kind);
+    }
+    std::stable_sort(kinds.begin(),
+                     kinds.end(),
+                     [](const CollectiveKind* a, const CollectiveKind* b)
+                     {
+                         return a->order < b->order;
+                     });
+    std::vector<std::string> names;
+    for (const auto* k : kinds)
+    {
+        names.push_back(k->name);
+    }
+    return names;
+}
+
+const CollectiveKind&
+CollectiveRegistry::Get(const std::string& name, const std::string& field)
+{
+    auto it = Kinds().find(name);
+    if (it == Kinds().end())
+    {
+        std::vector<std::string> names = Names();
+        names.push_back("auto");
+        dlnet::ParseChoice(field, name, names); // throws, listing them
+        throw std::invalid_argument(field + ": auto is not a backend; resolve it with ChooseAuto");
+    }
+    return it->second;
+}
+
+Ptr<CollectiveBackend>
+CollectiveRegistry::Create(const std::string& name, const std::string& field)
+{
+    return Get(name, field).create();
+}
+
+std::string
+CollectiveRegistry::ChooseAuto(const CollectiveRequest& request,
+                               const Topology& topology,
+                               const Communicator& comm,
+                               const NetworkModel& model)
+{
+    std::string best;
+    double bestTime = std::numeric_limits<double>::infinity();
+    for (const auto& name : Names())
+    {
+        const CollectiveKind& kind = Get(name);
+        if (kind.inNetwork)
+        {
+            continue; // switch or server resources a user asks for by name
+        }
+        Ptr<CollectiveBackend> b = kind.create();
+        try
+        {
+            b->Validate(request, topology, comm);
+        }
+        catch (const std::invalid_argument&)
+        {
+            continue; // does not run this request here
+        }
+        double t = b->Bound(request, comm, model);
+        if (t < bestTime)
+        {
+            best = name;
+            bestTime = t;
+        }
+        b->Dispose();
+    }
+    if (best.empty())
+    {
+        throw std::invalid_argument("algorithm: auto found no backend that runs "
+                                    + ToString(request.op) + " on this " + topology.GetKind());
+    }
+    return best;
+}
+
+} // namespace ns3

@@ -1,0 +1,172 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "schedule-backend.h"
+
+#include "ns3/log.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("ScheduleBackend");
+
+NS_OBJECT_ENSURE_REGISTERED(ScheduleBackend);
+
+TypeId
+ScheduleBackend::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::ScheduleBackend")
+                            .SetParent<CollectiveBackend>()
+                            .SetGroupName("Dlnet")
+                            .AddConstructor<ScheduleBackend>();
+    return tid;
+}
+
+ScheduleBackend::ScheduleBackend(CollectiveAlgorithm algorithm)
+    : m_algorithm(algorithm)
+{
+}
+
+std::string
+ScheduleBackend::GetName() const
+{
+    return ToString(m_algorithm);
+}
+
+bool
+ScheduleBackend::Implements(CollectiveOp op) const
+{
+    return ns3::Implements(m_algorithm, op);
+}
+
+std::string
+ScheduleBackend::CheckTopology(const Topology& topology, const Communicator& comm) const
+{
+    bool hierarchical = m_algorithm == CollectiveAlgorithm::HIERARCHICAL
+                        || m_algorithm == CollectiveAlgorithm::HIERARCHICAL_LOCAL_BW_AWARE;
+    if (hierarchical && topology.GetGrid().dim1 == 0)
+    {
+        return "needs a two-dimensional topology (its grid: mesh, torus, leaf-spine, fat-tree, "
+               "dragonfly, GPU servers)";
+    }
+    return "";
+}
+
+void
+ScheduleBackend::Validate(const CollectiveRequest& request,
+                          const Topology& topology,
+                          const Communicator& comm) const
+{
+    CollectiveBackend::Validate(request, topology, comm);
+    Resolved(request).Validate(comm.GetSize());
+}
+
+CollectiveRequest
+ScheduleBackend::Resolved(const CollectiveRequest& request) const
+{
+    CollectiveRequest r;
+    r.op = request.op;
+    r.algorithm = m_algorithm;
+    r.type = request.type;
+    r.bytes = request.bytes;
+    r.root = request.root;
+    r.chunks = request.chunks;
+    r.chunksInFlight = request.chunksInFlight;
+    r.grid = request.grid;
+    r.staggerChunks = request.staggerChunks;
+    if (r.chunks == 0)
+    {
+        uint32_t es = ElementSize(r.type);
+        r.chunks = std::max<uint64_t>(
+            1,
+            std::min<uint64_t>(CollectiveEngine::DefaultChunks(r.op, m_algorithm), r.bytes / es));
+    }
+    if (r.chunksInFlight == 0)
+    {
+        r.chunksInFlight = r.chunks;
+    }
+    return r;
+}
+
+double
+ScheduleBackend::Bound(const CollectiveRequest& request,
+                       const Communicator& comm,
+                       const NetworkModel& model) const
+{
+    CollectiveRequest r = Resolved(request);
+    return PredictCollectiveTime(r.op, m_algorithm, comm.GetSize(), r.bytes, r.chunks, model);
+}
+
+std::vector<LinkPhase>
+ScheduleBackend::Phases(const CollectiveRequest& request, const Communicator& comm) const
+{
+    return CollectivePhases(comm, Resolved(request));
+}
+
+void
+ScheduleBackend::Start(const Cluster& cluster,
+                       const Topology& topology,
+                       const Communicator& comm,
+                       CollectiveRequest request,
+                       DoneCallback done)
+{
+    CollectiveRequest r = Resolved(request);
+    r.inputs = std::move(request.inputs);
+    if (!m_engine || m_cluster != &cluster)
+    {
+        if (m_engine)
+        {
+            m_engine->Dispose();
+        }
+        m_engine = CreateObject<CollectiveEngine>();
+        m_engine->SetEndpoints(cluster.endpoints);
+        m_cluster = &cluster;
+    }
+    m_engine->Start(comm, std::move(r), done);
+}
+
+Ptr<CollectiveEngine>
+ScheduleBackend::GetEngine() const
+{
+    return m_engine;
+}
+
+void
+ScheduleBackend::DoDispose()
+{
+    if (m_engine)
+    {
+        m_engine->Dispose();
+        m_engine = nullptr;
+    }
+    CollectiveBackend::DoDispose();
+}
+
+namespace
+{
+/// One registration per step schedule, named as the schedule is.
+bool
+RegisterSchedules()
+{
+    uint32_t order = 0;
+    for (const auto& name : CollectiveAlgorithmNames())
+    {
+        CollectiveAlgorithm a = ParseCollectiveAlgorithm("algorithm", name);
+        CollectiveRegistry::Add({name,
+                                 order++,
+                                 "step schedule run by the collective engine",
+                                 {{"chunks", ""}, {"chunks-in-flight", ""}, {"stagger-chunks", ""}},
+                                 [a]()
+                                 {
+                                     return Ptr<CollectiveBackend>(
+                                         CreateObject<ScheduleBackend>(a));
+                                 },
+                                 false});
+    }
+    return true;
+}
+
+const bool g_registered = RegisterSchedules();
+} // namespace
+
+} // namespace ns3

@@ -1,0 +1,60 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef DLNET_SCHEDULE_BACKEND_H
+#define DLNET_SCHEDULE_BACKEND_H
+
+#include "collective-backend.h"
+#include "collective-engine.h"
+
+namespace ns3
+{
+
+/**
+ * \ingroup dlnet
+ * \brief The step-schedule algorithms (ring, direct, halving-doubling,
+ * double binary tree, hierarchical) as collective backends: the schedule is
+ * data, run by one CollectiveEngine on the cluster's endpoints.
+ */
+class ScheduleBackend : public CollectiveBackend
+{
+public:
+    static TypeId GetTypeId();
+    /// \param algorithm the schedule this backend builds
+    explicit ScheduleBackend(CollectiveAlgorithm algorithm = CollectiveAlgorithm::RING);
+
+    std::string GetName() const override;
+    bool Implements(CollectiveOp op) const override;
+    std::string CheckTopology(const Topology& topology, const Communicator& comm) const override;
+    void Validate(const CollectiveRequest& request,
+                  const Topology& topology,
+                  const Communicator& comm) const override;
+    double Bound(const CollectiveRequest& request,
+                 const Communicator& comm,
+                 const NetworkModel& model) const override;
+    std::vector<LinkPhase> Phases(const CollectiveRequest& request,
+                                  const Communicator& comm) const override;
+    void Start(const Cluster& cluster,
+               const Topology& topology,
+               const Communicator& comm,
+               CollectiveRequest request,
+               DoneCallback done) override;
+
+    /// \return the engine (created by the first Start)
+    Ptr<CollectiveEngine> GetEngine() const;
+
+protected:
+    void DoDispose() override;
+
+private:
+    /// the request as the engine runs it: this algorithm, chunks resolved
+    CollectiveRequest Resolved(const CollectiveRequest& request) const;
+
+    CollectiveAlgorithm m_algorithm;
+    Ptr<CollectiveEngine> m_engine;
+    const Cluster* m_cluster{nullptr}; //!< whose endpoints the engine holds
+};
+
+} // namespace ns3
+
+#endif /* DLNET_SCHEDULE_BACKEND_H */
