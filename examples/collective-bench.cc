@@ -31,8 +31,8 @@ main(int argc, char* argv[])
             cmd.AddOptions(CollectiveOptions(), config, {"algorithm"});
             // --algorithm is read here as a list; each entry is validated as the option.
             cmd.AddValue("algorithm",
-                         "ring, direct, halving-doubling, double-binary-tree, hierarchical, "
-                         "hierarchical-local-bw-aware or auto; a comma-separated list runs each",
+                         "a comma-separated list of "
+                             + dlnet::JoinChoices(CollectiveRegistry::Names()) + ", auto",
                          algorithms);
             cmd.AddValue("results", "folder for CSV, JSON and PNG output", results);
             cmd.Parse(argc, argv);

@@ -291,15 +291,21 @@ CollectiveConfig::Applies(const std::string& option) const
     {
         return true;
     }
-    if (algorithm == "auto")
+    // a list (collective-bench runs one sweep per entry): an option of any of them
+    std::stringstream names(algorithm);
+    std::string name;
+    while (std::getline(names, name, ','))
     {
-        return false;
-    }
-    for (const auto& [name, attribute] : CollectiveRegistry::Get(algorithm).options)
-    {
-        if (name == option)
+        if (name == "auto")
         {
-            return true;
+            continue;
+        }
+        for (const auto& [o, attribute] : CollectiveRegistry::Get(name).options)
+        {
+            if (o == option)
+            {
+                return true;
+            }
         }
     }
     return false;

@@ -155,10 +155,42 @@ PathLatency(const TopologyPath& path, double switchLatency, double packetBits, d
         counted = link.rate == rankRate ? rankRate : counted;
         slowest = std::min(slowest, link.rate);
     }
-    double seconds = path.switches * switchLatency - packetBits / (counted > 0 ? counted : slowest);
+    counted = counted > 0 ? counted : slowest;
+    // Links of equal delay and of equal rate are summed as count x value, the
+    // counted rate's links first, so that a path's latency is one expression
+    // whatever order its links are listed in.
+    std::vector<std::pair<double, uint32_t>> delays;
+    std::vector<std::pair<double, uint32_t>> rates{{counted, 0}};
+    auto add = [](std::vector<std::pair<double, uint32_t>>& groups, double value)
+    {
+        for (auto& g : groups)
+        {
+            if (g.first == value)
+            {
+                ++g.second;
+                return;
+            }
+        }
+        groups.emplace_back(value, 1);
+    };
     for (const auto& link : path.links)
     {
-        seconds += link.delay + packetBits / link.rate;
+        add(delays, link.delay);
+        add(rates, link.rate);
+    }
+    double seconds = 0;
+    for (const auto& [delay, count] : delays)
+    {
+        seconds += count * delay;
+    }
+    seconds += path.switches * switchLatency;
+    rates.front().second -= 1; // the one the bandwidth term counts
+    for (const auto& [rate, count] : rates)
+    {
+        if (count > 0)
+        {
+            seconds += count * packetBits / rate;
+        }
     }
     return seconds;
 }
