@@ -17,10 +17,11 @@ namespace ns3
  * \brief The communicators of a 3D-parallel job: model (MP), pipeline (PP)
  * and data (DP) parallelism.
  *
- * Ranks are placed as FRED's paper places them: MP groups on consecutive
- * NPUs, then PP, then DP, so rank (m, p, d) is npu[m + MP (p + PP d)]. Each
- * kind of group has its own traffic class, in the priority order of FRED's
- * virtual channels: MP (class 0) before PP (1) before DP (2).
+ * Ranks are placed as the wafer-scale study places them (reference/fred.md):
+ * MP groups on consecutive NPUs, then PP, then DP, so rank (m, p, d) is
+ * npu[m + MP (p + PP d)]. Each kind of group has its own traffic class, in
+ * the priority order of that study's virtual channels: MP (class 0) before
+ * PP (1) before DP (2).
  */
 struct ParallelGroups
 {
