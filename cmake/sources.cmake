@@ -67,6 +67,7 @@ set(DLNET_SOURCES
 
 set(DLNET_HEADERS
   model/common/config-parse.h
+  model/common/named-registry.h
   model/common/splitmix64.h
   model/common/time-resolution.h
   model/fabric/fabric-header.h

@@ -8,6 +8,7 @@
 
 #include "ns3/config-parse.h"
 #include "ns3/log.h"
+#include "ns3/named-registry.h"
 
 #include <algorithm>
 #include <limits>
@@ -86,61 +87,38 @@ CollectiveBackend::MakeInputs(CollectiveRequest& request, uint32_t n, uint32_t s
 
 namespace
 {
-std::map<std::string, CollectiveKind>&
-Kinds()
-{
-    static std::map<std::string, CollectiveKind> kinds;
-    return kinds;
-}
+using Kinds = dlnet::NamedRegistry<CollectiveKind>;
 } // namespace
 
 bool
 CollectiveRegistry::Add(CollectiveKind kind)
 {
-    if (kind.name.empty() || kind.name == "auto" || Kinds().count(kind.name) || !kind.create)
+    if (kind.name == "auto" || !kind.create)
     {
         throw std::logic_error("CollectiveRegistry: backend '" + kind.name
-                               + "' is registered twice, is named auto, or has no maker");
+                               + "' is named auto or has no maker");
     }
-    std::string name = kind.name;
-    Kinds().emplace(name, std::move(kind));
-    return true;
+    return Kinds::Add(std::move(kind));
 }
 
 std::vector<std::string>
 CollectiveRegistry::Names()
 {
-    std::vector<const CollectiveKind*> kinds;
-    for (const auto& [name, kind] : Kinds())
-    {
-        kinds.push_back(&kind);
-    }
-    std::stable_sort(kinds.begin(),
-                     kinds.end(),
-                     [](const CollectiveKind* a, const CollectiveKind* b)
-                     {
-                         return a->order < b->order;
-                     });
-    std::vector<std::string> names;
-    for (const auto* k : kinds)
-    {
-        names.push_back(k->name);
-    }
-    return names;
+    return Kinds::Names();
 }
 
 const CollectiveKind&
 CollectiveRegistry::Get(const std::string& name, const std::string& field)
 {
-    auto it = Kinds().find(name);
-    if (it == Kinds().end())
+    const CollectiveKind* kind = Kinds::Find(name);
+    if (!kind)
     {
         std::vector<std::string> names = Names();
         names.push_back("auto");
         dlnet::ParseChoice(field, name, names); // throws, listing them
         throw std::invalid_argument(field + ": auto is not a backend; resolve it with ChooseAuto");
     }
-    return it->second;
+    return *kind;
 }
 
 Ptr<CollectiveBackend>

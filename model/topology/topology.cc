@@ -7,6 +7,7 @@
 
 #include "ns3/config-parse.h"
 #include "ns3/log.h"
+#include "ns3/named-registry.h"
 
 #include <algorithm>
 #include <map>
@@ -51,58 +52,34 @@ Topology::GetAggregationTree(const std::vector<uint32_t>& ranks, uint32_t job) c
 
 namespace
 {
-std::map<std::string, TopologyKind>&
-Kinds()
-{
-    static std::map<std::string, TopologyKind> kinds;
-    return kinds;
-}
+using Kinds = dlnet::NamedRegistry<TopologyKind>;
 } // namespace
 
 bool
 TopologyRegistry::Add(TopologyKind kind)
 {
-    if (kind.name.empty() || Kinds().count(kind.name) || !kind.make)
+    if (!kind.make)
     {
-        throw std::logic_error("TopologyRegistry: kind '" + kind.name
-                               + "' is registered twice or has no name or maker");
+        throw std::logic_error("TopologyRegistry: kind '" + kind.name + "' has no maker");
     }
-    std::string name = kind.name;
-    Kinds().emplace(name, std::move(kind));
-    return true;
+    return Kinds::Add(std::move(kind));
 }
 
 std::vector<std::string>
 TopologyRegistry::Names()
 {
-    std::vector<const TopologyKind*> kinds;
-    for (const auto& [name, kind] : Kinds())
-    {
-        kinds.push_back(&kind);
-    }
-    std::stable_sort(kinds.begin(),
-                     kinds.end(),
-                     [](const TopologyKind* a, const TopologyKind* b)
-                     {
-                         return a->order < b->order;
-                     });
-    std::vector<std::string> names;
-    for (const auto* k : kinds)
-    {
-        names.push_back(k->name);
-    }
-    return names;
+    return Kinds::Names();
 }
 
 const TopologyKind&
 TopologyRegistry::Get(const std::string& name, const std::string& field)
 {
-    auto it = Kinds().find(name);
-    if (it == Kinds().end())
+    const TopologyKind* kind = Kinds::Find(name);
+    if (!kind)
     {
         dlnet::ParseChoice(field, name, Names()); // throws, listing the kinds
     }
-    return it->second;
+    return *kind;
 }
 
 Ptr<const Topology>
@@ -126,8 +103,9 @@ bool
 TopologyOptionApplies(const std::string& kind, const std::string& option)
 {
     bool shapesSome = false;
-    for (const auto& [name, k] : Kinds())
+    for (const auto& name : Kinds::Names())
     {
+        const TopologyKind& k = *Kinds::Find(name);
         bool listed = std::find(k.options.begin(), k.options.end(), option) != k.options.end();
         if (listed && name == kind)
         {
