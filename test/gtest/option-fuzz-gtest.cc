@@ -12,6 +12,7 @@
 
 #include "ns3/collective-experiment.h"
 #include "ns3/experiment-options.h"
+#include "ns3/sparse-experiment.h"
 #include "ns3/splitmix64.h"
 #include "ns3/traffic-experiment.h"
 #include "ns3/wafer-experiment.h"
@@ -367,4 +368,9 @@ TEST(OptionFuzz, Collective)
 TEST(OptionFuzz, Wafer)
 {
     ExpectBoth(Fuzz(WaferOptions(), {{{"variants", "mesh"}, {"scenarios", "allreduce"}}}, 4, 200));
+}
+
+TEST(OptionFuzz, Sparse)
+{
+    ExpectBoth(Fuzz(SparseOptions(), {{{"quick", "true"}}}, 5, 100));
 }
