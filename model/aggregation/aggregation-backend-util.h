@@ -6,8 +6,11 @@
 
 #include "ns3/cluster.h"
 #include "ns3/collective-request.h"
+#include "ns3/simulator.h"
 
+#include <algorithm>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 namespace ns3
@@ -47,6 +50,56 @@ FillWorkerRecord(CollectiveRecord& record, const JobRecord& job, bool functional
             record.outputs.push_back(std::move(out));
         }
     }
+}
+
+/**
+ * The job barrier of an in-network job: `progress` (a std::shared_ptr to a
+ * struct with record {start, end, workers}, left and done, and a
+ * Release(Progress&) found beside it) waits for every worker. Start counts
+ * the workers in and releases a job that never finishes with the
+ * simulator; WorkerDone files a worker's record and, for the last one, lets
+ * `finish` add the job's own counts, then frees the job and reports outside
+ * the worker's call (the report may start the next job on the same endpoints).
+ */
+template <typename Progress, typename Done>
+void
+StartJobBarrier(const std::shared_ptr<Progress>& progress, uint32_t workers, Done done)
+{
+    progress->record.start = Simulator::Now();
+    progress->record.workers.resize(workers);
+    progress->left = workers;
+    progress->done = done;
+    Simulator::ScheduleDestroy(
+        [progress]()
+        {
+            Release(*progress);
+        });
+}
+
+/// \copydoc StartJobBarrier
+template <typename Progress, typename WorkerRecord, typename Finish>
+void
+WorkerDone(const std::shared_ptr<Progress>& progress,
+           uint32_t i,
+           const WorkerRecord& r,
+           Finish finish)
+{
+    progress->record.workers[i] = r;
+    progress->record.end = std::max(progress->record.end, r.end);
+    if (--progress->left > 0)
+    {
+        return;
+    }
+    finish(*progress);
+    Simulator::ScheduleNow(
+        [progress]()
+        {
+            Release(*progress);
+            if (!progress->done.IsNull())
+            {
+                progress->done(progress->record);
+            }
+        });
 }
 
 } // namespace ns3

@@ -3,6 +3,8 @@
  */
 #include "omnireduce-helper.h"
 
+#include "aggregation-backend-util.h"
+
 #include "ns3/config-parse.h"
 #include "ns3/double.h"
 #include "ns3/log.h"
@@ -329,43 +331,23 @@ OmniReduceHelper::Start(const Cluster& cluster,
         progress->endpoints.push_back(ep);
     }
 
-    progress->record.start = Simulator::Now();
-    progress->record.workers.resize(n);
-    progress->left = n;
-    progress->done = done;
-    // a job that never finishes (stopped early) is released with the simulator
-    Simulator::ScheduleDestroy(
-        [progress]()
-        {
-            Release(*progress);
-        });
+    StartJobBarrier(progress, n, done);
     for (uint32_t i = 0; i < n; ++i)
     {
         progress->workers[i]->Start(OmniReduceWorker::DoneCallback(
             [progress, i](const OmniReduceWorkerRecord& r)
             {
-                progress->record.workers[i] = r;
-                progress->record.end = std::max(progress->record.end, r.end);
-                if (--progress->left > 0)
-                {
-                    return;
-                }
-                for (const auto& a : progress->aggregators)
-                {
-                    progress->record.aggregatorBytes.push_back(a->GetResultBytes());
-                    progress->record.resultsResent += a->GetResultsResent();
-                }
-                // Free the job, then report, outside the worker's own call: the
-                // done callback may start the next job on the same endpoints.
-                Simulator::ScheduleNow(
-                    [progress]()
-                    {
-                        Release(*progress);
-                        if (!progress->done.IsNull())
-                        {
-                            progress->done(progress->record);
-                        }
-                    });
+                WorkerDone(progress,
+                           i,
+                           r,
+                           [](Progress& p)
+                           {
+                               for (const auto& a : p.aggregators)
+                               {
+                                   p.record.aggregatorBytes.push_back(a->GetResultBytes());
+                                   p.record.resultsResent += a->GetResultsResent();
+                               }
+                           });
             }));
     }
 }

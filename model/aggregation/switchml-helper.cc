@@ -3,6 +3,8 @@
  */
 #include "switchml-helper.h"
 
+#include "aggregation-backend-util.h"
+
 #include "ns3/config-parse.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
@@ -180,17 +182,8 @@ SwitchmlHelper::Start(const Cluster& cluster,
         progress->programs.push_back(p);
     }
 
-    progress->record.start = Simulator::Now();
-    progress->record.workers.resize(n);
-    progress->left = n;
-    progress->done = done;
     progress->job = s.job;
-    // a job that never finishes (stopped early) is released with the simulator
-    Simulator::ScheduleDestroy(
-        [progress]()
-        {
-            Release(*progress);
-        });
+    StartJobBarrier(progress, n, done);
     for (uint32_t i = 0; i < n; ++i)
     {
         Ptr<SwitchmlWorker> w = CreateObject<SwitchmlWorker>();
@@ -212,27 +205,16 @@ SwitchmlHelper::Start(const Cluster& cluster,
         progress->workers[i]->Start(SwitchmlWorker::DoneCallback(
             [progress, i](const SwitchmlWorkerRecord& r)
             {
-                progress->record.workers[i] = r;
-                progress->record.end = std::max(progress->record.end, r.end);
-                if (--progress->left > 0)
-                {
-                    return;
-                }
-                for (const auto& p : progress->programs)
-                {
-                    progress->record.resultsResent += p->GetResultsResent();
-                }
-                // Free the job, then report, outside the worker's own call: the
-                // done callback may start the next job on the same endpoints.
-                Simulator::ScheduleNow(
-                    [progress]()
-                    {
-                        Release(*progress);
-                        if (!progress->done.IsNull())
-                        {
-                            progress->done(progress->record);
-                        }
-                    });
+                WorkerDone(progress,
+                           i,
+                           r,
+                           [](JobProgress& p)
+                           {
+                               for (const auto& program : p.programs)
+                               {
+                                   p.record.resultsResent += program->GetResultsResent();
+                               }
+                           });
             }));
     }
     return group;
