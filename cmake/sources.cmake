@@ -50,6 +50,7 @@ set(DLNET_SOURCES
   model/fred/fred-routing.cc
   model/fred/weight-streaming.cc
   model/fred/fred-collectives.cc
+  helper/collective-helper.cc
   helper/experiment/command-line-options.cc
   helper/experiment/experiment-options.cc
   helper/experiment/simulation-scope.cc
@@ -119,6 +120,7 @@ set(DLNET_HEADERS
   model/fred/fred-routing.h
   model/fred/weight-streaming.h
   model/fred/fred-collectives.h
+  helper/collective-helper.h
   helper/experiment/command-line-options.h
   helper/experiment/experiment-options.h
   helper/experiment/simulation-scope.h

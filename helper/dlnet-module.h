@@ -12,6 +12,7 @@
 #include "ns3/collective-backend.h"
 #include "ns3/collective-check.h"
 #include "ns3/collective-engine.h"
+#include "ns3/collective-helper.h"
 #include "ns3/collective-experiment.h"
 #include "ns3/collective-report.h"
 #include "ns3/collective-request.h"

@@ -8,6 +8,9 @@
 #include "ns3/mac48-address.h"
 #include "ns3/pcap-file-wrapper.h"
 
+#include <stdexcept>
+#include <string>
+
 namespace ns3
 {
 
@@ -67,6 +70,37 @@ FabricHelper::Connect(Ptr<Node> a, Ptr<Node> b, DataRate rate, Time delay) const
         devices[i]->Attach(channel);
     }
     return {devices[0], devices[1]};
+}
+
+NetDeviceContainer
+FabricHelper::Install(NodeContainer nodes) const
+{
+    if (nodes.GetN() != 2)
+    {
+        throw std::invalid_argument("nodes: got " + std::to_string(nodes.GetN())
+                                    + " nodes; a fabric link connects exactly 2");
+    }
+    return Install(nodes.Get(0), nodes.Get(1));
+}
+
+NetDeviceContainer
+FabricHelper::Install(Ptr<Node> a, Ptr<Node> b) const
+{
+    if (!a || !b || a == b)
+    {
+        throw std::invalid_argument("nodes: a fabric link connects two different nodes");
+    }
+    Ptr<FabricChannel> channel = m_channelFactory.Create<FabricChannel>();
+    NetDeviceContainer devices;
+    for (const Ptr<Node>& node : {a, b})
+    {
+        Ptr<FabricNetDevice> device = m_deviceFactory.Create<FabricNetDevice>();
+        device->SetAddress(Mac48Address::Allocate());
+        node->AddDevice(device);
+        device->Attach(channel);
+        devices.Add(device);
+    }
+    return devices;
 }
 
 Ptr<FabricSwitch>

@@ -7,6 +7,8 @@
 #include "ns3/fabric-endpoint.h"
 #include "ns3/fabric-net-device.h"
 #include "ns3/fabric-switch.h"
+#include "ns3/net-device-container.h"
+#include "ns3/node-container.h"
 #include "ns3/node.h"
 #include "ns3/object-factory.h"
 #include "ns3/trace-helper.h"
@@ -36,6 +38,18 @@ public:
     void SetSwitchAttribute(const std::string& name, const AttributeValue& value);
     /// Attribute of every FabricEndpoint created from now on.
     void SetEndpointAttribute(const std::string& name, const AttributeValue& value);
+
+    /**
+     * Connect two nodes with a full-duplex link, as PointToPointHelper::Install
+     * does: the devices' DataRate and the channel's Delay are the factories'
+     * (SetDeviceAttribute, SetChannelAttribute).
+     * \param nodes exactly two nodes (std::invalid_argument "nodes: ..." otherwise)
+     * \return the device on nodes.Get(0), then the one on nodes.Get(1)
+     */
+    NetDeviceContainer Install(NodeContainer nodes) const;
+
+    /// \return the devices on a and on b, connected as Install(NodeContainer) does
+    NetDeviceContainer Install(Ptr<Node> a, Ptr<Node> b) const;
 
     /**
      * Connect two nodes with a full-duplex link at the given rate and delay.
