@@ -177,7 +177,7 @@ void
 CollectiveConfig::Validate() const
 {
     Ptr<const Topology> t = MakeTopology(topology);
-    CollectiveOp o = ParseCollectiveOp("op", op);
+    ParseCollectiveOp("op", op); // named in the error when it is not one
     DataType dt = ParseDataType("type", type);
     // auto picks among the backends that take no options of their own
     const CollectiveKind* kind
