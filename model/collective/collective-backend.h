@@ -42,7 +42,7 @@ public:
 
     static TypeId GetTypeId();
 
-    /// \return the registered name (ring, switchml, ...)
+    /// \return the registered name (ring, halving-doubling, ...)
     virtual std::string GetName() const = 0;
 
     /// \return true when the backend implements the operation at all

@@ -17,7 +17,7 @@ namespace ns3
  * \brief The communicators of a 3D-parallel job: model (MP), pipeline (PP)
  * and data (DP) parallelism.
  *
- * Ranks are placed as the wafer-scale study places them (reference/fred.md):
+ * Ranks are placed as the wafer-scale study places them (shared/reference):
  * MP groups on consecutive NPUs, then PP, then DP, so rank (m, p, d) is
  * npu[m + MP (p + PP d)]. Each kind of group has its own traffic class, in
  * the priority order of that study's virtual channels: MP (class 0) before
