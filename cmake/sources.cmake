@@ -21,6 +21,7 @@ set(DLNET_SOURCES
   model/topology/dragonfly-topology.cc
   model/topology/gpu-server-topology.cc
   model/topology/wafer-helper.cc
+  model/topology/wafer-topology.cc
   model/collective/collective-types.cc
   model/collective/communicator.cc
   model/collective/collective-schedule.cc
@@ -88,6 +89,7 @@ set(DLNET_HEADERS
   model/topology/dragonfly-topology.h
   model/topology/gpu-server-topology.h
   model/topology/wafer-helper.h
+  model/topology/wafer-topology.h
   model/collective/collective-types.h
   model/collective/communicator.h
   model/collective/collective-schedule.h

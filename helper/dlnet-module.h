@@ -68,6 +68,7 @@
 #include "ns3/traffic-experiment.h"
 #include "ns3/wafer-experiment.h"
 #include "ns3/wafer-helper.h"
+#include "ns3/wafer-topology.h"
 #include "ns3/wafer-writer.h"
 #include "ns3/weight-streaming.h"
 
