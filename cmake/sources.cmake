@@ -51,6 +51,7 @@ set(DLNET_SOURCES
   model/fred/fred-routing.cc
   model/fred/weight-streaming.cc
   model/fred/fred-collectives.cc
+  model/fred/fred-backend.cc
   helper/experiment/command-line-options.cc
   helper/experiment/experiment-options.cc
   helper/experiment/simulation-scope.cc
@@ -120,6 +121,7 @@ set(DLNET_HEADERS
   model/fred/fred-routing.h
   model/fred/weight-streaming.h
   model/fred/fred-collectives.h
+  model/fred/fred-backend.h
   helper/experiment/command-line-options.h
   helper/experiment/experiment-options.h
   helper/experiment/simulation-scope.h

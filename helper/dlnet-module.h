@@ -30,6 +30,7 @@
 #include "ns3/fabric-net-device.h"
 #include "ns3/fabric-switch.h"
 #include "ns3/fat-tree-topology.h"
+#include "ns3/fred-backend.h"
 #include "ns3/fred-collectives.h"
 #include "ns3/fred-engine.h"
 #include "ns3/fred-header.h"
