@@ -21,6 +21,7 @@ set(DLNET_SOURCES
   model/topology/dragonfly-topology.cc
   model/topology/gpu-server-topology.cc
   model/topology/wafer-helper.cc
+  model/topology/wafer-topology.cc
   model/collective/collective-types.cc
   model/collective/communicator.cc
   model/collective/collective-schedule.cc
@@ -50,6 +51,7 @@ set(DLNET_SOURCES
   model/fred/fred-routing.cc
   model/fred/weight-streaming.cc
   model/fred/fred-collectives.cc
+  model/fred/fred-backend.cc
   helper/collective-helper.cc
   helper/experiment/command-line-options.cc
   helper/experiment/experiment-options.cc
@@ -90,6 +92,7 @@ set(DLNET_HEADERS
   model/topology/dragonfly-topology.h
   model/topology/gpu-server-topology.h
   model/topology/wafer-helper.h
+  model/topology/wafer-topology.h
   model/collective/collective-types.h
   model/collective/communicator.h
   model/collective/collective-schedule.h
@@ -120,6 +123,7 @@ set(DLNET_HEADERS
   model/fred/fred-routing.h
   model/fred/weight-streaming.h
   model/fred/fred-collectives.h
+  model/fred/fred-backend.h
   helper/collective-helper.h
   helper/experiment/command-line-options.h
   helper/experiment/experiment-options.h

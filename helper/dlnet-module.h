@@ -31,6 +31,7 @@
 #include "ns3/fabric-net-device.h"
 #include "ns3/fabric-switch.h"
 #include "ns3/fat-tree-topology.h"
+#include "ns3/fred-backend.h"
 #include "ns3/fred-collectives.h"
 #include "ns3/fred-engine.h"
 #include "ns3/fred-header.h"
@@ -69,6 +70,7 @@
 #include "ns3/traffic-experiment.h"
 #include "ns3/wafer-experiment.h"
 #include "ns3/wafer-helper.h"
+#include "ns3/wafer-topology.h"
 #include "ns3/wafer-writer.h"
 #include "ns3/weight-streaming.h"
 

@@ -6,18 +6,20 @@
 #include "collective-experiment.h"
 #include "simulation-scope.h"
 
-#include "ns3/collective-engine.h"
+#include "ns3/boolean.h"
+#include "ns3/collective-backend.h"
 #include "ns3/config-parse.h"
-#include "ns3/fred-collectives.h"
 #include "ns3/log.h"
 #include "ns3/parallel-groups.h"
 #include "ns3/reduction.h"
 #include "ns3/simulator.h"
+#include "ns3/wafer-topology.h"
 #include "ns3/weight-streaming.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <tuple>
@@ -149,98 +151,105 @@ RunTogether(const WaferExperimentConfig& c,
     SimulationScope scope(c.seed, c.run, c.ns3Attributes);
     WaferConfig wc = c.wafer;
     wc.variant = variant;
-    Wafer w = BuildWafer(wc);
-    Ptr<CollectiveEngine> engine = CreateObject<CollectiveEngine>();
-    engine->SetEndpoints(w.cluster.endpoints);
-    std::unique_ptr<FredCollectives> fred;
+    Ptr<const WaferScaleTopology> topology = Create<WaferScaleTopology>(wc);
+    Wafer w = topology->BuildWafer();
+    // Every collective starts through a registered backend: the in-switch
+    // one on fred-b/d (one backend: its switches hold every job's flows), the
+    // step schedules elsewhere (one backend per schedule: its engine serves
+    // all the collectives of that schedule on the wafer).
+    Ptr<CollectiveBackend> fred;
     if (w.InSwitch())
     {
-        fred = std::make_unique<FredCollectives>(w);
-        fred->SetSerialise(c.serialise);
+        fred = CollectiveRegistry::Create("fred-in-switch");
+        fred->SetAttribute("SerialiseConflicts", BooleanValue(c.serialise));
     }
+    std::map<std::string, Ptr<CollectiveBackend>> schedules;
     std::vector<Outcome> out(launches.size());
     for (std::size_t i = 0; i < launches.size(); ++i)
     {
         const Launch& l = launches[i];
         l.comm.Validate(w.npus);
-        std::vector<std::vector<uint8_t>> inputs;
-        if (c.functional)
-        {
-            for (uint32_t m = 0; m < l.comm.GetSize(); ++m)
-            {
-                inputs.push_back(InputOf(m, l.comm.GetSize(), l.bytes, c.seed));
-            }
-        }
-        Outcome& o = out[i];
-        if (fred && l.op != CollectiveOp::SEND_RECV)
-        {
-            o.algorithm = "in-switch";
-            fred->Start(l.comm,
-                        l.op,
-                        DataType::FP32,
-                        l.bytes,
-                        inputs,
-                        FredEngine::DoneCallback(
-                            [&o, &l, &c](const FredRecord& r)
-                            {
-                                o.start = r.start;
-                                o.end = r.end;
-                                o.sent = r.bytesSent;
-                                o.finished = true;
-                                o.exact = !r.outputs.empty() && Exact(l, r.outputs, c.seed);
-                            }));
-            continue;
-        }
         CollectiveRequest req;
         req.op = l.op;
         req.type = DataType::FP32;
         req.bytes = l.bytes;
-        req.inputs = inputs;
-        req.algorithm = CollectiveAlgorithm::RING;
-        o.algorithm = l.op == CollectiveOp::SEND_RECV ? "send" : "ring";
-        if (l.op == CollectiveOp::ALL_REDUCE && IsWaferWide(l.comm, w))
+        if (c.functional)
         {
-            req.algorithm = CollectiveAlgorithm::HIERARCHICAL;
-            if (w.IsFred())
+            for (uint32_t m = 0; m < l.comm.GetSize(); ++m)
             {
-                // two-level ring: NPUs of an L1, then the NPUs of one local index
-                req.grid.dim1 = w.npusPerL1;
-                req.grid.dim2 = w.npus / w.npusPerL1;
-                // Pipelining pays where the levels have different bottlenecks
-                // (tapered uplinks); with full uplinks both levels load the
-                // NPU's own link and chunks only add steps.
-                uint64_t npuRate = w.l1[0]->GetPort(w.l1Npu[0][0])->GetDataRate().GetBitRate();
-                uint64_t upRate = w.l1[0]->GetPort(w.l1Up[0][0])->GetDataRate().GetBitRate();
-                bool tapered = upRate < npuRate;
-                req.grid.secondLevelVc = true;
-                req.chunks = tapered ? ChunksFor(c, l.bytes) : 1;
-                req.chunksInFlight = tapered ? c.chunksInFlight : 1;
-                req.staggerChunks = true;
-                o.algorithm = "hierarchical-2-level";
-            }
-            else
-            {
-                // 2D: rows and columns, two chunks starting in different dimensions
-                req.grid.dim1 = w.cols;
-                req.grid.dim2 = w.rows;
-                req.grid.bothOrders = true;
-                req.chunks = ChunksFor(c, l.bytes);
-                req.chunksInFlight = c.chunksInFlight;
-                req.staggerChunks = true;
-                o.algorithm = "hierarchical-2d";
+                req.inputs.push_back(InputOf(m, l.comm.GetSize(), l.bytes, c.seed));
             }
         }
-        engine->Start(l.comm,
-                      req,
-                      CollectiveEngine::DoneCallback(
-                          [&o, &l, &c](const CollectiveRecord& r)
-                          {
-                              o.start = r.start;
-                              o.end = r.end;
-                              o.sent = r.bytesSent;
-                              o.finished = true;
-                              o.exact = !r.outputs.empty() && Exact(l, r.outputs, c.seed);
-                          }));
+        Outcome& o = out[i];
+        Ptr<CollectiveBackend> backend = fred;
+        if (fred && l.op != CollectiveOp::SEND_RECV)
+        {
+            o.algorithm = "in-switch";
+        }
+        else
+        {
+            std::string name = "ring";
+            o.algorithm = l.op == CollectiveOp::SEND_RECV ? "send" : "ring";
+            if (l.op == CollectiveOp::ALL_REDUCE && IsWaferWide(l.comm, w))
+            {
+                name = "hierarchical";
+                if (w.IsFred())
+                {
+                    // two-level ring: NPUs of an L1, then the NPUs of one local index
+                    req.grid.dim1 = w.npusPerL1;
+                    req.grid.dim2 = w.npus / w.npusPerL1;
+                    // Pipelining pays where the levels have different bottlenecks
+                    // (tapered uplinks); with full uplinks both levels load the
+                    // NPU's own link and chunks only add steps.
+                    uint64_t npuRate = w.l1[0]->GetPort(w.l1Npu[0][0])->GetDataRate().GetBitRate();
+                    uint64_t upRate = w.l1[0]->GetPort(w.l1Up[0][0])->GetDataRate().GetBitRate();
+                    bool tapered = upRate < npuRate;
+                    req.grid.secondLevelVc = true;
+                    req.chunks = tapered ? ChunksFor(c, l.bytes) : 1;
+                    req.chunksInFlight = tapered ? c.chunksInFlight : 1;
+                    req.staggerChunks = true;
+                    o.algorithm = "hierarchical-2-level";
+                }
+                else
+                {
+                    // 2D: rows and columns, two chunks starting in different dimensions
+                    req.grid.dim1 = w.cols;
+                    req.grid.dim2 = w.rows;
+                    req.grid.bothOrders = true;
+                    req.chunks = ChunksFor(c, l.bytes);
+                    req.chunksInFlight = c.chunksInFlight;
+                    req.staggerChunks = true;
+                    o.algorithm = "hierarchical-2d";
+                }
+            }
+            auto it = schedules.find(name);
+            if (it == schedules.end())
+            {
+                if (!schedules.empty())
+                {
+                    // each schedule backend's engine takes the endpoints' receive handler
+                    throw std::logic_error("wafer experiment: " + name + " and "
+                                           + schedules.begin()->first
+                                           + " collectives at once on one wafer");
+                }
+                it = schedules.emplace(name, CollectiveRegistry::Create(name)).first;
+            }
+            backend = it->second;
+            backend->Validate(req, *topology, l.comm);
+        }
+        backend->Start(w.cluster,
+                       *topology,
+                       l.comm,
+                       std::move(req),
+                       CollectiveBackend::DoneCallback(
+                           [&o, &l, &c](const CollectiveRecord& r)
+                           {
+                               o.start = r.start;
+                               o.end = r.end;
+                               o.sent = r.bytesSent;
+                               o.finished = true;
+                               o.exact = !r.outputs.empty() && Exact(l, r.outputs, c.seed);
+                           }));
     }
     Simulator::Run();
     for (std::size_t i = 0; i < launches.size(); ++i)
@@ -252,6 +261,14 @@ RunTogether(const WaferExperimentConfig& c,
         }
     }
     linkBytes = CountLinkBytes(w);
+    if (fred)
+    {
+        fred->Dispose(); // its programs leave the switches before the wafer goes
+    }
+    for (auto& [name, backend] : schedules)
+    {
+        backend->Dispose();
+    }
     return out;
 }
 
@@ -441,7 +458,7 @@ PlacementOrder(const WaferExperimentConfig& c, const std::string& variant)
 {
     std::vector<uint32_t> order;
     std::vector<bool> placed(WAFER_NPUS, false);
-    if (c.placement == "blocks" && variant == "mesh")
+    if (c.placement == "blocks" && ParseWaferVariant("variants", variant) == WaferVariant::MESH)
     {
         for (uint32_t by = 0; by + c.pp <= WAFER_MESH_ROWS; by += c.pp)
         {

@@ -35,7 +35,7 @@ FredCollectives::FredCollectives(Wafer& wafer, bool distributionOnly)
 {
     if (!wafer.IsFred() || (!wafer.InSwitch() && !distributionOnly))
     {
-        NoInSwitchCollectives(wafer.variant);
+        NoInSwitchCollectives(ToString(wafer.variant));
     }
     for (const auto& level : {wafer.l1, wafer.l2})
     {
@@ -314,7 +314,7 @@ FredCollectives::Start(const Communicator& comm,
 {
     if (!m_reduces)
     {
-        NoInSwitchCollectives(m_wafer.variant);
+        NoInSwitchCollectives(ToString(m_wafer.variant));
     }
     comm.Validate(m_wafer.npus);
     FredJob job;

@@ -3,30 +3,19 @@
  */
 #include "wafer-helper.h"
 
-#include "fabric-helper.h"
-#include "topology-helper.h"
+#include "wafer-topology.h"
 
 #include "ns3/config-parse.h"
-#include "ns3/log.h"
-#include "ns3/node.h"
-#include "ns3/time-resolution.h"
+#include "ns3/fabric-header.h"
 
 #include <stdexcept>
 
 namespace ns3
 {
 
-NS_LOG_COMPONENT_DEFINE("DlnetWaferHelper");
-
 namespace
 {
 
-constexpr uint32_t WAFER_IOS = 18;
-constexpr uint32_t FRED_L1 = 5;
-constexpr uint32_t FRED_L2 = 4;
-constexpr uint32_t FRED_NPUS_PER_L1 = 4;
-/// I/O controllers per L1 switch; indices run L1 by L1.
-constexpr uint32_t FRED_IO_PER_L1[FRED_L1] = {4, 4, 4, 3, 3};
 /// Largest packet the fabric takes, header included (TopologyConfig::mtu).
 constexpr uint32_t MAX_MTU = 1u << 20;
 constexpr uint32_t MIN_PAYLOAD = 64;
@@ -38,225 +27,100 @@ RateString(DataRate rate)
     return std::to_string(rate.GetBitRate()) + "bps";
 }
 
-/// \return the node a switch is aggregated to
-Ptr<Node>
-SwitchNode(Ptr<FabricSwitch> sw)
+/// The one table of the variants: enum, name as configured, topology kind.
+struct VariantName
 {
-    Ptr<Node> node = sw->GetObject<Node>();
-    if (!node)
-    {
-        throw std::logic_error("BuildWafer: a switch is not aggregated to a node");
-    }
-    return node;
-}
+    WaferVariant variant;
+    const char* name;
+    const char* kind;
+};
 
-/// \return the port of sw whose link leads to the node peer
-uint32_t
-PortToward(Ptr<FabricSwitch> sw, Ptr<Node> peer)
-{
-    for (uint32_t p = 0; p < sw->GetNPorts(); ++p)
-    {
-        Ptr<FabricNetDevice> other = sw->GetPort(p)->GetPeer();
-        if (other && other->GetNode() == peer)
-        {
-            return p;
-        }
-    }
-    throw std::logic_error("BuildWafer: no switch port toward node "
-                           + std::to_string(peer->GetId()));
-}
+constexpr VariantName VARIANT_NAMES[] = {
+    {WaferVariant::MESH, "mesh", "wafer-mesh"},
+    {WaferVariant::FRED_A, "fred-a", "fred-a"},
+    {WaferVariant::FRED_B, "fred-b", "fred-b"},
+    {WaferVariant::FRED_C, "fred-c", "fred-c"},
+    {WaferVariant::FRED_D, "fred-d", "fred-d"},
+};
 
-/// \return the name the cluster's link records give a node
-std::string
-NodeName(const Cluster& cluster, Ptr<Node> node)
+const VariantName&
+NamesOf(WaferVariant variant)
 {
-    for (const auto& link : cluster.links)
+    for (const auto& v : VARIANT_NAMES)
     {
-        if (link.a->GetNode() == node)
+        if (v.variant == variant)
         {
-            return link.from;
-        }
-        if (link.b->GetNode() == node)
-        {
-            return link.to;
+            return v;
         }
     }
-    return "node" + std::to_string(node->GetId());
-}
-
-/// \return the switch BuildCluster named name
-Ptr<FabricSwitch>
-SwitchNamed(const Cluster& cluster, const std::string& name)
-{
-    for (std::size_t s = 0; s < cluster.switches.size(); ++s)
-    {
-        if (cluster.switchNames[s] == name)
-        {
-            return cluster.switches[s];
-        }
-    }
-    throw std::logic_error("BuildWafer: the cluster has no switch " + name);
-}
-
-/**
- * Add one I/O controller: a new node with an endpoint of the next rank,
- * linked to the switch sw.
- * \return the switch's port toward it
- */
-uint32_t
-AttachIo(Wafer& wafer, const FabricHelper& helper, Ptr<FabricSwitch> sw, DataRate rate, Time delay)
-{
-    Cluster& cluster = wafer.cluster;
-    uint32_t index = wafer.ioRanks.size();
-    uint32_t rank = cluster.endpoints.size();
-    Ptr<Node> swNode = SwitchNode(sw);
-    std::string swName = NodeName(cluster, swNode);
-    Ptr<Node> node = CreateObject<Node>();
-    cluster.nodes.Add(node);
-    auto [ioDev, swDev] = helper.Connect(node, swNode, rate, delay);
-    uint32_t port = sw->AddPort(swDev); // sets the ingress latency: before Setup
-    ioDev->Setup();
-    swDev->Setup();
-    cluster.links.push_back(
-        Cluster::Link{"io", "io" + std::to_string(index), swName, ioDev, swDev});
-    cluster.endpoints.push_back(helper.InstallEndpoint(node, ioDev, rank, cluster.directory));
-    wafer.ioRanks.push_back(rank);
-    return port;
-}
-
-void
-BuildMeshIo(Wafer& w, const FabricHelper& helper, DataRate ioRate, Time delay)
-{
-    Cluster& c = w.cluster;
-    w.rows = c.rows;
-    w.cols = c.cols;
-    // North (y = 0) x = 0..cols-1, south (y = rows-1) x = 0..cols-1,
-    // west (x = 0) y = 0..rows-1, east (x = cols-1) y = 0..rows-1.
-    for (uint32_t x = 0; x < w.cols; ++x)
-    {
-        w.ioNpu.push_back(x);
-        w.ioSide.push_back('N');
-    }
-    for (uint32_t x = 0; x < w.cols; ++x)
-    {
-        w.ioNpu.push_back((w.rows - 1) * w.cols + x);
-        w.ioSide.push_back('S');
-    }
-    for (uint32_t y = 0; y < w.rows; ++y)
-    {
-        w.ioNpu.push_back(y * w.cols);
-        w.ioSide.push_back('W');
-    }
-    for (uint32_t y = 0; y < w.rows; ++y)
-    {
-        w.ioNpu.push_back(y * w.cols + w.cols - 1);
-        w.ioSide.push_back('E');
-    }
-    NS_ASSERT(w.ioNpu.size() == WAFER_IOS);
-    // BuildGrid: router r is switch r, on the node of NPU r.
-    std::vector<Ptr<FabricSwitch>> routers(c.switches.begin(), c.switches.begin() + w.npus);
-    for (uint32_t r = 0; r < w.npus; ++r)
-    {
-        if (SwitchNode(routers[r]) != c.endpoints[r]->GetDevice()->GetNode())
-        {
-            throw std::logic_error("BuildWafer: mesh router " + std::to_string(r)
-                                   + " is not on the node of NPU " + std::to_string(r));
-        }
-    }
-    for (uint32_t i = 0; i < WAFER_IOS; ++i)
-    {
-        uint32_t npu = w.ioNpu[i];
-        uint32_t port = AttachIo(w, helper, routers[npu], ioRate, delay);
-        uint32_t rank = w.ioRanks.back();
-        for (uint32_t r = 0; r < w.npus; ++r)
-        {
-            // X-Y toward the I/O's NPU, then out of its router on the new port
-            routers[r]->SetRoute(
-                rank, r == npu ? std::vector<uint32_t>{port} : routers[r]->GetRoute(npu));
-        }
-    }
-}
-
-void
-BuildFredIo(Wafer& w, const FabricHelper& helper, DataRate ioRate, Time delay)
-{
-    Cluster& c = w.cluster;
-    w.npusPerL1 = FRED_NPUS_PER_L1;
-    for (uint32_t j = 0; j < FRED_L2; ++j)
-    {
-        w.l2.push_back(SwitchNamed(c, "spine" + std::to_string(j)));
-    }
-    for (uint32_t k = 0; k < FRED_L1; ++k)
-    {
-        w.l1.push_back(SwitchNamed(c, "leaf" + std::to_string(k)));
-    }
-    // Ports found by what their links lead to, not assumed from the build order.
-    w.l1Npu.assign(FRED_L1, std::vector<uint32_t>(w.npusPerL1));
-    w.l1Up.assign(FRED_L1, std::vector<uint32_t>(FRED_L2));
-    w.l2Down.assign(FRED_L2, std::vector<uint32_t>(FRED_L1));
-    for (uint32_t k = 0; k < FRED_L1; ++k)
-    {
-        for (uint32_t i = 0; i < w.npusPerL1; ++i)
-        {
-            Ptr<Node> npu = c.endpoints[k * w.npusPerL1 + i]->GetDevice()->GetNode();
-            w.l1Npu[k][i] = PortToward(w.l1[k], npu);
-        }
-        for (uint32_t j = 0; j < FRED_L2; ++j)
-        {
-            w.l1Up[k][j] = PortToward(w.l1[k], SwitchNode(w.l2[j]));
-            w.l2Down[j][k] = PortToward(w.l2[j], SwitchNode(w.l1[k]));
-        }
-    }
-    // Destination-mod-k: NPU 4k'+i is reached from every other L1 through L2 i.
-    // (The L2s keep BuildCluster's single down route.)
-    for (uint32_t k = 0; k < FRED_L1; ++k)
-    {
-        for (uint32_t dst = 0; dst < w.npus; ++dst)
-        {
-            if (w.L1Of(dst) != k)
-            {
-                w.l1[k]->SetRoute(dst, {w.l1Up[k][(dst % w.npusPerL1) % FRED_L2]});
-            }
-        }
-    }
-    // I/O controllers: indices 0-3 on L1 0, 4-7 on L1 1, 8-11 on L1 2,
-    // 12-14 on L1 3, 15-17 on L1 4; the j-th of an L1 is reached from the
-    // other L1s through L2 j.
-    for (uint32_t k = 0; k < FRED_L1; ++k)
-    {
-        for (uint32_t j = 0; j < FRED_IO_PER_L1[k]; ++j)
-        {
-            uint32_t port = AttachIo(w, helper, w.l1[k], ioRate, delay);
-            uint32_t rank = w.ioRanks.back();
-            w.ioL1.push_back(k);
-            w.ioL1Port.push_back(port);
-            for (uint32_t k2 = 0; k2 < FRED_L1; ++k2)
-            {
-                w.l1[k2]->SetRoute(rank, {k2 == k ? port : w.l1Up[k2][j % FRED_L2]});
-            }
-            for (uint32_t j2 = 0; j2 < FRED_L2; ++j2)
-            {
-                w.l2[j2]->SetRoute(rank, {w.l2Down[j2][k]});
-            }
-        }
-    }
-    NS_ASSERT(w.ioRanks.size() == WAFER_IOS);
+    throw std::logic_error("WaferVariant: not in the table");
 }
 
 } // namespace
 
+WaferVariant
+ParseWaferVariant(const std::string& field, const std::string& text)
+{
+    dlnet::ParseChoice(field, text, WaferVariants()); // throws, listing them
+    for (const auto& v : VARIANT_NAMES)
+    {
+        if (text == v.name)
+        {
+            return v.variant;
+        }
+    }
+    throw std::logic_error("ParseWaferVariant: '" + text + "' is allowed but not in the table");
+}
+
+std::string
+ToString(WaferVariant variant)
+{
+    return NamesOf(variant).name;
+}
+
+std::string
+WaferKindName(WaferVariant variant)
+{
+    return NamesOf(variant).kind;
+}
+
+bool
+IsFred(WaferVariant variant)
+{
+    return variant != WaferVariant::MESH;
+}
+
+bool
+InSwitch(WaferVariant variant)
+{
+    return variant == WaferVariant::FRED_B || variant == WaferVariant::FRED_D;
+}
+
+bool
+IsTapered(WaferVariant variant)
+{
+    return variant == WaferVariant::FRED_A || variant == WaferVariant::FRED_B;
+}
+
 const std::vector<std::string>&
 WaferVariants()
 {
-    static const std::vector<std::string> variants
-        = {"mesh", "fred-a", "fred-b", "fred-c", "fred-d"};
+    static const std::vector<std::string> variants = []
+    {
+        std::vector<std::string> names;
+        for (const auto& v : VARIANT_NAMES)
+        {
+            names.emplace_back(v.name);
+        }
+        return names;
+    }();
     return variants;
 }
 
 void
 WaferConfig::Validate() const
 {
-    dlnet::ParseChoice("variant", variant, WaferVariants());
+    ParseWaferVariant("variant", variant);
     DataRate npu = dlnet::ParseRate("npu-bandwidth", npuBandwidth);
     if (npu.GetBitRate() < 8)
     {
@@ -283,13 +147,13 @@ WaferConfig::Validate() const
 bool
 Wafer::IsFred() const
 {
-    return variant.rfind("fred-", 0) == 0;
+    return ns3::IsFred(variant);
 }
 
 bool
 Wafer::InSwitch() const
 {
-    return variant == "fred-b" || variant == "fred-d";
+    return ns3::InSwitch(variant);
 }
 
 TopologyConfig
@@ -305,7 +169,8 @@ WaferTopology(const WaferConfig& config)
     t.mtu = config.payloadBytes + FabricHeader::SERIALIZED_SIZE;
     t.trafficClasses = 4;
     t.flowControl = "lossless";
-    if (config.variant == "mesh")
+    WaferVariant variant = ParseWaferVariant("variant", config.variant);
+    if (variant == WaferVariant::MESH)
     {
         t.kind = "mesh";
         t.rows = WAFER_MESH_ROWS;
@@ -315,7 +180,7 @@ WaferTopology(const WaferConfig& config)
     }
     else
     {
-        bool thin = config.variant == "fred-a" || config.variant == "fred-b";
+        bool thin = IsTapered(variant);
         t.kind = "leaf-spine";
         t.leaves = FRED_L1;
         t.hostsPerLeaf = FRED_NPUS_PER_L1;
@@ -328,28 +193,7 @@ WaferTopology(const WaferConfig& config)
 Wafer
 BuildWafer(const WaferConfig& config)
 {
-    config.Validate();
-    dlnet::UsePicoseconds(); // before any Time is kept
-    TopologyConfig t = WaferTopology(config);
-    DataRate ioRate = dlnet::ParseRate("io-rate", config.ioRate);
-    Time delay = dlnet::ParseTime("link-delay", config.linkDelay);
-
-    Wafer w;
-    w.variant = config.variant;
-    w.npus = WAFER_NPUS;
-    w.middleStages = config.middleStages;
-    w.cluster = BuildCluster(t);
-    NS_ASSERT(w.cluster.GetNRanks() == w.npus);
-    FabricHelper helper = MakeFabricHelper(t);
-    if (w.IsFred())
-    {
-        BuildFredIo(w, helper, ioRate, delay);
-    }
-    else
-    {
-        BuildMeshIo(w, helper, ioRate, delay);
-    }
-    return w;
+    return WaferScaleTopology(config).BuildWafer();
 }
 
 } // namespace ns3

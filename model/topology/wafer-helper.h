@@ -19,6 +19,42 @@ constexpr uint32_t WAFER_NPUS = 20;
 /// The mesh's rows (Y) and columns (X): NPU rank = y * WAFER_MESH_COLS + x.
 constexpr uint32_t WAFER_MESH_ROWS = 5;
 constexpr uint32_t WAFER_MESH_COLS = 4; //!< see WAFER_MESH_ROWS
+/// I/O controllers on the wafer (ranks 20..37 of the cluster).
+constexpr uint32_t WAFER_IOS = 18;
+/// FRED: L1 switches, L2 switches, NPUs under one L1.
+constexpr uint32_t FRED_L1 = 5;
+constexpr uint32_t FRED_L2 = 4;          //!< see FRED_L1
+constexpr uint32_t FRED_NPUS_PER_L1 = 4; //!< see FRED_L1
+
+/**
+ * \ingroup dlnet
+ * \brief The wafer presets, parsed once from their names (ParseWaferVariant).
+ */
+enum class WaferVariant
+{
+    MESH,   //!< "mesh": 5 x 4 mesh, X-Y routing
+    FRED_A, //!< "fred-a": FRED fat tree, 375 GB/s uplinks, endpoint collectives
+    FRED_B, //!< "fred-b": as A, collectives in the switches
+    FRED_C, //!< "fred-c": FRED fat tree, 3 TB/s uplinks, endpoint collectives
+    FRED_D, //!< "fred-d": as C, collectives in the switches
+};
+
+/**
+ * The boundary: a variant's name to the variant.
+ * \param field the option, for the message \param text mesh, fred-a .. fred-d
+ * \return the variant (std::invalid_argument naming field and the allowed names)
+ */
+WaferVariant ParseWaferVariant(const std::string& field, const std::string& text);
+/// \return the variant's name as WaferConfig::variant spells it (mesh, fred-a, ...)
+std::string ToString(WaferVariant variant);
+/// \return the topology kind the variant is registered as (wafer-mesh, fred-a, ...)
+std::string WaferKindName(WaferVariant variant);
+/// \return true for fred-a .. fred-d
+bool IsFred(WaferVariant variant);
+/// \return true when collectives run in the switches (fred-b, fred-d)
+bool InSwitch(WaferVariant variant);
+/// \return true when the FRED uplinks are tapered to an eighth (fred-a, fred-b)
+bool IsTapered(WaferVariant variant);
 
 /**
  * \ingroup dlnet
@@ -73,11 +109,11 @@ const std::vector<std::string>& WaferVariants();
  */
 struct Wafer
 {
-    std::string variant;           //!< as configured
-    Cluster cluster;               //!< NPUs then I/O controllers, by rank
-    uint32_t npus{WAFER_NPUS};     //!< ranks 0 .. npus-1 are NPUs
-    uint32_t middleStages{3};      //!< FRED switches' m
-    std::vector<uint32_t> ioRanks; //!< cluster ranks of the I/O controllers
+    WaferVariant variant{WaferVariant::MESH}; //!< as configured
+    Cluster cluster;                          //!< NPUs then I/O controllers, by rank
+    uint32_t npus{WAFER_NPUS};                //!< ranks 0 .. npus-1 are NPUs
+    uint32_t middleStages{3};                 //!< FRED switches' m
+    std::vector<uint32_t> ioRanks;            //!< cluster ranks of the I/O controllers
 
     // mesh
     uint32_t rows{0}; //!< mesh rows (Y)
@@ -109,7 +145,8 @@ struct Wafer
 };
 
 /**
- * Build a wafer (validates first: std::invalid_argument naming the field).
+ * Build a wafer (validates first: std::invalid_argument naming the field):
+ * WaferScaleTopology(config).BuildWafer().
  * \param config the wafer
  * \return the wafer
  */

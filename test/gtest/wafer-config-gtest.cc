@@ -238,7 +238,8 @@ TEST(Wafer, VariantPredicates)
     Wafer w;
     for (const auto& v : WaferVariants())
     {
-        w.variant = v;
+        w.variant = ParseWaferVariant("variant", v);
+        EXPECT_EQ(ToString(w.variant), v); // the names round-trip
         EXPECT_EQ(w.IsFred(), v != "mesh") << v;
         EXPECT_EQ(w.InSwitch(), v == "fred-b" || v == "fred-d") << v;
     }
