@@ -32,7 +32,10 @@ main(int argc, char* argv[])
             // --algorithm is read here as a list; each entry is validated as the option.
             cmd.AddValue("algorithm",
                          "a comma-separated list of "
-                             + dlnet::JoinChoices(CollectiveRegistry::Names()) + ", auto",
+                             + dlnet::JoinChoices(CollectiveRegistry::Names())
+                             + ", auto (per size, the smallest bound among the backends that "
+                               "implement the operation on the topology and do not aggregate in "
+                               "the network)",
                          algorithms);
             cmd.AddValue("results", "folder for CSV, JSON and PNG output", results);
             cmd.Parse(argc, argv);

@@ -292,9 +292,7 @@ CollectiveConfig::Applies(const std::string& option) const
         return true;
     }
     // a list (collective-bench runs one sweep per entry): an option of any of them
-    std::stringstream names(algorithm);
-    std::string name;
-    while (std::getline(names, name, ','))
+    for (const auto& name : dlnet::ParseList("algorithm", algorithm))
     {
         if (name == "auto")
         {
