@@ -43,10 +43,17 @@ main(int argc, char* argv[])
 
             std::vector<CollectiveResult> sweeps;
             std::vector<CollectiveConfig> configs;
+            CollectiveConfig all = config;
+            all.algorithm = algorithms;
+            all.CheckGivenOptions(); // an option must apply to one of the algorithms
             for (const auto& alg : dlnet::ParseList("algorithm", algorithms))
             {
                 CollectiveConfig c = config;
                 SetOption(CollectiveOptions(), c, "algorithm", alg);
+                for (auto it = c.given.begin(); it != c.given.end();)
+                {
+                    it = c.Applies(*it) ? std::next(it) : c.given.erase(it); // another entry's
+                }
                 c.Validate(); // every entry before anything runs
                 configs.push_back(c);
             }

@@ -72,6 +72,8 @@ AlgorithmChoices()
     return names;
 }
 
+std::vector<std::string> OptionsOfAlgorithms(const std::string& algorithms);
+
 /// The options every backend takes (the topology's have their own check).
 bool
 IsCommonCollectiveOption(const std::string& name)
@@ -179,31 +181,9 @@ CollectiveConfig::Validate() const
     Ptr<const Topology> t = MakeTopology(topology);
     ParseCollectiveOp("op", op); // named in the error when it is not one
     DataType dt = ParseDataType("type", type);
-    // auto picks among the backends that take no options of their own
+    CheckGivenOptions();
     const CollectiveKind* kind
         = algorithm == "auto" ? nullptr : &CollectiveRegistry::Get(algorithm);
-    for (const auto& name : given)
-    {
-        if (IsCommonCollectiveOption(name))
-        {
-            continue;
-        }
-        bool applies = false;
-        std::vector<std::string> own;
-        for (const auto& [option, attribute] :
-             kind ? kind->options : std::vector<std::pair<std::string, std::string>>{})
-        {
-            applies = applies || option == name;
-            own.push_back(option);
-        }
-        if (!applies)
-        {
-            throw std::invalid_argument(name + ": does not apply to algorithm " + algorithm
-                                        + (own.empty()
-                                               ? std::string("; it takes no options of its own")
-                                               : "; its options are " + dlnet::JoinChoices(own)));
-        }
-    }
     uint32_t es = ElementSize(dt);
     for (auto [field, v] :
          {std::make_pair("min-bytes", minBytes), std::make_pair("max-bytes", maxBytes)})
@@ -280,6 +260,60 @@ CollectiveConfig::Validate() const
     }
 }
 
+namespace
+{
+/// The options of the algorithms a text names: the union over a list;
+/// for auto, those every backend it may pick takes.
+std::vector<std::string>
+OptionsOfAlgorithms(const std::string& algorithms)
+{
+    std::vector<std::string> out;
+    auto add = [&out](const std::string& o)
+    {
+        if (std::find(out.begin(), out.end(), o) == out.end())
+        {
+            out.push_back(o);
+        }
+    };
+    for (const auto& name : dlnet::ParseList("algorithm", algorithms))
+    {
+        if (name != "auto")
+        {
+            for (const auto& [o, attribute] : CollectiveRegistry::Get(name).options)
+            {
+                add(o);
+            }
+            continue;
+        }
+        std::vector<std::string> shared;
+        bool first = true;
+        for (const auto& candidate : CollectiveRegistry::Names())
+        {
+            const CollectiveKind& k = CollectiveRegistry::Get(candidate);
+            if (k.inNetwork)
+            {
+                continue;
+            }
+            std::vector<std::string> own;
+            for (const auto& [o, attribute] : k.options)
+            {
+                if (first || std::find(shared.begin(), shared.end(), o) != shared.end())
+                {
+                    own.push_back(o);
+                }
+            }
+            shared = own;
+            first = false;
+        }
+        for (const auto& o : shared)
+        {
+            add(o);
+        }
+    }
+    return out;
+}
+} // namespace
+
 bool
 CollectiveConfig::Applies(const std::string& option) const
 {
@@ -291,22 +325,24 @@ CollectiveConfig::Applies(const std::string& option) const
     {
         return true;
     }
-    // a list (collective-bench runs one sweep per entry): an option of any of them
-    for (const auto& name : dlnet::ParseList("algorithm", algorithm))
+    std::vector<std::string> own = OptionsOfAlgorithms(algorithm);
+    return std::find(own.begin(), own.end(), option) != own.end();
+}
+
+void
+CollectiveConfig::CheckGivenOptions() const
+{
+    for (const auto& name : given)
     {
-        if (name == "auto")
+        if (!IsCommonCollectiveOption(name) && !Applies(name))
         {
-            continue;
-        }
-        for (const auto& [o, attribute] : CollectiveRegistry::Get(name).options)
-        {
-            if (o == option)
-            {
-                return true;
-            }
+            std::vector<std::string> own = OptionsOfAlgorithms(algorithm);
+            throw std::invalid_argument(name + ": does not apply to algorithm " + algorithm
+                                        + (own.empty()
+                                               ? std::string("; it takes no options of its own")
+                                               : "; its options are " + dlnet::JoinChoices(own)));
         }
     }
-    return false;
 }
 
 CollectiveRequest
@@ -364,6 +400,15 @@ RunCollective(const CollectiveConfig& c)
                 row.estimate = estimate.seconds;
                 row.busiestLink = estimate.busiestLink;
             }
+            // disposed before the cluster and the simulator go, even when the run throws
+            struct DisposeAtExit
+            {
+                Ptr<CollectiveBackend> backend;
+                ~DisposeAtExit()
+                {
+                    backend->Dispose();
+                }
+            } disposeAtExit{backend};
             bool finished = false;
             CollectiveRequest check = req; // what the outputs are checked against (no inputs)
             check.inputs.clear();
@@ -397,7 +442,6 @@ RunCollective(const CollectiveConfig& c)
                                    }
                                }));
             Simulator::Run();
-            backend->Dispose();
             if (!finished)
             {
                 throw std::runtime_error("collective did not finish: the fabric stalled");

@@ -70,7 +70,11 @@ struct CollectiveConfig
     Ptr<CollectiveBackend> MakeBackend(const std::string& name) const;
 
     /// \return false for an option of another topology kind or algorithm than this config's
+    /// (algorithm may be a list: an option of any of them; auto: one every candidate takes)
     bool Applies(const std::string& option) const;
+
+    /// Throw std::invalid_argument naming a given option that does not apply to the algorithm.
+    void CheckGivenOptions() const;
 
     /// \return the request of one size (timing mode; chunks as configured)
     CollectiveRequest RequestOf(uint64_t bytes, const NetworkModel& model) const;

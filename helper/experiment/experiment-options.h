@@ -143,9 +143,7 @@ RealOption(const std::string& name,
             },
             [member](const Config& c)
             {
-                std::ostringstream os;
-                os << c.*member;
-                return os.str();
+                return dlnet::ShortestText(c.*member);
             },
             "float"};
 }

@@ -3,6 +3,7 @@
  */
 #include "simulation-scope.h"
 
+#include "ns3/collective-backend.h"
 #include "ns3/config-parse.h"
 #include "ns3/config.h"
 #include "ns3/data-rate.h"
@@ -224,6 +225,15 @@ CheckNs3Attribute(const std::string& name, const std::string& value)
     if (!TypeId::LookupByNameFailSafe(typeName, &tid))
     {
         throw std::invalid_argument(name + ": no ns-3 type " + typeName);
+    }
+    if (tid.IsChildOf(CollectiveBackend::GetTypeId()))
+    {
+        // the experiments make each backend with its attributes set from their options
+        throw std::invalid_argument(name
+                                    + ": dlnet sets a collective backend's attributes from "
+                                      "the experiment's options (a default would be "
+                                      "overwritten); use the option instead (--help lists "
+                                      "them)");
     }
     std::string known;
     for (std::size_t i = 0; i < tid.GetAttributeN(); ++i)

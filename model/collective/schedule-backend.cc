@@ -112,7 +112,7 @@ ScheduleBackend::Start(const Cluster& cluster,
 {
     CollectiveRequest r = Resolved(request);
     r.inputs = std::move(request.inputs);
-    if (!m_engine || m_cluster != &cluster)
+    if (!m_engine || m_directory != cluster.directory)
     {
         if (m_engine)
         {
@@ -120,7 +120,7 @@ ScheduleBackend::Start(const Cluster& cluster,
         }
         m_engine = CreateObject<CollectiveEngine>();
         m_engine->SetEndpoints(cluster.endpoints);
-        m_cluster = &cluster;
+        m_directory = cluster.directory;
     }
     m_engine->Start(comm, std::move(r), done);
 }
@@ -139,6 +139,7 @@ ScheduleBackend::DoDispose()
         m_engine->Dispose();
         m_engine = nullptr;
     }
+    m_directory = nullptr;
     CollectiveBackend::DoDispose();
 }
 

@@ -52,7 +52,9 @@ private:
 
     CollectiveAlgorithm m_algorithm;
     Ptr<CollectiveEngine> m_engine;
-    const Cluster* m_cluster{nullptr}; //!< whose endpoints the engine holds
+    /// the directory of the cluster whose endpoints the engine holds (held, so that a
+    /// later cluster cannot be mistaken for it at the same address)
+    Ptr<FabricEndpointDirectory> m_directory;
 };
 
 } // namespace ns3

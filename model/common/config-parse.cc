@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdlib>
+#include <iomanip>
 #include <limits>
 #include <locale>
 #include <sstream>
@@ -165,6 +167,22 @@ PrintableText(const std::string& text)
         out += "... (" + std::to_string(text.size()) + " characters)";
     }
     return out;
+}
+
+std::string
+ShortestText(double value)
+{
+    std::ostringstream os;
+    for (int digits = 6; digits <= 17; ++digits)
+    {
+        os.str("");
+        os << std::setprecision(digits) << value;
+        if (std::strtod(os.str().c_str(), nullptr) == value)
+        {
+            break;
+        }
+    }
+    return os.str();
 }
 
 std::string

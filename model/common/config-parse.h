@@ -80,6 +80,9 @@ std::vector<std::string> ParseList(const std::string& field,
                                    const std::string& text,
                                    const std::vector<std::string>& allowed = {});
 
+/// \return a real number as the shortest text that reads back as the same double
+std::string ShortestText(double value);
+
 /// \return "a, b or c"
 std::string JoinChoices(const std::vector<std::string>& allowed);
 /// \return text with every byte outside printable ASCII as \xNN, cut after 80 characters

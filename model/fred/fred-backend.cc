@@ -239,13 +239,13 @@ FredBackend::Start(const Cluster& cluster,
                    DoneCallback done)
 {
     Validate(request, topology, comm);
-    if (!m_fred || m_cluster != &cluster)
+    if (!m_fred || m_directory != cluster.directory)
     {
         m_fred.reset(); // takes its programs off the old cluster's switches
         const auto* wafer = InSwitchWafer(topology);
         m_wafer = std::make_unique<Wafer>(wafer->Describe(cluster));
         m_fred = std::make_unique<FredCollectives>(*m_wafer);
-        m_cluster = &cluster;
+        m_directory = cluster.directory;
     }
     m_fred->SetSerialise(m_serialise);
     CollectiveRecord record;
@@ -309,7 +309,7 @@ FredBackend::DoDispose()
 {
     m_fred.reset();
     m_wafer.reset();
-    m_cluster = nullptr;
+    m_directory = nullptr;
     CollectiveBackend::DoDispose();
 }
 

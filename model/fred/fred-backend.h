@@ -61,10 +61,10 @@ protected:
     void DoDispose() override;
 
 private:
-    bool m_serialise{false};                 //!< conflicting collectives wait
-    std::unique_ptr<Wafer> m_wafer;          //!< the described cluster (FredCollectives holds it)
-    std::unique_ptr<FredCollectives> m_fred; //!< programs on its switches, engine on its NPUs
-    const Cluster* m_cluster{nullptr};       //!< whose switches m_fred programs
+    bool m_serialise{false};                  //!< conflicting collectives wait
+    std::unique_ptr<Wafer> m_wafer;           //!< the described cluster (FredCollectives holds it)
+    std::unique_ptr<FredCollectives> m_fred;  //!< programs on its switches, engine on its NPUs
+    Ptr<FabricEndpointDirectory> m_directory; //!< of the cluster whose switches m_fred programs
 };
 
 } // namespace ns3

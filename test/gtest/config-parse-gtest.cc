@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <stdexcept>
 
 using namespace ns3;
@@ -619,4 +620,15 @@ TEST(OptionTables, SeedRangeMatchesItsCheck)
         {"seed: got '0'; expected a whole number from 1 to 4294967295"});
     SetTrafficOption(c, "seed", "4294967295");
     EXPECT_EQ(c.seed, 4294967295u);
+}
+
+TEST(ShortestText, RealsReadBackTheSame)
+{
+    EXPECT_EQ(dlnet::ShortestText(0.12345649), "0.12345649"); // 6 digits would lose it
+    EXPECT_EQ(dlnet::ShortestText(0.1), "0.1");
+    EXPECT_EQ(dlnet::ShortestText(1), "1");
+    for (double v : {1.0 / 3, 2e-300, 123456789.123, 0.30000000000000004})
+    {
+        EXPECT_EQ(std::strtod(dlnet::ShortestText(v).c_str(), nullptr), v) << v;
+    }
 }
