@@ -9,7 +9,6 @@
 #include "ns3/link-load-estimate.h"
 #include "ns3/log.h"
 #include "ns3/omnireduce-helper.h"
-#include "ns3/reduction.h"
 #include "ns3/simulator.h"
 #include "ns3/sparsity.h"
 #include "ns3/string.h"
@@ -17,9 +16,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstring>
 #include <set>
-#include <sstream>
 #include <stdexcept>
 
 namespace ns3
@@ -71,8 +68,6 @@ AlgorithmChoices()
     names.push_back("auto");
     return names;
 }
-
-std::vector<std::string> OptionsOfAlgorithms(const std::string& algorithms);
 
 /// The options every backend takes (the topology's have their own check).
 bool
