@@ -52,6 +52,7 @@ set(DLNET_SOURCES
   model/fred/weight-streaming.cc
   model/fred/fred-collectives.cc
   model/fred/fred-backend.cc
+  model/workload/model-layer.cc
   helper/collective-helper.cc
   helper/experiment/command-line-options.cc
   helper/experiment/experiment-options.cc
@@ -124,6 +125,7 @@ set(DLNET_HEADERS
   model/fred/weight-streaming.h
   model/fred/fred-collectives.h
   model/fred/fred-backend.h
+  model/workload/model-layer.h
   helper/collective-helper.h
   helper/experiment/command-line-options.h
   helper/experiment/experiment-options.h

@@ -22,10 +22,11 @@ ALLOWED = {
     "model/collective": ["model/common", "model/fabric", "model/topology"],
     "model/aggregation": ["model/common", "model/fabric", "model/topology", "model/collective"],
     "model/fred": ["model/common", "model/fabric", "model/topology", "model/collective"],
+    "model/workload": ["model/common", "model/fabric", "model/topology", "model/collective"],
     "helper/experiment": ["model/common", "model/fabric", "model/topology", "model/collective",
-                          "model/aggregation", "model/fred"],
+                          "model/aggregation", "model/fred", "model/workload"],
     "helper": ["model/common", "model/fabric", "model/topology", "model/collective",
-               "model/aggregation", "model/fred", "helper/experiment"],
+               "model/aggregation", "model/fred", "model/workload", "helper/experiment"],
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+["<](?:ns3/)?([A-Za-z0-9_.-]+\.h)[">]')

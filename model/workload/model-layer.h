@@ -1,0 +1,80 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef DLNET_MODEL_LAYER_H
+#define DLNET_MODEL_LAYER_H
+
+#include "ns3/collective-types.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/// \ingroup dlnet What a model layer computes.
+enum class LayerKind
+{
+    CONV,        //!< a convolution (no bias)
+    LINEAR,      //!< a fully connected layer (matrix multiply, optional bias)
+    ATTENTION,   //!< a transformer's self-attention block with its layer norm
+    MLP,         //!< a transformer's feed-forward block with its layer norm
+    EMBEDDING,   //!< a table lookup: parameters, no multiply
+    INTERACTION, //!< DLRM's pairwise dot products of the embedded features
+};
+
+/// \return the kind's name (conv, linear, attention, mlp, embedding, interaction)
+std::string ToString(LayerKind kind);
+
+/**
+ * \ingroup dlnet One layer of a model, per sample (one image, one sequence,
+ * one DLRM query). FLOPs count a multiply-add as two. The backward pass is
+ * split as ASTRA-sim's workloads split it: the input gradient (propagated
+ * to the layer below; zero for the first layer, which has none) and the
+ * weight gradient (what data parallelism reduces).
+ */
+struct ModelLayer
+{
+    std::string name;
+    LayerKind kind = LayerKind::LINEAR;
+    double forwardFlops = 0;        //!< per sample
+    double inputGradientFlops = 0;  //!< per sample
+    double weightGradientFlops = 0; //!< per sample
+    uint64_t parameters = 0;
+    uint64_t activationElements = 0; //!< the layer's output, per sample
+    /// Its forward pass runs again in backward under full activation
+    /// recomputation (Megatron recomputes transformer layers, not the
+    /// embedding or the logits).
+    bool recomputable = false;
+
+    /// \return forward + input gradient + weight gradient, per sample
+    double TrainingFlops() const;
+    /// \return activationElements in the given type
+    uint64_t ActivationBytes(DataType type) const;
+};
+
+/// \ingroup dlnet A model: its layers bottom to top and the type of its
+/// weights, gradients and activations.
+struct Model
+{
+    std::string name;
+    std::vector<ModelLayer> layers;
+    DataType dataType = DataType::FP32;
+
+    /// \return the sum of the layers' parameters
+    uint64_t TotalParameters() const;
+    /// \return TotalParameters() in dataType (the size of one gradient AllReduce of it all)
+    uint64_t ParameterBytes() const;
+    /// \return forward FLOPs of one sample
+    double ForwardFlopsPerSample() const;
+    /// \return forward + backward FLOPs of one sample, plus a second forward
+    /// of the recomputable layers when recompute is set
+    double FlopsPerSample(bool recompute = false) const;
+    /// \return FlopsPerSample(recompute) x samples (the batch of one iteration)
+    double FlopsPerIteration(uint64_t samples, bool recompute = false) const;
+};
+
+} // namespace ns3
+
+#endif /* DLNET_MODEL_LAYER_H */
