@@ -53,6 +53,7 @@ set(DLNET_SOURCES
   model/fred/fred-collectives.cc
   model/fred/fred-backend.cc
   model/workload/model-layer.cc
+  model/workload/model-zoo.cc
   helper/collective-helper.cc
   helper/experiment/command-line-options.cc
   helper/experiment/experiment-options.cc
@@ -126,6 +127,7 @@ set(DLNET_HEADERS
   model/fred/fred-collectives.h
   model/fred/fred-backend.h
   model/workload/model-layer.h
+  model/workload/model-zoo.h
   helper/collective-helper.h
   helper/experiment/command-line-options.h
   helper/experiment/experiment-options.h
