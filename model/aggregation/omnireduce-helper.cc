@@ -23,15 +23,6 @@ NS_LOG_COMPONENT_DEFINE("OmniReduceHelper");
 namespace
 {
 
-/// \return a time as the user would write it: seconds with a unit
-std::string
-TimeText(Time t)
-{
-    std::ostringstream os;
-    os << t.GetSeconds() << "s";
-    return os.str();
-}
-
 /// Shared by the callbacks until the last worker is done.
 struct Progress
 {
@@ -187,13 +178,15 @@ OmniReduceHelper::Validate(const OmniReduceSettings& s,
     Time timeout = s.timeout;
     if (timeout < NanoSeconds(1) || timeout > Seconds(dlnet::MAX_TIMEOUT_SECONDS))
     {
-        throw std::invalid_argument("aggregation-timeout: got " + TimeText(timeout)
+        throw std::invalid_argument("aggregation-timeout: got "
+                                    + dlnet::TimeText(timeout.GetSeconds())
                                     + "; expected a time from 1ns to 10s");
     }
     Time packetTime = s.packetTime;
     if (packetTime.IsStrictlyNegative() || packetTime > Seconds(dlnet::MAX_DELAY_SECONDS))
     {
-        throw std::invalid_argument("aggregator-packet-time: got " + TimeText(packetTime)
+        throw std::invalid_argument("aggregator-packet-time: got "
+                                    + dlnet::TimeText(packetTime.GetSeconds())
                                     + "; expected a time from 0ns to 1s");
     }
     // Each worker keeps `slots` packets outstanding and resends each one at
@@ -207,9 +200,9 @@ OmniReduceHelper::Validate(const OmniReduceSettings& s,
         std::ostringstream limit;
         limit << ceiling / (double(comm.GetSize()) * s.slots) << "s";
         throw std::invalid_argument(
-            "aggregator-packet-time: got '" + TimeText(packetTime) + "'; expected below "
-            + limit.str() + ": an aggregator must process the " + std::to_string(comm.GetSize())
-            + " workers x " + std::to_string(s.slots)
+            "aggregator-packet-time: got '" + dlnet::TimeText(packetTime.GetSeconds())
+            + "'; expected below " + limit.str() + ": an aggregator must process the "
+            + std::to_string(comm.GetSize()) + " workers x " + std::to_string(s.slots)
             + " pool-slots outstanding packets within the largest aggregation timeout (the "
               "larger of 100ms and aggregation-timeout), else resent packets queue without end");
     }
