@@ -54,6 +54,7 @@ set(DLNET_SOURCES
   model/fred/fred-backend.cc
   model/workload/model-layer.cc
   model/workload/model-zoo.cc
+  model/workload/training-graph.cc
   helper/collective-helper.cc
   helper/experiment/command-line-options.cc
   helper/experiment/experiment-options.cc
@@ -128,6 +129,11 @@ set(DLNET_HEADERS
   model/fred/fred-backend.h
   model/workload/model-layer.h
   model/workload/model-zoo.h
+  model/workload/training-graph.h
+  model/workload/compute-model.h
+  model/workload/training-plan.h
+  model/workload/training-simulation.h
+  model/workload/training-breakdown.h
   helper/collective-helper.h
   helper/experiment/command-line-options.h
   helper/experiment/experiment-options.h

@@ -5,10 +5,32 @@
 
 #include "ns3/log.h"
 
+#include <map>
+
 namespace ns3
 {
 
 NS_LOG_COMPONENT_DEFINE("ScheduleBackend");
+
+namespace
+{
+/// One engine per cluster, shared by every step-schedule backend on it: the
+/// engine owns the endpoints' receive callbacks, so two engines on one
+/// cluster would take them from each other (a training job runs its TP
+/// collectives with ring while its DP buckets run halving-doubling).
+struct SharedEngine
+{
+    Ptr<CollectiveEngine> engine;
+    uint32_t users{0};
+};
+
+std::map<const FabricEndpointDirectory*, SharedEngine>&
+SharedEngines()
+{
+    static std::map<const FabricEndpointDirectory*, SharedEngine> engines;
+    return engines;
+}
+} // namespace
 
 NS_OBJECT_ENSURE_REGISTERED(ScheduleBackend);
 
@@ -114,12 +136,15 @@ ScheduleBackend::Start(const Cluster& cluster,
     r.inputs = std::move(request.inputs);
     if (!m_engine || m_directory != cluster.directory)
     {
-        if (m_engine)
+        ReleaseEngine();
+        SharedEngine& shared = SharedEngines()[PeekPointer(cluster.directory)];
+        if (!shared.engine)
         {
-            m_engine->Dispose();
+            shared.engine = CreateObject<CollectiveEngine>();
+            shared.engine->SetEndpoints(cluster.endpoints);
         }
-        m_engine = CreateObject<CollectiveEngine>();
-        m_engine->SetEndpoints(cluster.endpoints);
+        ++shared.users;
+        m_engine = shared.engine;
         m_directory = cluster.directory;
     }
     m_engine->Start(comm, std::move(r), done);
@@ -132,14 +157,26 @@ ScheduleBackend::GetEngine() const
 }
 
 void
+ScheduleBackend::ReleaseEngine()
+{
+    if (!m_engine)
+    {
+        return;
+    }
+    auto it = SharedEngines().find(PeekPointer(m_directory));
+    if (it != SharedEngines().end() && --it->second.users == 0)
+    {
+        it->second.engine->Dispose();
+        SharedEngines().erase(it);
+    }
+    m_engine = nullptr;
+    m_directory = nullptr;
+}
+
+void
 ScheduleBackend::DoDispose()
 {
-    if (m_engine)
-    {
-        m_engine->Dispose();
-        m_engine = nullptr;
-    }
-    m_directory = nullptr;
+    ReleaseEngine();
     CollectiveBackend::DoDispose();
 }
 

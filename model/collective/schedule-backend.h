@@ -51,6 +51,9 @@ private:
     CollectiveRequest Resolved(const CollectiveRequest& request) const;
 
     CollectiveAlgorithm m_algorithm;
+    /// Stop using the cluster's shared engine (the last user disposes of it).
+    void ReleaseEngine();
+
     Ptr<CollectiveEngine> m_engine;
     /// the directory of the cluster whose endpoints the engine holds (held, so that a
     /// later cluster cannot be mistaken for it at the same address)

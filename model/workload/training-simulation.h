@@ -1,0 +1,105 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef DLNET_TRAINING_SIMULATION_H
+#define DLNET_TRAINING_SIMULATION_H
+
+#include "ns3/cluster.h"
+#include "ns3/object.h"
+#include "ns3/topology.h"
+#include "ns3/traced-callback.h"
+#include "ns3/training-graph.h"
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/// \ingroup dlnet How one parallel dimension of a job communicates.
+struct TrainingDimensionSetup
+{
+    std::string backend{"auto"}; //!< a CollectiveRegistry name, or auto
+    uint8_t trafficClass{0};     //!< its messages' class (strict priority: lower first)
+};
+
+/**
+ * \ingroup dlnet
+ * \brief One job on the cluster: its graph, where its ranks are, and how
+ * each dimension communicates.
+ */
+struct TrainingJobSetup
+{
+    std::string name{"job0"};
+    TrainingGraph graph;
+    std::vector<uint32_t> placement; //!< job rank -> cluster rank (distinct)
+    std::array<TrainingDimensionSetup, TRAINING_DIMENSIONS> dimensions;
+};
+
+/// \ingroup dlnet What one task did.
+struct TrainingTaskRun
+{
+    uint32_t job{0};
+    uint32_t task{0};    //!< index in the job's graph
+    Time ready;          //!< its deps had finished
+    Time start;          //!< it started (its streams were free)
+    Time end;            //!< its work ended (finishDelay not included)
+    std::string backend; //!< collectives: the backend that ran it ("" otherwise)
+};
+
+/**
+ * \ingroup dlnet
+ * \brief The one executor of training graphs: runs jobs on a built cluster,
+ * each task when its deps are done and its streams are free, computes as
+ * timers and every byte through the fabric (collectives through the
+ * CollectiveRegistry backends, sends through the same engine, weight streams
+ * from the topology's I/O controllers). Several jobs share the cluster.
+ */
+class TrainingSimulation : public Object
+{
+public:
+    static TypeId GetTypeId();
+    TrainingSimulation();
+    ~TrainingSimulation() override;
+
+    /**
+     * Check the jobs against the cluster and prepare them: graphs valid,
+     * placements distinct cluster ranks, the same rank in no two jobs,
+     * every dimension's backend known, implementing the ops it must run and
+     * running on the topology (std::invalid_argument naming job, dimension
+     * and field).
+     */
+    void Setup(const Cluster& cluster,
+               Ptr<const Topology> topology,
+               std::vector<TrainingJobSetup> jobs);
+
+    /// Start every job now; run the simulator after.
+    void Start();
+
+    /// \return true once every task of every job has finished
+    bool IsFinished() const;
+    /// \return the jobs as set up
+    const std::vector<TrainingJobSetup>& GetJobs() const;
+    /// \return every task's run of a job, by task index (valid once finished)
+    const std::vector<TrainingTaskRun>& GetRuns(uint32_t job) const;
+    /// \return collectives started (all jobs)
+    uint64_t GetCollectives() const;
+
+    /// Signature of the TaskDone trace source.
+    typedef void (*TaskDoneCallback)(const TrainingTaskRun& run);
+
+protected:
+    void DoDispose() override;
+
+private:
+    struct State;
+    std::unique_ptr<State> m_state;
+    TracedCallback<const TrainingTaskRun&> m_taskDone;
+};
+
+} // namespace ns3
+
+#endif /* DLNET_TRAINING_SIMULATION_H */
