@@ -61,6 +61,10 @@ struct Model
     std::string name;
     std::vector<ModelLayer> layers;
     DataType dataType = DataType::FP32;
+    /// Tokens per sample of a sequence model (a transformer's s); 0 otherwise.
+    uint64_t sequence = 0;
+    /// Attention heads of a transformer (what tensor parallelism splits); 0 otherwise.
+    uint32_t heads = 0;
 
     /// \return the sum of the layers' parameters
     uint64_t TotalParameters() const;

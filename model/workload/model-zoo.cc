@@ -173,6 +173,8 @@ MakeTransformer(const std::string& name, const TransformerConfig& config, DataTy
     const uint64_t tokens = config.sequence * config.hidden; // s·h elements
 
     Model model = NewModel(name, type);
+    model.sequence = config.sequence;
+    model.heads = config.heads;
     model.layers.push_back(
         EmbeddingLayer("embedding", (config.vocabulary + config.sequence) * config.hidden, tokens));
 

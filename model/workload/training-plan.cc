@@ -1,0 +1,1137 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "training-plan.h"
+
+#include "ns3/config-parse.h"
+#include "ns3/log.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("TrainingPlan");
+
+namespace
+{
+
+const std::vector<std::string> g_schedules = {"gpipe", "1f1b", "interleaved"};
+
+/// The most ranks a generated plan may have.
+constexpr uint64_t MAX_PLAN_RANKS = 1u << 20;
+/// The most iterations a generated plan may have.
+constexpr uint32_t MAX_PLAN_ITERATIONS = 1000;
+
+/// A half-open range [begin, end) of indices.
+struct Range
+{
+    uint32_t begin;
+    uint32_t end;
+};
+
+/// \return the position of TP, PP or DP in TrainingPlan's (tp, pp, dp) coordinates
+uint32_t
+Axis(TrainingDimension d)
+{
+    switch (d)
+    {
+        case TrainingDimension::TP:
+            return 0;
+        case TrainingDimension::PP:
+            return 1;
+        case TrainingDimension::DP:
+            return 2;
+        default:
+            break;
+    }
+    throw std::invalid_argument("order: " + ToString(d) + " is not one of tp, pp, dp");
+}
+
+/// Throw std::invalid_argument naming "order" unless it is a permutation of tp, pp, dp.
+void
+ValidateOrder(const std::vector<TrainingDimension>& order)
+{
+    std::array<bool, 3> seen{false, false, false};
+    std::string text;
+    for (auto d : order)
+    {
+        text += (text.empty() ? "" : ",") + ToString(d);
+    }
+    auto fail = [&text]()
+    {
+        throw std::invalid_argument("order: '" + text
+                                    + "' must list tp, pp and dp once each (innermost first)");
+    };
+    if (order.size() != 3)
+    {
+        fail();
+    }
+    for (auto d : order)
+    {
+        if (d != TrainingDimension::TP && d != TrainingDimension::PP && d != TrainingDimension::DP)
+        {
+            fail();
+        }
+        if (seen[Axis(d)])
+        {
+            fail();
+        }
+        seen[Axis(d)] = true;
+    }
+}
+
+/**
+ * The units a pipeline splits a model into: a transformer layer (an
+ * attention block and the MLP after it) is one unit, the embedding joins
+ * the first unit and a transformer's logits the last; any other layer is a
+ * unit of its own.
+ */
+std::vector<Range>
+PipelineUnits(const Model& model)
+{
+    std::vector<Range> units;
+    for (uint32_t i = 0; i < model.layers.size(); ++i)
+    {
+        if (model.layers[i].kind == LayerKind::MLP && i > 0
+            && model.layers[i - 1].kind == LayerKind::ATTENTION && !units.empty())
+        {
+            units.back().end = i + 1;
+            continue;
+        }
+        units.push_back({i, i + 1});
+    }
+    if (model.heads > 0 && units.size() >= 3)
+    {
+        if (model.layers[units.front().begin].kind == LayerKind::EMBEDDING)
+        {
+            units[1].begin = units[0].begin;
+            units.erase(units.begin());
+        }
+        if (model.layers[units.back().begin].kind == LayerKind::LINEAR && units.size() >= 2)
+        {
+            units[units.size() - 2].end = units.back().end;
+            units.pop_back();
+        }
+    }
+    return units;
+}
+
+/// \return ceil(a / b)
+uint64_t
+CeilDiv(uint64_t a, uint64_t b)
+{
+    return (a + b - 1) / b;
+}
+
+} // namespace
+
+std::string
+ToString(PipelineSchedule s)
+{
+    return g_schedules.at(static_cast<uint32_t>(s));
+}
+
+PipelineSchedule
+ParsePipelineSchedule(const std::string& field, const std::string& text)
+{
+    std::string t = dlnet::ParseChoice(field, text, g_schedules);
+    for (uint32_t i = 0; i < g_schedules.size(); ++i)
+    {
+        if (g_schedules[i] == t)
+        {
+            return static_cast<PipelineSchedule>(i);
+        }
+    }
+    return PipelineSchedule::ONE_F_ONE_B;
+}
+
+uint32_t
+TrainingPlan::Ranks() const
+{
+    return dp * tp * pp;
+}
+
+uint64_t
+TrainingPlan::GlobalBatch() const
+{
+    return static_cast<uint64_t>(dp) * microbatches * microbatchSize;
+}
+
+void
+TrainingPlan::Validate(const Model& model) const
+{
+    auto fail = [](const std::string& field, const std::string& what)
+    {
+        throw std::invalid_argument(field + ": " + what);
+    };
+    auto atLeastOne = [&fail](const std::string& field, uint64_t value)
+    {
+        if (value == 0)
+        {
+            fail(field, "0 must be at least 1");
+        }
+    };
+    const std::string m = dlnet::PrintableText(model.name);
+    if (model.layers.empty())
+    {
+        fail("model", m + " has no layers");
+    }
+    atLeastOne("dp", dp);
+    atLeastOne("tp", tp);
+    atLeastOne("pp", pp);
+    atLeastOne("ep", ep);
+    atLeastOne("microbatches", microbatches);
+    atLeastOne("microbatchSize", microbatchSize);
+    atLeastOne("virtualStages", virtualStages);
+    atLeastOne("bucketBytes", bucketBytes);
+    if (iterations < 1 || iterations > MAX_PLAN_ITERATIONS)
+    {
+        fail("iterations",
+             std::to_string(iterations) + " must be in 1.." + std::to_string(MAX_PLAN_ITERATIONS));
+    }
+    uint64_t ranks = static_cast<uint64_t>(dp) * tp * pp;
+    if (ranks > MAX_PLAN_RANKS)
+    {
+        fail("dp x tp x pp",
+             std::to_string(ranks) + " ranks is above " + std::to_string(MAX_PLAN_RANKS));
+    }
+    if (zero > 3)
+    {
+        fail("zero", std::to_string(zero) + " must be 0, 1, 2 or 3");
+    }
+    ValidateOrder(order);
+    if (tp > 1)
+    {
+        if (model.heads == 0)
+        {
+            fail("tp",
+                 std::to_string(tp) + " > 1 needs a transformer (attention heads to split); " + m
+                     + " has none");
+        }
+        if (model.heads % tp != 0)
+        {
+            fail("tp",
+                 std::to_string(tp) + " does not divide the " + std::to_string(model.heads)
+                     + " heads of " + m);
+        }
+    }
+    const uint64_t units = PipelineUnits(model).size();
+    if (pp > units)
+    {
+        fail("pp",
+             std::to_string(pp) + " is above the " + std::to_string(units)
+                 + " pipeline-able layers of " + m);
+    }
+    if (schedule == PipelineSchedule::INTERLEAVED)
+    {
+        if (pp < 2)
+        {
+            fail("schedule", "interleaved needs pp > 1 (pp is " + std::to_string(pp) + ")");
+        }
+        if (virtualStages < 2)
+        {
+            fail("virtualStages",
+                 std::to_string(virtualStages)
+                     + " must be at least 2 with the interleaved schedule");
+        }
+        if (units % (static_cast<uint64_t>(pp) * virtualStages) != 0)
+        {
+            fail("virtualStages",
+                 "pp x virtualStages = " + std::to_string(pp * virtualStages)
+                     + " does not divide the " + std::to_string(units) + " pipeline-able layers of "
+                     + m);
+        }
+        if (microbatches % pp != 0)
+        {
+            fail("microbatches",
+                 std::to_string(microbatches) + " must be a multiple of pp (" + std::to_string(pp)
+                     + ") with the interleaved schedule (as Megatron-LM requires)");
+        }
+    }
+    else if (virtualStages != 1)
+    {
+        fail("virtualStages",
+             std::to_string(virtualStages) + " > 1 needs the interleaved schedule (schedule is "
+                 + ToString(schedule) + ")");
+    }
+    if (ep > 1)
+    {
+        // No layer kind of the zoo is a mixture of experts yet.
+        fail("ep", std::to_string(ep) + " > 1 needs mixture-of-experts layers; " + m + " has none");
+    }
+}
+
+std::vector<std::vector<uint32_t>>
+TrainingPlan::Groups(TrainingDimension d) const
+{
+    ValidateOrder(order);
+    const std::array<uint32_t, 3> sizes = {tp, pp, dp};
+    for (uint32_t s : sizes)
+    {
+        if (s == 0)
+        {
+            throw std::invalid_argument("dp, tp, pp: each must be at least 1");
+        }
+    }
+    std::array<uint32_t, 3> stride{};
+    uint32_t s = 1;
+    for (auto dim : order)
+    {
+        stride[Axis(dim)] = s;
+        s *= sizes[Axis(dim)];
+    }
+    const uint32_t n = Ranks();
+    if (d == TrainingDimension::EP)
+    {
+        if (ep == 0 || dp % ep != 0)
+        {
+            throw std::invalid_argument("ep: " + std::to_string(ep) + " must divide dp ("
+                                        + std::to_string(dp) + ")");
+        }
+        std::vector<std::vector<uint32_t>> out;
+        for (const auto& g : Groups(TrainingDimension::DP))
+        {
+            for (uint32_t i = 0; i < g.size(); i += ep)
+            {
+                out.emplace_back(g.begin() + i, g.begin() + i + ep);
+            }
+        }
+        return out;
+    }
+    const uint32_t a = Axis(d);
+    std::vector<std::vector<uint32_t>> out;
+    for (uint32_t r = 0; r < n; ++r)
+    {
+        if ((r / stride[a]) % sizes[a] != 0)
+        {
+            continue;
+        }
+        std::vector<uint32_t> members(sizes[a]);
+        for (uint32_t i = 0; i < sizes[a]; ++i)
+        {
+            members[i] = r + i * stride[a];
+        }
+        out.push_back(std::move(members));
+    }
+    return out;
+}
+
+namespace
+{
+
+constexpr uint32_t NONE = std::numeric_limits<uint32_t>::max();
+
+/// One step of a stage's pipeline schedule.
+struct PipeOp
+{
+    bool backward;
+    uint32_t chunk; //!< global model chunk (stage + pp x local chunk)
+    uint32_t microbatch;
+};
+
+/// A DP gradient bucket of one stage.
+struct Bucket
+{
+    std::vector<uint32_t> layers; //!< in backward order
+    uint64_t bytes{0};            //!< per TP shard
+    uint32_t lowest{0};           //!< the layer whose backward completes it
+};
+
+/// Generates the graph (see MakeTrainingGraph).
+class GraphBuilder
+{
+public:
+    GraphBuilder(const Model& model, const DeviceSpec& device, const TrainingPlan& plan)
+        : m_model(model)
+        , m_device(device)
+        , m_plan(plan)
+        , m_type(model.dataType)
+        , m_elem(ElementSize(model.dataType))
+        , m_T(plan.tp)
+        , m_P(plan.pp)
+        , m_D(plan.dp)
+        , m_V(plan.virtualStages)
+        , m_C(plan.pp * plan.virtualStages)
+        , m_M(plan.microbatches)
+        , m_R(plan.Ranks())
+    {
+    }
+
+    TrainingGraph Build();
+
+private:
+    uint32_t RankOf(uint32_t t, uint32_t k, uint32_t d) const
+    {
+        return t * m_stride[0] + k * m_stride[1] + d * m_stride[2];
+    }
+
+    void Setup();
+    std::vector<PipeOp> Schedule(uint32_t k) const;
+    void EmitOp(uint32_t k, const PipeOp& op, uint32_t iteration);
+    void EmitPass(uint32_t k, const PipeOp& op, uint32_t iteration, TrainingPhase phase);
+    void EmitBucket(uint32_t k, const Bucket& b, uint32_t index, uint32_t iteration);
+    void EmitStageEnd(uint32_t k, uint32_t iteration);
+    std::string Layers(const Range& g) const;
+    void Collective(TrainingTask& task,
+                    const std::vector<uint32_t>& ranks,
+                    CollectiveOp op,
+                    uint64_t bytes,
+                    TrainingDimension dim,
+                    const std::string& group);
+
+    const Model& m_model;
+    const DeviceSpec& m_device;
+    const TrainingPlan& m_plan;
+    DataType m_type;
+    uint64_t m_elem;
+    uint32_t m_T, m_P, m_D, m_V, m_C, m_M, m_R;
+    std::array<uint32_t, 3> m_stride{};
+    std::vector<uint32_t> m_tpGroup, m_ppGroup, m_dpGroup; //!< group index of each rank
+    std::vector<Range> m_chunks;                           //!< layers of each chunk
+    std::vector<std::vector<Range>> m_groups;              //!< compute groups of each chunk
+    std::vector<std::array<Time, 3>> m_groupTime;          //!< per group id: fwd, bwd, recompute
+    std::vector<std::vector<uint32_t>> m_groupId;          //!< [chunk][i] -> id into m_groupTime
+    std::vector<std::vector<Bucket>> m_buckets;            //!< per stage, in launch order
+    std::vector<uint64_t> m_stageParams;                   //!< per stage, per TP shard
+    bool m_perLayerFetch{false};
+
+    TrainingGraph m_graph;
+    // per iteration state
+    std::vector<uint32_t> m_fwdSend, m_bwdSend; //!< [(c x M + mb) x R + rank]
+    std::vector<char> m_doneF, m_doneB;         //!< [c x M + mb]
+    std::vector<uint32_t> m_bwdCount;           //!< backward ops done per chunk
+    std::vector<uint32_t> m_lastBwdTask;        //!< [layer x R + rank], last microbatch
+    std::vector<uint32_t> m_lastCompute;        //!< per rank
+    std::vector<uint32_t> m_pendingTp;          //!< per rank: TP collective the next compute needs
+    std::vector<std::vector<uint32_t>> m_startDeps;   //!< per rank: the iteration's first compute
+    std::vector<std::vector<uint32_t>> m_reduceTasks; //!< per rank: DP bucket reductions
+    std::vector<std::vector<uint32_t>> m_histLast;    //!< [k x T + t]: last compute over d
+    std::vector<std::vector<uint32_t>> m_histBefore;  //!< [k x T + t]: the one before
+};
+
+void
+GraphBuilder::Setup()
+{
+    uint32_t s = 1;
+    const std::array<uint32_t, 3> sizes = {m_T, m_P, m_D};
+    for (auto dim : m_plan.order)
+    {
+        m_stride[Axis(dim)] = s;
+        s *= sizes[Axis(dim)];
+    }
+    auto index = [this](TrainingDimension d, std::vector<uint32_t>& of)
+    {
+        of.assign(m_R, 0);
+        auto groups = m_plan.Groups(d);
+        for (uint32_t g = 0; g < groups.size(); ++g)
+        {
+            for (uint32_t r : groups[g])
+            {
+                of[r] = g;
+            }
+        }
+    };
+    index(TrainingDimension::TP, m_tpGroup);
+    index(TrainingDimension::PP, m_ppGroup);
+    index(TrainingDimension::DP, m_dpGroup);
+
+    // chunks: contiguous units balancing training FLOPs (unit counts if there are none)
+    auto units = PipelineUnits(m_model);
+    std::vector<double> prefix(units.size() + 1, 0);
+    for (uint32_t u = 0; u < units.size(); ++u)
+    {
+        double f = 0;
+        for (uint32_t l = units[u].begin; l < units[u].end; ++l)
+        {
+            f += m_model.layers[l].TrainingFlops();
+        }
+        prefix[u + 1] = prefix[u] + f;
+    }
+    if (prefix.back() == 0)
+    {
+        for (uint32_t u = 0; u <= units.size(); ++u)
+        {
+            prefix[u] = u;
+        }
+    }
+    const uint32_t n = units.size();
+    std::vector<uint32_t> cut(m_C + 1, 0);
+    cut[m_C] = n;
+    const bool equal = m_plan.schedule == PipelineSchedule::INTERLEAVED;
+    for (uint32_t b = 1; b < m_C; ++b)
+    {
+        if (equal)
+        {
+            cut[b] = n / m_C * b; // Validate: pp x virtualStages divides the units
+            continue;
+        }
+        double target = prefix[n] * b / m_C;
+        uint32_t best = cut[b - 1] + 1;
+        for (uint32_t j = best; j <= n - (m_C - b); ++j)
+        {
+            if (std::abs(prefix[j] - target) < std::abs(prefix[best] - target))
+            {
+                best = j;
+            }
+        }
+        cut[b] = best;
+    }
+    m_chunks.resize(m_C);
+    for (uint32_t c = 0; c < m_C; ++c)
+    {
+        m_chunks[c] = {units[cut[c]].begin, units[cut[c + 1] - 1].end};
+    }
+
+    // DP buckets per stage: each chunk's layers in reverse order (backward order),
+    // closed before the next layer would exceed bucketBytes
+    m_perLayerFetch = m_plan.weightStreaming || (m_plan.zero == 3 && m_D > 1);
+    std::vector<int32_t> bucketOf(m_model.layers.size(), -1);
+    m_buckets.assign(m_P, {});
+    m_stageParams.assign(m_P, 0);
+    for (uint32_t k = 0; k < m_P; ++k)
+    {
+        for (uint32_t j = m_V; j-- > 0;)
+        {
+            const Range& ch = m_chunks[j * m_P + k];
+            Bucket cur;
+            for (uint32_t l = ch.end; l-- > ch.begin;)
+            {
+                uint64_t params = CeilDiv(m_model.layers[l].parameters, m_T);
+                m_stageParams[k] += params;
+                uint64_t bytes = params * m_elem;
+                if (bytes == 0)
+                {
+                    continue;
+                }
+                if (!cur.layers.empty() && cur.bytes + bytes > m_plan.bucketBytes)
+                {
+                    m_buckets[k].push_back(cur);
+                    cur = Bucket();
+                }
+                cur.layers.push_back(l);
+                cur.bytes += bytes;
+                cur.lowest = l;
+                bucketOf[l] = static_cast<int32_t>(m_buckets[k].size());
+            }
+            if (!cur.layers.empty())
+            {
+                m_buckets[k].push_back(cur);
+            }
+        }
+    }
+
+    // compute groups: consecutive layers of a chunk with no communication between them
+    const uint32_t b = m_plan.microbatchSize;
+    m_groups.assign(m_C, {});
+    m_groupId.assign(m_C, {});
+    for (uint32_t c = 0; c < m_C; ++c)
+    {
+        const Range& ch = m_chunks[c];
+        uint32_t begin = ch.begin;
+        for (uint32_t l = ch.begin; l < ch.end; ++l)
+        {
+            LayerKind kind = m_model.layers[l].kind;
+            bool boundary = l + 1 == ch.end || m_perLayerFetch
+                            || (m_T > 1 && (kind == LayerKind::ATTENTION || kind == LayerKind::MLP))
+                            || (m_D > 1 && bucketOf[l] != bucketOf[l + 1]);
+            if (!boundary)
+            {
+                continue;
+            }
+            Range g{begin, l + 1};
+            std::array<Time, 3> t{};
+            for (uint32_t i = g.begin; i < g.end; ++i)
+            {
+                const ModelLayer& layer = m_model.layers[i];
+                Time f = LayerPassTime(layer, LayerPass::FORWARD, m_device, m_type, b, m_T);
+                t[0] += f;
+                t[1]
+                    += LayerPassTime(layer, LayerPass::INPUT_GRADIENT, m_device, m_type, b, m_T)
+                       + LayerPassTime(layer, LayerPass::WEIGHT_GRADIENT, m_device, m_type, b, m_T);
+                if (layer.recomputable)
+                {
+                    t[2] += f;
+                }
+            }
+            m_groups[c].push_back(g);
+            m_groupId[c].push_back(m_groupTime.size());
+            m_groupTime.push_back(t);
+            begin = l + 1;
+        }
+    }
+}
+
+std::vector<PipeOp>
+GraphBuilder::Schedule(uint32_t k) const
+{
+    std::vector<PipeOp> ops;
+    ops.reserve(2 * m_M * m_V);
+    if (m_plan.schedule == PipelineSchedule::GPIPE)
+    {
+        for (uint32_t mb = 0; mb < m_M; ++mb)
+        {
+            ops.push_back({false, k, mb});
+        }
+        for (uint32_t mb = 0; mb < m_M; ++mb)
+        {
+            ops.push_back({true, k, mb});
+        }
+        return ops;
+    }
+    // 1F1B is the interleaved schedule with one chunk per stage. Megatron-LM's
+    // virtual microbatch i: local chunk (i / pp) mod v (reversed in backward),
+    // microbatch (i / (pp v)) pp + i mod pp.
+    const uint32_t total = m_M * m_V;
+    uint32_t warm = m_V == 1 ? std::min(m_P - k - 1, m_M)
+                             : std::min((m_P - k - 1) * 2 + (m_V - 1) * m_P, total);
+    auto op = [this, k](uint32_t i, bool backward)
+    {
+        uint32_t j = (i / m_P) % m_V;
+        if (backward)
+        {
+            j = m_V - 1 - j;
+        }
+        uint32_t mb = m_V == 1 ? i : (i / (m_P * m_V)) * m_P + i % m_P;
+        return PipeOp{backward, j * m_P + k, mb};
+    };
+    for (uint32_t i = 0; i < warm; ++i)
+    {
+        ops.push_back(op(i, false));
+    }
+    for (uint32_t i = 0; i + warm < total; ++i)
+    {
+        ops.push_back(op(warm + i, false));
+        ops.push_back(op(i, true));
+    }
+    for (uint32_t i = total - warm; i < total; ++i)
+    {
+        ops.push_back(op(i, true));
+    }
+    return ops;
+}
+
+std::string
+GraphBuilder::Layers(const Range& g) const
+{
+    return g.end - g.begin == 1 ? "L" + std::to_string(g.begin)
+                                : "L" + std::to_string(g.begin) + "-" + std::to_string(g.end - 1);
+}
+
+void
+GraphBuilder::Collective(TrainingTask& task,
+                         const std::vector<uint32_t>& ranks,
+                         CollectiveOp op,
+                         uint64_t bytes,
+                         TrainingDimension dim,
+                         const std::string& group)
+{
+    task.kind = TrainingTaskKind::COLLECTIVE;
+    task.ranks = ranks;
+    task.op = op;
+    task.type = m_type;
+    task.bytes = bytes;
+    task.dimension = dim;
+    task.group = group;
+}
+
+void
+GraphBuilder::EmitPass(uint32_t k, const PipeOp& op, uint32_t iteration, TrainingPhase phase)
+{
+    const uint32_t c = op.chunk;
+    const uint32_t mb = op.microbatch;
+    const bool backward = phase == TrainingPhase::BACKWARD;
+    const bool recompute = phase == TrainingPhase::RECOMPUTE;
+    const std::string mbText = " mb" + std::to_string(mb);
+    const std::string passText = backward ? "B " : (recompute ? "R " : "F ");
+    const auto& groups = m_groups[c];
+    const bool lastMb = backward && m_bwdCount[c] + 1 == m_M;
+    bool first = true;
+    for (uint32_t gi = 0; gi < groups.size(); ++gi)
+    {
+        const uint32_t idx = backward ? groups.size() - 1 - gi : gi;
+        const Range& g = groups[idx];
+        const auto& times = m_groupTime[m_groupId[c][idx]];
+        const Time duration = backward ? times[1] : (recompute ? times[2] : times[0]);
+        if (recompute && duration.IsZero())
+        {
+            continue; // nothing recomputable in this group
+        }
+        const ModelLayer& top = m_model.layers[g.end - 1];
+        // weights: streamed (WS) or gathered (ZeRO-3), prefetching one layer ahead:
+        // the fetch of a layer waits for the compute two layers back to finish
+        std::vector<uint32_t> fetch(m_T, NONE);
+        if (m_perLayerFetch && !recompute)
+        {
+            uint64_t bytes = CeilDiv(m_model.layers[g.begin].parameters, m_T) * m_elem;
+            for (uint32_t t = 0; bytes > 0 && t < m_T; ++t)
+            {
+                std::vector<uint32_t> members(m_D);
+                for (uint32_t d = 0; d < m_D; ++d)
+                {
+                    members[d] = RankOf(t, k, d);
+                }
+                std::vector<uint32_t> before;
+                for (uint32_t id : m_histBefore[k * m_T + t])
+                {
+                    if (id != NONE)
+                    {
+                        before.push_back(id);
+                    }
+                }
+                if (m_plan.weightStreaming)
+                {
+                    TrainingTask s;
+                    s.kind = TrainingTaskKind::STREAM;
+                    s.ranks = members;
+                    s.dimension = TrainingDimension::WS;
+                    s.bytes = bytes;
+                    s.label = "ws " + Layers(g) + mbText + (backward ? " B" : " F");
+                    s.group = "ws" + std::to_string(m_dpGroup[members[0]]);
+                    s.phase = phase;
+                    s.layer = g.begin;
+                    s.microbatch = mb;
+                    s.iteration = iteration;
+                    s.deps = before;
+                    fetch[t] = m_graph.Add(std::move(s));
+                }
+                if (m_plan.zero == 3 && m_D > 1)
+                {
+                    TrainingTask a;
+                    Collective(a,
+                               members,
+                               CollectiveOp::ALL_GATHER,
+                               bytes,
+                               TrainingDimension::DP,
+                               "dp" + std::to_string(m_dpGroup[members[0]]));
+                    a.label = "AG " + Layers(g) + mbText + (backward ? " B" : " F");
+                    a.phase = phase;
+                    a.layer = g.begin;
+                    a.microbatch = mb;
+                    a.iteration = iteration;
+                    a.deps = before;
+                    if (fetch[t] != NONE)
+                    {
+                        a.deps.push_back(fetch[t]);
+                    }
+                    fetch[t] = m_graph.Add(std::move(a));
+                }
+            }
+        }
+        // compute on every rank of the stage
+        for (uint32_t t = 0; t < m_T; ++t)
+        {
+            auto& hist = m_histLast[k * m_T + t];
+            m_histBefore[k * m_T + t] = hist;
+            for (uint32_t d = 0; d < m_D; ++d)
+            {
+                const uint32_t r = RankOf(t, k, d);
+                TrainingTask task;
+                task.kind = TrainingTaskKind::COMPUTE;
+                task.ranks = {r};
+                task.duration = duration;
+                task.label = passText + Layers(g) + mbText;
+                task.phase = phase;
+                task.layer = g.begin;
+                task.microbatch = mb;
+                task.iteration = iteration;
+                if (first && !recompute)
+                {
+                    const auto& sends = backward ? m_bwdSend : m_fwdSend;
+                    uint32_t from = backward ? c + 1 : c - 1;
+                    if ((backward && c + 1 < m_C) || (!backward && c > 0))
+                    {
+                        task.deps.push_back(
+                            sends[(static_cast<uint64_t>(from) * m_M + mb) * m_R + r]);
+                    }
+                }
+                if (!m_startDeps[r].empty())
+                {
+                    task.deps.insert(task.deps.end(), m_startDeps[r].begin(), m_startDeps[r].end());
+                    m_startDeps[r].clear();
+                }
+                if (m_pendingTp[r] != NONE)
+                {
+                    task.deps.push_back(m_pendingTp[r]);
+                    m_pendingTp[r] = NONE;
+                }
+                if (fetch[t] != NONE)
+                {
+                    task.deps.push_back(fetch[t]);
+                }
+                uint32_t id = m_graph.Add(std::move(task));
+                m_lastCompute[r] = id;
+                hist[d] = id;
+                if (lastMb)
+                {
+                    for (uint32_t l = g.begin; l < g.end; ++l)
+                    {
+                        m_lastBwdTask[static_cast<uint64_t>(l) * m_R + r] = id;
+                    }
+                }
+            }
+        }
+        first = false;
+        // Megatron TP: an AllReduce (or ReduceScatter + AllGather) after each
+        // attention and MLP block, in forward (of the output) and backward (of
+        // the input gradient)
+        if (m_T > 1 && (top.kind == LayerKind::ATTENTION || top.kind == LayerKind::MLP))
+        {
+            const uint64_t bytes = top.activationElements * m_plan.microbatchSize * m_elem;
+            for (uint32_t d = 0; d < m_D; ++d)
+            {
+                std::vector<uint32_t> members(m_T);
+                for (uint32_t t = 0; t < m_T; ++t)
+                {
+                    members[t] = RankOf(t, k, d);
+                }
+                const std::string name = "tp" + std::to_string(m_tpGroup[members[0]]);
+                std::vector<CollectiveOp> ops = {CollectiveOp::ALL_REDUCE};
+                if (m_plan.sequenceParallel)
+                {
+                    ops = {CollectiveOp::REDUCE_SCATTER, CollectiveOp::ALL_GATHER};
+                }
+                uint32_t prev = NONE;
+                for (auto cop : ops)
+                {
+                    TrainingTask a;
+                    Collective(a, members, cop, bytes, TrainingDimension::TP, name);
+                    a.label
+                        = std::string(cop == CollectiveOp::ALL_REDUCE
+                                          ? "AR "
+                                          : (cop == CollectiveOp::REDUCE_SCATTER ? "RS " : "AG "))
+                          + Layers(g) + mbText + (backward ? " B" : (recompute ? " R" : " F"));
+                    a.phase = phase;
+                    a.layer = g.end - 1;
+                    a.microbatch = mb;
+                    a.iteration = iteration;
+                    if (prev != NONE)
+                    {
+                        a.deps.push_back(prev);
+                    }
+                    else
+                    {
+                        for (uint32_t r : members)
+                        {
+                            a.deps.push_back(m_lastCompute[r]);
+                        }
+                    }
+                    prev = m_graph.Add(std::move(a));
+                }
+                for (uint32_t r : members)
+                {
+                    m_pendingTp[r] = prev;
+                }
+            }
+        }
+        // DP buckets completed by this group's last-microbatch backward
+        if (lastMb && m_D > 1 && m_plan.overlap)
+        {
+            const auto& buckets = m_buckets[k];
+            for (uint32_t bi = 0; bi < buckets.size(); ++bi)
+            {
+                if (buckets[bi].lowest >= g.begin && buckets[bi].lowest < g.end)
+                {
+                    EmitBucket(k, buckets[bi], bi, iteration);
+                }
+            }
+        }
+    }
+}
+
+void
+GraphBuilder::EmitBucket(uint32_t k, const Bucket& b, uint32_t index, uint32_t iteration)
+{
+    for (uint32_t t = 0; t < m_T; ++t)
+    {
+        std::vector<uint32_t> members(m_D);
+        for (uint32_t d = 0; d < m_D; ++d)
+        {
+            members[d] = RankOf(t, k, d);
+        }
+        TrainingTask a;
+        CollectiveOp op
+            = m_plan.zero == 0 ? CollectiveOp::ALL_REDUCE : CollectiveOp::REDUCE_SCATTER;
+        Collective(a,
+                   members,
+                   op,
+                   b.bytes,
+                   TrainingDimension::DP,
+                   "dp" + std::to_string(m_dpGroup[members[0]]));
+        a.label = std::string(op == CollectiveOp::ALL_REDUCE ? "AR" : "RS") + " bucket"
+                  + std::to_string(index);
+        a.phase = TrainingPhase::BACKWARD;
+        a.layer = b.lowest;
+        a.iteration = iteration;
+        for (uint32_t r : members)
+        {
+            if (m_plan.overlap)
+            {
+                for (uint32_t l : b.layers)
+                {
+                    a.deps.push_back(m_lastBwdTask[static_cast<uint64_t>(l) * m_R + r]);
+                }
+            }
+            else
+            {
+                a.deps.push_back(m_lastCompute[r]);
+            }
+        }
+        std::sort(a.deps.begin(), a.deps.end());
+        a.deps.erase(std::unique(a.deps.begin(), a.deps.end()), a.deps.end());
+        uint32_t id = m_graph.Add(std::move(a));
+        for (uint32_t r : members)
+        {
+            m_reduceTasks[r].push_back(id);
+        }
+    }
+}
+
+void
+GraphBuilder::EmitStageEnd(uint32_t k, uint32_t iteration)
+{
+    if (m_D > 1 && !m_plan.overlap)
+    {
+        for (uint32_t bi = 0; bi < m_buckets[k].size(); ++bi)
+        {
+            EmitBucket(k, m_buckets[k][bi], bi, iteration);
+        }
+    }
+    // the optimizer step: mixed-precision Adam reads and writes about 16
+    // bytes per local parameter (fp32 master weight, two moments, the
+    // gradient) and does about 12 FLOPs per parameter, at the fp32 rate;
+    // ZeRO (any stage) shards the optimizer states over the DP group
+    const double local = static_cast<double>(m_stageParams[k]) / (m_plan.zero >= 1 ? m_D : 1);
+    const Time optimizer = RooflineTime(12 * local, 16 * local, m_device, DataType::FP32);
+    std::vector<uint32_t> optimizerTask(m_R, NONE);
+    for (uint32_t t = 0; t < m_T; ++t)
+    {
+        for (uint32_t d = 0; d < m_D; ++d)
+        {
+            const uint32_t r = RankOf(t, k, d);
+            TrainingTask task;
+            task.kind = TrainingTaskKind::COMPUTE;
+            task.ranks = {r};
+            task.duration = optimizer;
+            task.label = "optimizer";
+            task.phase = TrainingPhase::OPTIMIZER;
+            task.iteration = iteration;
+            task.deps = m_reduceTasks[r];
+            task.deps.push_back(m_lastCompute[r]);
+            m_reduceTasks[r].clear();
+            if (m_pendingTp[r] != NONE)
+            {
+                task.deps.push_back(m_pendingTp[r]);
+                m_pendingTp[r] = NONE;
+            }
+            optimizerTask[r] = m_graph.Add(std::move(task));
+            m_lastCompute[r] = optimizerTask[r];
+            m_startDeps[r] = {optimizerTask[r]};
+        }
+    }
+    // ZeRO-1/2: the updated parameter shards are gathered again, per bucket
+    if (m_D > 1 && (m_plan.zero == 1 || m_plan.zero == 2))
+    {
+        for (uint32_t bi = 0; bi < m_buckets[k].size(); ++bi)
+        {
+            for (uint32_t t = 0; t < m_T; ++t)
+            {
+                std::vector<uint32_t> members(m_D);
+                for (uint32_t d = 0; d < m_D; ++d)
+                {
+                    members[d] = RankOf(t, k, d);
+                }
+                TrainingTask a;
+                Collective(a,
+                           members,
+                           CollectiveOp::ALL_GATHER,
+                           m_buckets[k][bi].bytes,
+                           TrainingDimension::DP,
+                           "dp" + std::to_string(m_dpGroup[members[0]]));
+                a.label = "AG bucket" + std::to_string(bi);
+                a.phase = TrainingPhase::OPTIMIZER;
+                a.layer = m_buckets[k][bi].lowest;
+                a.iteration = iteration;
+                for (uint32_t r : members)
+                {
+                    a.deps.push_back(optimizerTask[r]);
+                }
+                uint32_t id = m_graph.Add(std::move(a));
+                for (uint32_t r : members)
+                {
+                    m_startDeps[r].push_back(id);
+                }
+            }
+        }
+    }
+}
+
+void
+GraphBuilder::EmitOp(uint32_t k, const PipeOp& op, uint32_t iteration)
+{
+    const uint32_t c = op.chunk;
+    const uint32_t mb = op.microbatch;
+    if (op.backward && m_plan.recompute)
+    {
+        EmitPass(k, op, iteration, TrainingPhase::RECOMPUTE);
+    }
+    EmitPass(k, op, iteration, op.backward ? TrainingPhase::BACKWARD : TrainingPhase::FORWARD);
+    // the pipeline send: the activation forward to the next chunk's stage, its
+    // gradient backward to the previous chunk's stage (same TP and DP index);
+    // every TP rank sends the whole b·s·h activation (no scatter/gather)
+    const bool sends = op.backward ? c > 0 : c + 1 < m_C;
+    if (sends)
+    {
+        const uint32_t to = op.backward ? c - 1 : c + 1;
+        const ModelLayer& boundary = m_model.layers[m_chunks[op.backward ? c - 1 : c].end - 1];
+        const uint64_t bytes = boundary.activationElements * m_plan.microbatchSize * m_elem;
+        auto& table = op.backward ? m_bwdSend : m_fwdSend;
+        for (uint32_t t = 0; t < m_T; ++t)
+        {
+            for (uint32_t d = 0; d < m_D; ++d)
+            {
+                const uint32_t r = RankOf(t, k, d);
+                TrainingTask s;
+                s.kind = TrainingTaskKind::SEND;
+                s.ranks = {r, RankOf(t, to % m_P, d)};
+                s.dimension = TrainingDimension::PP;
+                s.type = m_type;
+                s.bytes = bytes;
+                s.label = std::string(op.backward ? "send grad c" : "send act c")
+                          + std::to_string(c) + " mb" + std::to_string(mb);
+                s.group = "pp" + std::to_string(m_ppGroup[r]);
+                s.phase = op.backward ? TrainingPhase::BACKWARD : TrainingPhase::FORWARD;
+                s.layer = m_chunks[op.backward ? c - 1 : c].end - 1;
+                s.microbatch = mb;
+                s.iteration = iteration;
+                s.deps.push_back(m_lastCompute[r]);
+                if (m_pendingTp[r] != NONE)
+                {
+                    s.deps.push_back(m_pendingTp[r]);
+                }
+                const uint32_t receiver = s.ranks[1];
+                table[(static_cast<uint64_t>(c) * m_M + mb) * m_R + receiver]
+                    = m_graph.Add(std::move(s));
+            }
+        }
+    }
+    (op.backward ? m_doneB : m_doneF)[c * m_M + mb] = 1;
+    if (op.backward)
+    {
+        ++m_bwdCount[c];
+    }
+}
+
+TrainingGraph
+GraphBuilder::Build()
+{
+    Setup();
+    m_graph.name = m_model.name;
+    m_graph.ranks = m_R;
+    m_graph.iterations = m_plan.iterations;
+    m_graph.samplesPerIteration = m_plan.GlobalBatch();
+    m_graph.tokensPerSample = m_model.sequence;
+    m_graph.flopsPerIteration = m_model.FlopsPerIteration(m_plan.GlobalBatch(), m_plan.recompute);
+
+    std::vector<std::vector<PipeOp>> schedules(m_P);
+    uint64_t groupsPerRank = 0;
+    for (uint32_t k = 0; k < m_P; ++k)
+    {
+        schedules[k] = Schedule(k);
+    }
+    for (uint32_t c = 0; c < m_C; ++c)
+    {
+        groupsPerRank = std::max<uint64_t>(groupsPerRank, m_groups[c].size());
+    }
+    // compute tasks, plus about as many communication tasks with TP
+    uint64_t estimate = static_cast<uint64_t>(m_plan.iterations) * m_R * m_M * m_V * 2
+                        * (groupsPerRank * (m_plan.recompute ? 2 : 1) + 1)
+                        * (m_T > 1 || m_perLayerFetch ? 2 : 1);
+    m_graph.tasks.reserve(std::min<uint64_t>(estimate, 1ull << 24));
+
+    m_lastCompute.assign(m_R, NONE);
+    m_pendingTp.assign(m_R, NONE);
+    m_startDeps.assign(m_R, {});
+    m_reduceTasks.assign(m_R, {});
+    m_histLast.assign(static_cast<uint64_t>(m_P) * m_T, {});
+    m_histBefore.assign(static_cast<uint64_t>(m_P) * m_T, {});
+    m_lastBwdTask.assign(static_cast<uint64_t>(m_model.layers.size()) * m_R, NONE);
+    for (uint32_t it = 0; it < m_plan.iterations; ++it)
+    {
+        const uint64_t slots = static_cast<uint64_t>(m_C) * m_M;
+        m_fwdSend.assign(slots * m_R, NONE);
+        m_bwdSend.assign(slots * m_R, NONE);
+        m_doneF.assign(slots, 0);
+        m_doneB.assign(slots, 0);
+        m_bwdCount.assign(m_C, 0);
+        for (auto& h : m_histLast)
+        {
+            h.clear();
+        }
+        for (auto& h : m_histBefore)
+        {
+            h.clear();
+        }
+        for (auto& h : m_histLast)
+        {
+            h.assign(m_D, NONE);
+        }
+        // emit the stages' schedules in an order that respects the
+        // cross-stage dependencies, so every dep is an earlier task
+        std::vector<uint32_t> next(m_P, 0);
+        uint64_t remaining = 0;
+        for (const auto& s : schedules)
+        {
+            remaining += s.size();
+        }
+        while (remaining > 0)
+        {
+            bool progress = false;
+            for (uint32_t k = 0; k < m_P; ++k)
+            {
+                while (next[k] < schedules[k].size())
+                {
+                    const PipeOp& op = schedules[k][next[k]];
+                    bool ready = op.backward ? (op.chunk + 1 == m_C
+                                                || m_doneB[(op.chunk + 1) * m_M + op.microbatch])
+                                             : (op.chunk == 0
+                                                || m_doneF[(op.chunk - 1) * m_M + op.microbatch]);
+                    if (!ready)
+                    {
+                        break;
+                    }
+                    EmitOp(k, op, it);
+                    ++next[k];
+                    --remaining;
+                    progress = true;
+                    if (next[k] == schedules[k].size())
+                    {
+                        EmitStageEnd(k, it);
+                    }
+                }
+            }
+            if (!progress)
+            {
+                throw std::logic_error("training plan: the pipeline schedule deadlocks (a bug)");
+            }
+        }
+    }
+    return std::move(m_graph);
+}
+
+} // namespace
+
+TrainingGraph
+MakeTrainingGraph(const Model& model, const DeviceSpec& device, const TrainingPlan& plan)
+{
+    plan.Validate(model);
+    device.Validate();
+    GraphBuilder builder(model, device, plan);
+    return builder.Build();
+}
+
+} // namespace ns3
