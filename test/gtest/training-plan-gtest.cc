@@ -1,0 +1,869 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+// Pure logic: the compute model and the training-plan generator (the task graphs it builds).
+
+#include "expect-invalid.h"
+
+#include "ns3/compute-model.h"
+#include "ns3/model-zoo.h"
+#include "ns3/training-plan.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+const TransformerConfig TINY{4, 256, 8, 128, 1000};
+
+Model
+Tiny(uint32_t layers = 4)
+{
+    TransformerConfig c = TINY;
+    c.layers = layers;
+    return MakeTransformer("tiny", c);
+}
+
+/// Generate and validate the graph.
+TrainingGraph
+Build(const Model& model, const TrainingPlan& plan, const std::string& device = "h100")
+{
+    TrainingGraph g = MakeTrainingGraph(model, MakeDevice(device), plan);
+    g.Validate();
+    return g;
+}
+
+/// \return the tasks matching pred
+std::vector<const TrainingTask*>
+Select(const TrainingGraph& g, const std::function<bool(const TrainingTask&)>& pred)
+{
+    std::vector<const TrainingTask*> out;
+    for (const auto& t : g.tasks)
+    {
+        if (pred(t))
+        {
+            out.push_back(&t);
+        }
+    }
+    return out;
+}
+
+bool
+IsCollective(const TrainingTask& t, TrainingDimension d, CollectiveOp op)
+{
+    return t.kind == TrainingTaskKind::COLLECTIVE && t.dimension == d && t.op == op;
+}
+
+/// The (pass, microbatch) sequence of a rank's forward and backward computes, one entry per
+/// schedule step (consecutive tasks of the same step merged).
+std::vector<std::pair<char, int32_t>>
+Steps(const TrainingGraph& g, uint32_t rank)
+{
+    std::vector<std::pair<char, int32_t>> out;
+    for (const auto& t : g.tasks)
+    {
+        if (t.kind != TrainingTaskKind::COMPUTE || t.ranks[0] != rank || t.iteration != 0)
+        {
+            continue;
+        }
+        char pass = t.phase == TrainingPhase::FORWARD    ? 'F'
+                    : t.phase == TrainingPhase::BACKWARD ? 'B'
+                                                         : '?';
+        if (pass == '?')
+        {
+            continue;
+        }
+        std::pair<char, int32_t> step{pass, t.microbatch};
+        if (out.empty() || out.back() != step)
+        {
+            out.push_back(step);
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+TEST(ComputeModel, PresetsByName)
+{
+    DeviceSpec a = MakeDevice("a100");
+    EXPECT_EQ(a.PeakFlops(DataType::FP16), 312e12);
+    EXPECT_EQ(a.PeakFlops(DataType::BF16), 312e12);
+    EXPECT_EQ(a.PeakFlops(DataType::FP32), 19.5e12);
+    EXPECT_EQ(a.memoryBandwidth, 2.0e12);
+    DeviceSpec h = MakeDevice("h100");
+    EXPECT_EQ(h.PeakFlops(DataType::FP16), 989e12);
+    EXPECT_EQ(h.memoryBandwidth, 3.35e12);
+    DeviceSpec f = MakeDevice("fred-npu");
+    EXPECT_EQ(f.PeakFlops(DataType::BF16), h.PeakFlops(DataType::BF16));
+    EXPECT_NEAR(f.memoryBandwidth, 4.096e12, 1e3);
+    DeviceSpec c = MakeDevice("cpu");
+    EXPECT_EQ(c.PeakFlops(DataType::FP16), c.PeakFlops(DataType::FP32));
+    EXPECT_LT(c.efficiency, h.efficiency);
+    for (const auto& name : DevicePresetNames())
+    {
+        EXPECT_NO_THROW(MakeDevice(name).Validate()) << name;
+    }
+    ExpectInvalid(
+        []
+        {
+            MakeDevice("tpu");
+        },
+        {"device", "tpu", "a100", "h100", "fred-npu", "cpu"});
+    DeviceSpec bad = h;
+    bad.efficiency = 1.5;
+    ExpectInvalid(
+        [&]
+        {
+            bad.Validate();
+        },
+        {"device.efficiency"});
+    bad = h;
+    bad.memoryBandwidth = 0;
+    ExpectInvalid(
+        [&]
+        {
+            bad.Validate();
+        },
+        {"device.memoryBandwidth"});
+}
+
+TEST(ComputeModel, RooflinePicksTheLargerTerm)
+{
+    DeviceSpec d;
+    d.name = "test";
+    d.peakFp32 = d.peakFp16 = d.peakBf16 = 1e12;
+    d.memoryBandwidth = 1e11;
+    d.efficiency = 0.5;
+    // compute bound: 1e9 FLOPs at 0.5e12 = 2 ms; 1e6 bytes at 1e11 = 10 us
+    EXPECT_EQ(RooflineTime(1e9, 1e6, d, DataType::FP16), MilliSeconds(2));
+    // memory bound: 1e6 FLOPs = 2 us; 1e9 bytes = 10 ms
+    EXPECT_EQ(RooflineTime(1e6, 1e9, d, DataType::FP16), MilliSeconds(10));
+    EXPECT_EQ(RooflineTime(0, 0, d, DataType::FP16), Time(0));
+    // the fp32 peak is used for fp32 arithmetic
+    d.peakFp32 = 0.25e12;
+    EXPECT_EQ(RooflineTime(1e9, 0, d, DataType::FP32), MilliSeconds(8));
+}
+
+TEST(ComputeModel, LayerPassTimeScalesWithSamplesAndShards)
+{
+    Model m = MakeModel("gpt3-175b");
+    const ModelLayer& mlp = m.layers[2];
+    ASSERT_EQ(mlp.kind, LayerKind::MLP);
+    DeviceSpec d = MakeDevice("a100");
+    Time one = LayerPassTime(mlp, LayerPass::FORWARD, d, DataType::FP16, 1);
+    // compute bound: 16·s·h² FLOPs per sample at 312e12 x 0.75
+    double expect = 16.0 * 2048 * 12288.0 * 12288.0 / (312e12 * 0.75);
+    EXPECT_NEAR(one.GetSeconds(), expect, 1e-9);
+    Time four = LayerPassTime(mlp, LayerPass::FORWARD, d, DataType::FP16, 4, 2);
+    EXPECT_NEAR(four.GetSeconds(), 2 * expect, 1e-9);
+    // the first layer (embedding) has no input gradient and no weight-gradient FLOPs
+    EXPECT_EQ(LayerPassTime(m.layers[0], LayerPass::INPUT_GRADIENT, d, DataType::FP16, 4), Time(0));
+    // the embedding's forward is a lookup: memory time only, not zero
+    EXPECT_GT(LayerPassTime(m.layers[0], LayerPass::FORWARD, d, DataType::FP16, 4), Time(0));
+    ExpectInvalid(
+        [&]
+        {
+            LayerPassTime(mlp, LayerPass::FORWARD, d, DataType::FP16, 1, 0);
+        },
+        {"shards"});
+}
+
+TEST(TrainingPlan, ScheduleNames)
+{
+    for (auto s :
+         {PipelineSchedule::GPIPE, PipelineSchedule::ONE_F_ONE_B, PipelineSchedule::INTERLEAVED})
+    {
+        EXPECT_EQ(ParsePipelineSchedule("schedule", ToString(s)), s);
+    }
+    ExpectInvalid(
+        []
+        {
+            ParsePipelineSchedule("plan.schedule", "zigzag");
+        },
+        {"plan.schedule", "gpipe", "1f1b", "interleaved"});
+}
+
+TEST(TrainingPlan, ValidateNamesTheField)
+{
+    Model bert = MakeModel("bert-large");
+    auto check = [&](const std::function<void(TrainingPlan&)>& change,
+                     std::initializer_list<std::string> needles,
+                     const Model* model = nullptr)
+    {
+        TrainingPlan p;
+        change(p);
+        ExpectInvalid(
+            [&]
+            {
+                p.Validate(model ? *model : bert);
+            },
+            needles);
+    };
+    check(
+        [](TrainingPlan& p)
+        {
+            p.tp = 3;
+        },
+        {"tp: 3", "16 heads", "bert-large"});
+    check(
+        [](TrainingPlan& p)
+        {
+            p.pp = 25;
+        },
+        {"pp: 25", "24"});
+    check(
+        [](TrainingPlan& p)
+        {
+            p.dp = 0;
+        },
+        {"dp"});
+    check(
+        [](TrainingPlan& p)
+        {
+            p.microbatches = 0;
+        },
+        {"microbatches"});
+    check(
+        [](TrainingPlan& p)
+        {
+            p.microbatchSize = 0;
+        },
+        {"microbatchSize"});
+    check(
+        [](TrainingPlan& p)
+        {
+            p.iterations = 0;
+        },
+        {"iterations", "1..1000"});
+    check(
+        [](TrainingPlan& p)
+        {
+            p.iterations = 1001;
+        },
+        {"iterations"});
+    check(
+        [](TrainingPlan& p)
+        {
+            p.bucketBytes = 0;
+        },
+        {"bucketBytes"});
+    check(
+        [](TrainingPlan& p)
+        {
+            p.zero = 4;
+        },
+        {"zero: 4"});
+    check(
+        [](TrainingPlan& p)
+        {
+            p.ep = 2;
+        },
+        {"ep: 2", "mixture-of-experts"});
+    check(
+        [](TrainingPlan& p)
+        {
+            p.virtualStages = 2;
+        },
+        {"virtualStages", "interleaved"});
+    check(
+        [](TrainingPlan& p)
+        {
+            p.schedule = PipelineSchedule::INTERLEAVED;
+            p.pp = 2;
+            p.virtualStages = 5; // 10 does not divide 24
+            p.microbatches = 2;
+        },
+        {"virtualStages", "24"});
+    check(
+        [](TrainingPlan& p)
+        {
+            p.schedule = PipelineSchedule::INTERLEAVED;
+            p.pp = 2;
+            p.virtualStages = 2;
+            p.microbatches = 3;
+        },
+        {"microbatches: 3", "pp"});
+    check(
+        [](TrainingPlan& p)
+        {
+            p.order = {TrainingDimension::TP, TrainingDimension::TP, TrainingDimension::DP};
+        },
+        {"order", "tp,tp,dp"});
+    check(
+        [](TrainingPlan& p)
+        {
+            p.order = {TrainingDimension::TP};
+        },
+        {"order"});
+    Model resnet = MakeModel("resnet50");
+    check(
+        [](TrainingPlan& p)
+        {
+            p.tp = 2;
+        },
+        {"tp: 2", "resnet50"},
+        &resnet);
+    TrainingPlan ok;
+    ok.tp = 4;
+    ok.pp = 24;
+    ok.dp = 2;
+    EXPECT_NO_THROW(ok.Validate(bert));
+    EXPECT_EQ(ok.Ranks(), 192u);
+    ok.microbatches = 3;
+    ok.microbatchSize = 5;
+    EXPECT_EQ(ok.GlobalBatch(), 30u);
+}
+
+TEST(TrainingPlan, GroupsFollowTheOrder)
+{
+    TrainingPlan p;
+    p.tp = 2;
+    p.pp = 2;
+    p.dp = 2;
+    using G = std::vector<std::vector<uint32_t>>;
+    // default: rank = tp + 2 (pp + 2 dp)
+    EXPECT_EQ(p.Groups(TrainingDimension::TP), (G{{0, 1}, {2, 3}, {4, 5}, {6, 7}}));
+    EXPECT_EQ(p.Groups(TrainingDimension::PP), (G{{0, 2}, {1, 3}, {4, 6}, {5, 7}}));
+    EXPECT_EQ(p.Groups(TrainingDimension::DP), (G{{0, 4}, {1, 5}, {2, 6}, {3, 7}}));
+    p.order = {TrainingDimension::DP, TrainingDimension::TP, TrainingDimension::PP};
+    p.pp = 3;
+    // rank = dp + 2 (tp + 2 pp)
+    EXPECT_EQ(p.Groups(TrainingDimension::DP),
+              (G{{0, 1}, {2, 3}, {4, 5}, {6, 7}, {8, 9}, {10, 11}}));
+    EXPECT_EQ(p.Groups(TrainingDimension::TP),
+              (G{{0, 2}, {1, 3}, {4, 6}, {5, 7}, {8, 10}, {9, 11}}));
+    EXPECT_EQ(p.Groups(TrainingDimension::PP), (G{{0, 4, 8}, {1, 5, 9}, {2, 6, 10}, {3, 7, 11}}));
+    p.dp = 4;
+    p.ep = 2;
+    EXPECT_EQ(p.Groups(TrainingDimension::EP).front(), (std::vector<uint32_t>{0, 1}));
+    EXPECT_EQ(p.Groups(TrainingDimension::EP)[1], (std::vector<uint32_t>{2, 3}));
+}
+
+TEST(TrainingPlan, TensorParallelCollectives)
+{
+    Model m = Tiny();
+    TrainingPlan p;
+    p.tp = 2;
+    p.microbatches = 3;
+    p.microbatchSize = 2;
+    const uint64_t bsh2 = 2 * 2 * TINY.sequence * TINY.hidden; // 2·b·s·h at fp16
+    const uint64_t perLayerMb = TINY.layers * p.microbatches;
+    for (bool recompute : {false, true})
+    {
+        p.recompute = recompute;
+        TrainingGraph g = Build(m, p);
+        auto ar
+            = Select(g,
+                     [](const TrainingTask& t)
+                     {
+                         return IsCollective(t, TrainingDimension::TP, CollectiveOp::ALL_REDUCE);
+                     });
+        // 2 forward + 2 backward per layer and microbatch; recomputation re-runs the forward's 2
+        EXPECT_EQ(ar.size(), (recompute ? 6 : 4) * perLayerMb);
+        uint64_t recomputed = 0;
+        for (auto* t : ar)
+        {
+            EXPECT_EQ(t->bytes, bsh2);
+            EXPECT_EQ(t->ranks, (std::vector<uint32_t>{0, 1}));
+            EXPECT_EQ(t->group, "tp0");
+            recomputed += t->phase == TrainingPhase::RECOMPUTE;
+        }
+        EXPECT_EQ(recomputed, recompute ? 2 * perLayerMb : 0);
+    }
+    p.recompute = false;
+    p.sequenceParallel = true;
+    TrainingGraph g = Build(m, p);
+    auto rs
+        = Select(g,
+                 [](const TrainingTask& t)
+                 {
+                     return IsCollective(t, TrainingDimension::TP, CollectiveOp::REDUCE_SCATTER);
+                 });
+    auto ag = Select(g,
+                     [](const TrainingTask& t)
+                     {
+                         return IsCollective(t, TrainingDimension::TP, CollectiveOp::ALL_GATHER);
+                     });
+    auto ar = Select(g,
+                     [](const TrainingTask& t)
+                     {
+                         return IsCollective(t, TrainingDimension::TP, CollectiveOp::ALL_REDUCE);
+                     });
+    EXPECT_TRUE(ar.empty());
+    EXPECT_EQ(rs.size(), 4 * perLayerMb);
+    EXPECT_EQ(ag.size(), 4 * perLayerMb);
+    for (auto* t : rs)
+    {
+        EXPECT_EQ(t->bytes, bsh2);
+    }
+    for (auto* t : ag)
+    {
+        EXPECT_EQ(t->bytes, bsh2);
+    }
+}
+
+TEST(TrainingPlan, PipelineSends)
+{
+    Model m = Tiny(8);
+    TrainingPlan p;
+    p.tp = 2;
+    p.dp = 2;
+    p.pp = 4;
+    p.microbatches = 5;
+    p.microbatchSize = 3;
+    p.iterations = 2;
+    for (auto s : {PipelineSchedule::GPIPE, PipelineSchedule::ONE_F_ONE_B})
+    {
+        p.schedule = s;
+        TrainingGraph g = Build(m, p);
+        auto sends = Select(g,
+                            [](const TrainingTask& t)
+                            {
+                                return t.kind == TrainingTaskKind::SEND;
+                            });
+        const uint64_t chains = p.tp * p.dp;
+        EXPECT_EQ(sends.size(), p.iterations * chains * 2 * p.microbatches * (p.pp - 1));
+        auto pp = p.Groups(TrainingDimension::PP);
+        for (auto* t : sends)
+        {
+            EXPECT_EQ(t->bytes, 3 * TINY.sequence * TINY.hidden * 2);
+            EXPECT_EQ(t->dimension, TrainingDimension::PP);
+            // neighbouring stages of one chain (same tp and dp index)
+            bool found = false;
+            for (const auto& chain : pp)
+            {
+                for (uint32_t k = 0; k + 1 < chain.size(); ++k)
+                {
+                    bool fwd = t->ranks[0] == chain[k] && t->ranks[1] == chain[k + 1];
+                    bool bwd = t->ranks[0] == chain[k + 1] && t->ranks[1] == chain[k];
+                    found = found || (fwd && t->phase == TrainingPhase::FORWARD)
+                            || (bwd && t->phase == TrainingPhase::BACKWARD);
+                }
+            }
+            EXPECT_TRUE(found) << t->label;
+        }
+        // the receiver's compute depends on every send
+        for (uint32_t i = 0; i < g.tasks.size(); ++i)
+        {
+            if (g.tasks[i].kind != TrainingTaskKind::SEND)
+            {
+                continue;
+            }
+            bool consumed = false;
+            for (uint32_t j = i + 1; j < g.tasks.size() && !consumed; ++j)
+            {
+                const auto& c = g.tasks[j];
+                if (c.kind == TrainingTaskKind::COMPUTE && c.ranks[0] == g.tasks[i].ranks[1])
+                {
+                    for (uint32_t d : c.deps)
+                    {
+                        consumed = consumed || d == i;
+                    }
+                }
+            }
+            EXPECT_TRUE(consumed) << g.tasks[i].label;
+        }
+    }
+}
+
+TEST(TrainingPlan, OneFOneBAndGPipeOrder)
+{
+    Model m = Tiny(8);
+    TrainingPlan p;
+    p.pp = 4;
+    for (uint32_t mbs : {2u, 6u})
+    {
+        p.microbatches = mbs;
+        p.schedule = PipelineSchedule::ONE_F_ONE_B;
+        TrainingGraph g = Build(m, p);
+        for (uint32_t k = 0; k < p.pp; ++k)
+        {
+            auto steps = Steps(g, k); // tp = dp = 1: rank k is stage k
+            ASSERT_EQ(steps.size(), 2 * mbs);
+            uint32_t warm = std::min(p.pp - k - 1, mbs);
+            // warm-up forwards, then a forward and a backward in turn, then the cool-down
+            std::vector<std::pair<char, int32_t>> expect;
+            int32_t f = 0;
+            int32_t b = 0;
+            for (uint32_t i = 0; i < warm; ++i)
+            {
+                expect.emplace_back('F', f++);
+            }
+            while (f < static_cast<int32_t>(mbs))
+            {
+                expect.emplace_back('F', f++);
+                expect.emplace_back('B', b++);
+            }
+            while (b < static_cast<int32_t>(mbs))
+            {
+                expect.emplace_back('B', b++);
+            }
+            EXPECT_EQ(steps, expect) << "stage " << k << " microbatches " << mbs;
+            uint32_t leading = 0;
+            while (leading < steps.size() && steps[leading].first == 'F')
+            {
+                ++leading;
+            }
+            EXPECT_EQ(leading, std::min(p.pp - k, mbs));
+        }
+        p.schedule = PipelineSchedule::GPIPE;
+        g = Build(m, p);
+        for (uint32_t k = 0; k < p.pp; ++k)
+        {
+            auto steps = Steps(g, k);
+            ASSERT_EQ(steps.size(), 2 * mbs);
+            for (uint32_t i = 0; i < steps.size(); ++i)
+            {
+                EXPECT_EQ(steps[i].first, i < mbs ? 'F' : 'B');
+                EXPECT_EQ(steps[i].second, static_cast<int32_t>(i % mbs));
+            }
+        }
+    }
+}
+
+TEST(TrainingPlan, InterleavedSchedule)
+{
+    Model m = Tiny(8);
+    TrainingPlan p;
+    p.pp = 2;
+    p.virtualStages = 2;
+    p.schedule = PipelineSchedule::INTERLEAVED;
+    p.microbatches = 4;
+    p.tp = 2;
+    TrainingGraph g = Build(m, p);
+    // 4 chunks: 3 chunk boundaries per (tp, dp) chain, each crossed forward and backward
+    auto sends = Select(g,
+                        [](const TrainingTask& t)
+                        {
+                            return t.kind == TrainingTaskKind::SEND;
+                        });
+    EXPECT_EQ(sends.size(), 2u * 2 * p.microbatches * 3);
+    // every stage runs each microbatch forward and backward once per chunk
+    auto steps = Steps(g, 0);
+    uint32_t forwards = 0;
+    for (const auto& s : steps)
+    {
+        forwards += s.first == 'F';
+    }
+    EXPECT_EQ(forwards, p.microbatches * p.virtualStages);
+}
+
+TEST(TrainingPlan, DataParallelBuckets)
+{
+    Model m = MakeModel("resnet50");
+    TrainingPlan p;
+    p.dp = 4;
+    p.bucketBytes = 4 << 20;
+    p.microbatches = 2;
+    TrainingGraph g = Build(m, p);
+    auto buckets
+        = Select(g,
+                 [](const TrainingTask& t)
+                 {
+                     return IsCollective(t, TrainingDimension::DP, CollectiveOp::ALL_REDUCE);
+                 });
+    ASSERT_GT(buckets.size(), 3u);
+    uint64_t total = 0;
+    for (auto* t : buckets)
+    {
+        total += t->bytes;
+        EXPECT_EQ(t->ranks.size(), 4u);
+        if (t->bytes > p.bucketBytes)
+        {
+            // only a single layer larger than a bucket
+            EXPECT_EQ(t->bytes, m.layers[t->layer].parameters * 4) << t->label;
+        }
+    }
+    EXPECT_EQ(total, m.ParameterBytes());
+    // overlap: the first bucket does not wait for the end of backward
+    auto lastBackward = [&g](uint32_t rank)
+    {
+        uint32_t last = 0;
+        for (uint32_t i = 0; i < g.tasks.size(); ++i)
+        {
+            const auto& t = g.tasks[i];
+            if (t.kind == TrainingTaskKind::COMPUTE && t.ranks[0] == rank
+                && t.phase == TrainingPhase::BACKWARD)
+            {
+                last = i;
+            }
+        }
+        return last;
+    };
+    auto dependsOn = [](const TrainingTask* t, uint32_t dep)
+    {
+        return std::find(t->deps.begin(), t->deps.end(), dep) != t->deps.end();
+    };
+    EXPECT_FALSE(dependsOn(buckets.front(), lastBackward(0)));
+    p.overlap = false;
+    g = Build(m, p);
+    buckets = Select(g,
+                     [](const TrainingTask& t)
+                     {
+                         return IsCollective(t, TrainingDimension::DP, CollectiveOp::ALL_REDUCE);
+                     });
+    for (auto* t : buckets)
+    {
+        for (uint32_t r : t->ranks)
+        {
+            EXPECT_TRUE(dependsOn(t, lastBackward(r))) << t->label << " rank " << r;
+        }
+    }
+
+    // a pipelined transformer: the buckets of the two stages add up to the model's
+    Model tiny = Tiny();
+    TrainingPlan q;
+    q.dp = 2;
+    q.pp = 2;
+    q.microbatches = 2;
+    q.bucketBytes = 100000;
+    g = Build(tiny, q);
+    uint64_t sum = 0;
+    for (const auto& t : g.tasks)
+    {
+        if (IsCollective(t, TrainingDimension::DP, CollectiveOp::ALL_REDUCE))
+        {
+            sum += t.bytes;
+            EXPECT_TRUE(t.bytes <= q.bucketBytes || t.bytes == tiny.layers[t.layer].parameters * 2);
+        }
+    }
+    EXPECT_EQ(sum, tiny.ParameterBytes());
+}
+
+TEST(TrainingPlan, ZeroStages)
+{
+    Model m = Tiny();
+    TrainingPlan p;
+    p.dp = 4;
+    p.bucketBytes = 300000;
+    p.microbatches = 2;
+    p.zero = 2;
+    TrainingGraph g = Build(m, p);
+    auto rs
+        = Select(g,
+                 [](const TrainingTask& t)
+                 {
+                     return IsCollective(t, TrainingDimension::DP, CollectiveOp::REDUCE_SCATTER);
+                 });
+    auto ag = Select(g,
+                     [](const TrainingTask& t)
+                     {
+                         return IsCollective(t, TrainingDimension::DP, CollectiveOp::ALL_GATHER);
+                     });
+    EXPECT_GT(rs.size(), 1u);
+    ASSERT_EQ(rs.size(), ag.size());
+    std::map<int32_t, uint64_t> rsBytes;
+    for (auto* t : rs)
+    {
+        rsBytes[t->layer] += t->bytes;
+    }
+    for (auto* t : ag)
+    {
+        EXPECT_EQ(rsBytes[t->layer], t->bytes);
+        EXPECT_EQ(t->phase, TrainingPhase::OPTIMIZER);
+        ASSERT_FALSE(t->deps.empty());
+        EXPECT_EQ(g.tasks[t->deps.front()].phase, TrainingPhase::OPTIMIZER);
+    }
+    EXPECT_TRUE(Select(g,
+                       [](const TrainingTask& t)
+                       {
+                           return IsCollective(t, TrainingDimension::DP, CollectiveOp::ALL_REDUCE);
+                       })
+                    .empty());
+    // ZeRO-3: each layer with weights gathered before its forward and its backward
+    p.zero = 3;
+    g = Build(m, p);
+    uint64_t weighted = 0;
+    for (const auto& l : m.layers)
+    {
+        weighted += l.parameters > 0;
+    }
+    auto gathers
+        = Select(g,
+                 [](const TrainingTask& t)
+                 {
+                     return IsCollective(t, TrainingDimension::DP, CollectiveOp::ALL_GATHER)
+                            && t.microbatch >= 0;
+                 });
+    EXPECT_EQ(gathers.size(), weighted * p.microbatches * 2);
+}
+
+TEST(TrainingPlan, WeightStreaming)
+{
+    Model m = Tiny();
+    TrainingPlan p;
+    p.dp = 2;
+    p.tp = 2;
+    p.microbatches = 2;
+    p.weightStreaming = true;
+    TrainingGraph g = Build(m, p);
+    auto streams = Select(g,
+                          [](const TrainingTask& t)
+                          {
+                              return t.kind == TrainingTaskKind::STREAM;
+                          });
+    uint64_t weighted = 0;
+    for (const auto& l : m.layers)
+    {
+        weighted += l.parameters > 0;
+    }
+    // per layer with weights, microbatch, pass and TP shard
+    EXPECT_EQ(streams.size(), weighted * p.microbatches * 2 * p.tp);
+    auto dp = p.Groups(TrainingDimension::DP);
+    for (auto* t : streams)
+    {
+        EXPECT_EQ(t->dimension, TrainingDimension::WS);
+        EXPECT_EQ(t->bytes, (m.layers[t->layer].parameters + 1) / 2 * 2);
+        // receivers: the DP replicas of one TP shard
+        EXPECT_NE(std::find(dp.begin(), dp.end(), t->ranks), dp.end());
+    }
+}
+
+TEST(TrainingPlan, IterationsChainThroughTheOptimizer)
+{
+    Model m = Tiny();
+    TrainingPlan p;
+    p.dp = 2;
+    p.pp = 2;
+    p.iterations = 3;
+    TrainingGraph g = Build(m, p);
+    EXPECT_EQ(g.iterations, 3u);
+    EXPECT_EQ(g.ranks, 4u);
+    for (uint32_t r = 0; r < g.ranks; ++r)
+    {
+        int32_t optimizer = -1;
+        int32_t optimizers = 0;
+        for (uint32_t i = 0; i < g.tasks.size(); ++i)
+        {
+            const auto& t = g.tasks[i];
+            if (t.kind != TrainingTaskKind::COMPUTE || t.ranks[0] != r)
+            {
+                continue;
+            }
+            if (t.phase == TrainingPhase::OPTIMIZER)
+            {
+                optimizer = i;
+                ++optimizers;
+                EXPECT_GT(t.duration, Time(0));
+            }
+            else if (optimizer >= 0 && t.iteration == g.tasks[optimizer].iteration + 1)
+            {
+                EXPECT_NE(std::find(t.deps.begin(), t.deps.end(), optimizer), t.deps.end())
+                    << t.label;
+                optimizer = -1;
+            }
+        }
+        EXPECT_EQ(optimizers, 3);
+    }
+}
+
+TEST(TrainingPlan, GraphFieldsAndFlops)
+{
+    Model m = Tiny();
+    TrainingPlan p;
+    p.dp = 2;
+    p.microbatches = 3;
+    p.microbatchSize = 2;
+    const double B = 12;
+    const double s = TINY.sequence;
+    const double l = TINY.layers;
+    const double h = TINY.hidden;
+    const double V = TINY.vocabulary;
+    TrainingGraph g = Build(m, p);
+    EXPECT_EQ(g.samplesPerIteration, 12u);
+    EXPECT_EQ(g.tokensPerSample, TINY.sequence);
+    EXPECT_EQ(g.name, "tiny");
+    EXPECT_NEAR(g.flopsPerIteration
+                    / (72 * B * s * l * h * h * (1 + s / (6 * h) + V / (12 * l * h))),
+                1,
+                1e-12);
+    p.recompute = true;
+    g = Build(m, p);
+    EXPECT_NEAR(g.flopsPerIteration
+                    / (96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h))),
+                1,
+                1e-12);
+    EXPECT_EQ(Build(MakeModel("resnet50"), TrainingPlan()).tokensPerSample, 0u);
+}
+
+TEST(TrainingPlan, EveryCombinationValidates)
+{
+    Model m = Tiny(8);
+    uint32_t built = 0;
+    for (auto s :
+         {PipelineSchedule::GPIPE, PipelineSchedule::ONE_F_ONE_B, PipelineSchedule::INTERLEAVED})
+    {
+        for (uint32_t zero = 0; zero <= 3; ++zero)
+        {
+            for (uint32_t flags = 0; flags < 16; ++flags)
+            {
+                TrainingPlan p;
+                p.schedule = s;
+                p.pp = 2;
+                p.virtualStages = s == PipelineSchedule::INTERLEAVED ? 2 : 1;
+                p.tp = 2;
+                p.dp = 2;
+                p.microbatches = 4;
+                p.zero = zero;
+                p.bucketBytes = 200000;
+                p.recompute = flags & 1;
+                p.sequenceParallel = flags & 2;
+                p.weightStreaming = flags & 4;
+                p.overlap = flags & 8;
+                p.iterations = 2;
+                if (flags & 1)
+                {
+                    p.order = {TrainingDimension::PP, TrainingDimension::DP, TrainingDimension::TP};
+                }
+                EXPECT_NO_THROW(Build(m, p))
+                    << ToString(s) << " zero " << zero << " flags " << flags;
+                ++built;
+            }
+        }
+    }
+    EXPECT_EQ(built, 3u * 4 * 16);
+    for (const auto& name : ModelNames())
+    {
+        TrainingPlan p;
+        p.dp = 2;
+        p.pp = 2;
+        p.microbatches = 2;
+        EXPECT_NO_THROW(Build(MakeModel(name), p, "a100")) << name;
+    }
+}
+
+TEST(TrainingPlan, Gpt3GraphBuildsQuickly)
+{
+    Model m = MakeModel("gpt3-175b");
+    TrainingPlan p;
+    p.tp = 8;
+    p.pp = 2;
+    p.dp = 4;
+    p.microbatches = 8;
+    auto start = std::chrono::steady_clock::now();
+    TrainingGraph g = MakeTrainingGraph(m, MakeDevice("a100"), p);
+    double seconds
+        = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_LT(seconds, 1.0);
+    EXPECT_EQ(g.ranks, 64u);
+    g.Validate();
+    // every rank computes: forward and backward of each of its 48 layers per microbatch
+    auto computes = Select(g,
+                           [](const TrainingTask& t)
+                           {
+                               return t.kind == TrainingTaskKind::COMPUTE && t.ranks[0] == 0
+                                      && t.phase == TrainingPhase::FORWARD;
+                           });
+    EXPECT_GE(computes.size(), 48u * 2 * p.microbatches);
+}
