@@ -47,6 +47,9 @@ struct ModelLayer
     /// recomputation (Megatron recomputes transformer layers, not the
     /// embedding or the logits).
     bool recomputable = false;
+    /// A mixture-of-experts MLP: its number of experts (parameters counts them
+    /// all; FLOPs are per token of one expert, top-1 routing); 0 for any other layer.
+    uint32_t experts = 0;
 
     /// \return forward + input gradient + weight gradient, per sample
     double TrainingFlops() const;

@@ -161,6 +161,12 @@ MakeTransformer(const std::string& name, const TransformerConfig& config, DataTy
     RequirePositive(name, "heads", config.heads);
     RequirePositive(name, "sequence", config.sequence);
     RequirePositive(name, "vocabulary", config.vocabulary);
+    if ((config.experts == 0) != (config.moeEvery == 0))
+    {
+        throw std::invalid_argument(name
+                                    + ": experts and moeEvery must both be 0 (dense) or both "
+                                      "positive (mixture of experts)");
+    }
     if (config.hidden % config.heads != 0)
     {
         throw std::invalid_argument(name + ": heads (" + std::to_string(config.heads)
@@ -202,6 +208,12 @@ MakeTransformer(const std::string& name, const TransformerConfig& config, DataTy
                                      tokens,
                                      false);
         mlp.recomputable = true;
+        if (config.experts > 0 && (i + 1) % config.moeEvery == 0)
+        {
+            mlp.name = prefix + "moe";
+            mlp.experts = config.experts;
+            mlp.parameters *= config.experts;
+        }
         model.layers.push_back(mlp);
     }
 

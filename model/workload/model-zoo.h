@@ -38,6 +38,11 @@ struct TransformerConfig
     uint32_t heads = 0;      //!< a (divides h)
     uint64_t sequence = 0;   //!< s
     uint64_t vocabulary = 0; //!< V
+    /// Mixture of experts (optional): every moeEvery-th layer's MLP is a
+    /// layer of `experts` MLPs with top-1 routing (each token's FLOPs are one
+    /// MLP's; the parameters are all experts'). Both 0: a dense model.
+    uint32_t experts = 0;
+    uint32_t moeEvery = 0; //!< see experts
 };
 
 /**

@@ -261,8 +261,28 @@ TrainingPlan::Validate(const Model& model) const
     }
     if (ep > 1)
     {
-        // No layer kind of the zoo is a mixture of experts yet.
-        fail("ep", std::to_string(ep) + " > 1 needs mixture-of-experts layers; " + m + " has none");
+        bool moe = false;
+        for (const auto& layer : model.layers)
+        {
+            moe = moe || layer.experts > 0;
+            if (layer.experts > 0 && layer.experts % ep != 0)
+            {
+                fail("ep",
+                     std::to_string(ep) + " does not divide the " + std::to_string(layer.experts)
+                         + " experts of " + m + "'s " + dlnet::PrintableText(layer.name));
+            }
+        }
+        if (!moe)
+        {
+            fail("ep",
+                 std::to_string(ep) + " > 1 needs mixture-of-experts layers; " + m + " has none");
+        }
+        // EP groups are consecutive members of a DP group (experts are split
+        // over data-parallel replicas, as in DeepSpeed-MoE and Megatron)
+        if (dp % ep != 0)
+        {
+            fail("ep", std::to_string(ep) + " does not divide dp (" + std::to_string(dp) + ")");
+        }
     }
 }
 
@@ -340,6 +360,8 @@ struct Bucket
     std::vector<uint32_t> layers; //!< in backward order
     uint64_t bytes{0};            //!< per TP shard
     uint32_t lowest{0};           //!< the layer whose backward completes it
+    bool expert{false};           //!< a mixture-of-experts layer's (reduced over replicas of
+                                  //!< the same experts only)
 };
 
 /// Generates the graph (see MakeTrainingGraph).
@@ -358,6 +380,7 @@ public:
         , m_V(plan.virtualStages)
         , m_C(plan.pp * plan.virtualStages)
         , m_M(plan.microbatches)
+        , m_E(plan.ep)
         , m_R(plan.Ranks())
     {
     }
@@ -365,6 +388,24 @@ public:
     TrainingGraph Build();
 
 private:
+    /// \return the parameters of layer l on one rank (its TP shard and, for a
+    /// mixture of experts, its ep-th of the experts)
+    uint64_t LocalParameters(uint32_t l) const
+    {
+        const ModelLayer& layer = m_model.layers[l];
+        return CeilDiv(layer.parameters / (layer.experts > 0 ? m_E : 1), m_T);
+    }
+
+    uint32_t EmitAllToAll(uint32_t k,
+                          uint32_t t,
+                          uint32_t firstD,
+                          const Range& g,
+                          const PipeOp& op,
+                          uint32_t iteration,
+                          TrainingPhase phase,
+                          const std::string& what,
+                          std::vector<uint32_t> deps);
+
     uint32_t RankOf(uint32_t t, uint32_t k, uint32_t d) const
     {
         return t * m_stride[0] + k * m_stride[1] + d * m_stride[2];
@@ -375,6 +416,9 @@ private:
     void EmitOp(uint32_t k, const PipeOp& op, uint32_t iteration);
     void EmitPass(uint32_t k, const PipeOp& op, uint32_t iteration, TrainingPhase phase);
     void EmitBucket(uint32_t k, const Bucket& b, uint32_t index, uint32_t iteration);
+    /// \return the communicators (members, name) that reduce bucket b of stage k
+    std::vector<std::pair<std::vector<uint32_t>, std::string>> BucketGroups(uint32_t k,
+                                                                            const Bucket& b) const;
     void EmitStageEnd(uint32_t k, uint32_t iteration);
     std::string Layers(const Range& g) const;
     void Collective(TrainingTask& task,
@@ -389,15 +433,15 @@ private:
     const TrainingPlan& m_plan;
     DataType m_type;
     uint64_t m_elem;
-    uint32_t m_T, m_P, m_D, m_V, m_C, m_M, m_R;
+    uint32_t m_T, m_P, m_D, m_V, m_C, m_M, m_E, m_R;
     std::array<uint32_t, 3> m_stride{};
-    std::vector<uint32_t> m_tpGroup, m_ppGroup, m_dpGroup; //!< group index of each rank
-    std::vector<Range> m_chunks;                           //!< layers of each chunk
-    std::vector<std::vector<Range>> m_groups;              //!< compute groups of each chunk
-    std::vector<std::array<Time, 3>> m_groupTime;          //!< per group id: fwd, bwd, recompute
-    std::vector<std::vector<uint32_t>> m_groupId;          //!< [chunk][i] -> id into m_groupTime
-    std::vector<std::vector<Bucket>> m_buckets;            //!< per stage, in launch order
-    std::vector<uint64_t> m_stageParams;                   //!< per stage, per TP shard
+    std::vector<uint32_t> m_tpGroup, m_ppGroup, m_dpGroup, m_epGroup; //!< group of each rank
+    std::vector<Range> m_chunks;                                      //!< layers of each chunk
+    std::vector<std::vector<Range>> m_groups;     //!< compute groups of each chunk
+    std::vector<std::array<Time, 3>> m_groupTime; //!< per group id: fwd, bwd, recompute
+    std::vector<std::vector<uint32_t>> m_groupId; //!< [chunk][i] -> id into m_groupTime
+    std::vector<std::vector<Bucket>> m_buckets;   //!< per stage, in launch order
+    std::vector<uint64_t> m_stageParams;          //!< per stage, per TP shard
     bool m_perLayerFetch{false};
 
     TrainingGraph m_graph;
@@ -439,6 +483,7 @@ GraphBuilder::Setup()
     index(TrainingDimension::TP, m_tpGroup);
     index(TrainingDimension::PP, m_ppGroup);
     index(TrainingDimension::DP, m_dpGroup);
+    index(TrainingDimension::EP, m_epGroup);
 
     // chunks: contiguous units balancing training FLOPs (unit counts if there are none)
     auto units = PipelineUnits(m_model);
@@ -501,14 +546,16 @@ GraphBuilder::Setup()
             Bucket cur;
             for (uint32_t l = ch.end; l-- > ch.begin;)
             {
-                uint64_t params = CeilDiv(m_model.layers[l].parameters, m_T);
+                uint64_t params = LocalParameters(l);
                 m_stageParams[k] += params;
                 uint64_t bytes = params * m_elem;
                 if (bytes == 0)
                 {
                     continue;
                 }
-                if (!cur.layers.empty() && cur.bytes + bytes > m_plan.bucketBytes)
+                const bool expert = m_model.layers[l].experts > 0;
+                if (!cur.layers.empty()
+                    && (cur.bytes + bytes > m_plan.bucketBytes || expert || cur.expert))
                 {
                     m_buckets[k].push_back(cur);
                     cur = Bucket();
@@ -516,6 +563,7 @@ GraphBuilder::Setup()
                 cur.layers.push_back(l);
                 cur.bytes += bytes;
                 cur.lowest = l;
+                cur.expert = expert;
                 bucketOf[l] = static_cast<int32_t>(m_buckets[k].size());
             }
             if (!cur.layers.empty())
@@ -536,9 +584,12 @@ GraphBuilder::Setup()
         for (uint32_t l = ch.begin; l < ch.end; ++l)
         {
             LayerKind kind = m_model.layers[l].kind;
-            bool boundary = l + 1 == ch.end || m_perLayerFetch
-                            || (m_T > 1 && (kind == LayerKind::ATTENTION || kind == LayerKind::MLP))
-                            || (m_D > 1 && bucketOf[l] != bucketOf[l + 1]);
+            bool boundary
+                = l + 1 == ch.end || m_perLayerFetch
+                  || (m_T > 1 && (kind == LayerKind::ATTENTION || kind == LayerKind::MLP))
+                  || (m_D > 1 && bucketOf[l] != bucketOf[l + 1])
+                  || (m_E > 1
+                      && (m_model.layers[l].experts > 0 || m_model.layers[l + 1].experts > 0));
             if (!boundary)
             {
                 continue;
@@ -547,7 +598,8 @@ GraphBuilder::Setup()
             std::array<Time, 3> t{};
             for (uint32_t i = g.begin; i < g.end; ++i)
             {
-                const ModelLayer& layer = m_model.layers[i];
+                ModelLayer layer = m_model.layers[i];
+                layer.parameters = LocalParameters(i) * m_T; // EP: this rank's experts
                 Time f = LayerPassTime(layer, LayerPass::FORWARD, m_device, m_type, b, m_T);
                 t[0] += f;
                 t[1]
@@ -667,7 +719,7 @@ GraphBuilder::EmitPass(uint32_t k, const PipeOp& op, uint32_t iteration, Trainin
         std::vector<uint32_t> fetch(m_T, NONE);
         if (m_perLayerFetch && !recompute)
         {
-            uint64_t bytes = CeilDiv(m_model.layers[g.begin].parameters, m_T) * m_elem;
+            uint64_t bytes = LocalParameters(g.begin) * m_elem;
             for (uint32_t t = 0; bytes > 0 && t < m_T; ++t)
             {
                 std::vector<uint32_t> members(m_D);
@@ -722,6 +774,40 @@ GraphBuilder::EmitPass(uint32_t k, const PipeOp& op, uint32_t iteration, Trainin
                 }
             }
         }
+        // mixture of experts: the tokens are dispatched to their experts before
+        // the layer and combined after it, an AllToAll of b·s·h elements over
+        // each EP group, in every pass
+        const bool moe = m_E > 1 && top.experts > 0;
+        const std::string passTag = backward ? " B" : (recompute ? " R" : " F");
+        std::vector<uint32_t> dispatch;
+        if (moe)
+        {
+            dispatch.assign(m_R, NONE);
+            for (uint32_t t = 0; t < m_T; ++t)
+            {
+                for (uint32_t e = 0; e < m_D; e += m_E)
+                {
+                    std::vector<uint32_t> deps;
+                    for (uint32_t d = e; d < e + m_E; ++d)
+                    {
+                        const uint32_t r = RankOf(t, k, d);
+                        for (uint32_t dep : {m_lastCompute[r], m_pendingTp[r]})
+                        {
+                            if (dep != NONE)
+                            {
+                                deps.push_back(dep);
+                            }
+                        }
+                    }
+                    uint32_t id = EmitAllToAll(
+                        k, t, e, g, op, iteration, phase, "dispatch" + passTag, deps);
+                    for (uint32_t d = e; d < e + m_E; ++d)
+                    {
+                        dispatch[RankOf(t, k, d)] = id;
+                    }
+                }
+            }
+        }
         // compute on every rank of the stage
         for (uint32_t t = 0; t < m_T; ++t)
         {
@@ -763,6 +849,10 @@ GraphBuilder::EmitPass(uint32_t k, const PipeOp& op, uint32_t iteration, Trainin
                 {
                     task.deps.push_back(fetch[t]);
                 }
+                if (!dispatch.empty())
+                {
+                    task.deps.push_back(dispatch[r]);
+                }
                 uint32_t id = m_graph.Add(std::move(task));
                 m_lastCompute[r] = id;
                 hist[d] = id;
@@ -776,6 +866,26 @@ GraphBuilder::EmitPass(uint32_t k, const PipeOp& op, uint32_t iteration, Trainin
             }
         }
         first = false;
+        if (moe)
+        {
+            for (uint32_t t = 0; t < m_T; ++t)
+            {
+                for (uint32_t e = 0; e < m_D; e += m_E)
+                {
+                    std::vector<uint32_t> deps;
+                    for (uint32_t d = e; d < e + m_E; ++d)
+                    {
+                        deps.push_back(m_lastCompute[RankOf(t, k, d)]);
+                    }
+                    uint32_t id
+                        = EmitAllToAll(k, t, e, g, op, iteration, phase, "combine" + passTag, deps);
+                    for (uint32_t d = e; d < e + m_E; ++d)
+                    {
+                        m_pendingTp[RankOf(t, k, d)] = id;
+                    }
+                }
+            }
+        }
         // Megatron TP: an AllReduce (or ReduceScatter + AllGather) after each
         // attention and MLP block, in forward (of the output) and backward (of
         // the input gradient)
@@ -818,7 +928,13 @@ GraphBuilder::EmitPass(uint32_t k, const PipeOp& op, uint32_t iteration, Trainin
                         for (uint32_t r : members)
                         {
                             a.deps.push_back(m_lastCompute[r]);
+                            if (m_pendingTp[r] != NONE)
+                            {
+                                a.deps.push_back(m_pendingTp[r]); // a MoE combine
+                            }
                         }
+                        std::sort(a.deps.begin(), a.deps.end());
+                        a.deps.erase(std::unique(a.deps.begin(), a.deps.end()), a.deps.end());
                     }
                     prev = m_graph.Add(std::move(a));
                 }
@@ -843,25 +959,81 @@ GraphBuilder::EmitPass(uint32_t k, const PipeOp& op, uint32_t iteration, Trainin
     }
 }
 
-void
-GraphBuilder::EmitBucket(uint32_t k, const Bucket& b, uint32_t index, uint32_t iteration)
+uint32_t
+GraphBuilder::EmitAllToAll(uint32_t k,
+                           uint32_t t,
+                           uint32_t firstD,
+                           const Range& g,
+                           const PipeOp& op,
+                           uint32_t iteration,
+                           TrainingPhase phase,
+                           const std::string& what,
+                           std::vector<uint32_t> deps)
 {
+    std::vector<uint32_t> members(m_E);
+    for (uint32_t i = 0; i < m_E; ++i)
+    {
+        members[i] = RankOf(t, k, firstD + i);
+    }
+    const ModelLayer& layer = m_model.layers[g.end - 1];
+    TrainingTask a;
+    Collective(a,
+               members,
+               CollectiveOp::ALL_TO_ALL,
+               layer.activationElements * m_plan.microbatchSize * m_elem,
+               TrainingDimension::EP,
+               "ep" + std::to_string(m_epGroup[members[0]]));
+    a.label = "A2A " + what + " " + Layers(g) + " mb" + std::to_string(op.microbatch);
+    a.phase = phase;
+    a.layer = g.end - 1;
+    a.microbatch = op.microbatch;
+    a.iteration = iteration;
+    std::sort(deps.begin(), deps.end());
+    deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+    a.deps = std::move(deps);
+    return m_graph.Add(std::move(a));
+}
+
+std::vector<std::pair<std::vector<uint32_t>, std::string>>
+GraphBuilder::BucketGroups(uint32_t k, const Bucket& b) const
+{
+    std::vector<std::pair<std::vector<uint32_t>, std::string>> out;
     for (uint32_t t = 0; t < m_T; ++t)
     {
+        if (b.expert && m_E > 1)
+        {
+            // expert gradients: over the replicas of the same experts (the same
+            // position in every EP group of the DP group)
+            for (uint32_t e = 0; e < m_E && m_D / m_E > 1; ++e)
+            {
+                std::vector<uint32_t> members;
+                for (uint32_t d = e; d < m_D; d += m_E)
+                {
+                    members.push_back(RankOf(t, k, d));
+                }
+                out.emplace_back(members, "edp" + std::to_string(m_dpGroup[members[0]] * m_E + e));
+            }
+            continue;
+        }
         std::vector<uint32_t> members(m_D);
         for (uint32_t d = 0; d < m_D; ++d)
         {
             members[d] = RankOf(t, k, d);
         }
+        out.emplace_back(members, "dp" + std::to_string(m_dpGroup[members[0]]));
+    }
+    return out;
+}
+
+void
+GraphBuilder::EmitBucket(uint32_t k, const Bucket& b, uint32_t index, uint32_t iteration)
+{
+    for (const auto& [members, name] : BucketGroups(k, b))
+    {
         TrainingTask a;
         CollectiveOp op
             = m_plan.zero == 0 ? CollectiveOp::ALL_REDUCE : CollectiveOp::REDUCE_SCATTER;
-        Collective(a,
-                   members,
-                   op,
-                   b.bytes,
-                   TrainingDimension::DP,
-                   "dp" + std::to_string(m_dpGroup[members[0]]));
+        Collective(a, members, op, b.bytes, TrainingDimension::DP, name);
         a.label = std::string(op == CollectiveOp::ALL_REDUCE ? "AR" : "RS") + " bucket"
                   + std::to_string(index);
         a.phase = TrainingPhase::BACKWARD;
@@ -938,20 +1110,15 @@ GraphBuilder::EmitStageEnd(uint32_t k, uint32_t iteration)
     {
         for (uint32_t bi = 0; bi < m_buckets[k].size(); ++bi)
         {
-            for (uint32_t t = 0; t < m_T; ++t)
+            for (const auto& [members, name] : BucketGroups(k, m_buckets[k][bi]))
             {
-                std::vector<uint32_t> members(m_D);
-                for (uint32_t d = 0; d < m_D; ++d)
-                {
-                    members[d] = RankOf(t, k, d);
-                }
                 TrainingTask a;
                 Collective(a,
                            members,
                            CollectiveOp::ALL_GATHER,
                            m_buckets[k][bi].bytes,
                            TrainingDimension::DP,
-                           "dp" + std::to_string(m_dpGroup[members[0]]));
+                           name);
                 a.label = "AG bucket" + std::to_string(bi);
                 a.phase = TrainingPhase::OPTIMIZER;
                 a.layer = m_buckets[k][bi].lowest;

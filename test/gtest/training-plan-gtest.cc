@@ -867,3 +867,72 @@ TEST(TrainingPlan, Gpt3GraphBuildsQuickly)
                            });
     EXPECT_GE(computes.size(), 48u * 2 * p.microbatches);
 }
+
+TEST(TrainingPlan, ExpertParallelAllToAll)
+{
+    TransformerConfig c = TINY;
+    c.experts = 4;
+    c.moeEvery = 2;
+    Model m = MakeTransformer("tiny-moe", c);
+    uint32_t moeLayers = 0;
+    for (const auto& l : m.layers)
+    {
+        moeLayers += l.experts > 0;
+    }
+    ASSERT_EQ(moeLayers, 2u);
+    TrainingPlan p;
+    p.dp = 4;
+    p.ep = 2;
+    p.microbatches = 2;
+    p.microbatchSize = 2;
+    TrainingGraph g = Build(m, p);
+    auto a2a = Select(g,
+                      [](const TrainingTask& t)
+                      {
+                          return IsCollective(t, TrainingDimension::EP, CollectiveOp::ALL_TO_ALL);
+                      });
+    // dispatch + combine in forward and in backward, per MoE layer, microbatch and EP group
+    EXPECT_EQ(a2a.size(), moeLayers * p.microbatches * 4 * (p.dp / p.ep));
+    auto ep = p.Groups(TrainingDimension::EP);
+    for (auto* t : a2a)
+    {
+        EXPECT_EQ(t->bytes, 2 * TINY.sequence * TINY.hidden * 2);
+        EXPECT_NE(std::find(ep.begin(), ep.end(), t->ranks), ep.end());
+    }
+    // expert gradients: reduced over the replicas of the same experts (dp / ep ranks),
+    // each rank holding experts / ep of them
+    uint32_t expertBuckets = 0;
+    for (const auto& t : g.tasks)
+    {
+        if (IsCollective(t, TrainingDimension::DP, CollectiveOp::ALL_REDUCE)
+            && m.layers[t.layer].experts > 0)
+        {
+            ++expertBuckets;
+            EXPECT_EQ(t.ranks.size(), 2u);
+            EXPECT_EQ(t.bytes, m.layers[t.layer].parameters / 2 * 2);
+        }
+    }
+    EXPECT_EQ(expertBuckets, moeLayers * p.ep);
+    p.ep = 3;
+    ExpectInvalid(
+        [&]
+        {
+            p.Validate(m);
+        },
+        {"ep: 3", "4 experts"});
+    p.ep = 4;
+    p.dp = 2;
+    ExpectInvalid(
+        [&]
+        {
+            p.Validate(m);
+        },
+        {"ep: 4", "dp (2)"});
+    c.moeEvery = 0;
+    ExpectInvalid(
+        [&]
+        {
+            MakeTransformer("bad", c);
+        },
+        {"experts", "moeEvery"});
+}
