@@ -42,7 +42,8 @@ struct TrainingPlan
     uint32_t dp{1};
     uint32_t tp{1};
     uint32_t pp{1};
-    uint32_t ep{1};             //!< expert-parallel group size (divides dp x tp; MoE layers only)
+    uint32_t ep{1}; //!< expert-parallel group size: divides dp and every MoE layer's experts
+                    //!< (EP groups are consecutive members of a DP group); MoE models only
     uint32_t microbatches{1};   //!< per iteration, per data-parallel replica
     uint32_t microbatchSize{1}; //!< samples per microbatch
     PipelineSchedule schedule{PipelineSchedule::ONE_F_ONE_B};
@@ -75,6 +76,48 @@ struct TrainingPlan
  * the TP collectives, the pipeline sends, the DP gradient buckets (or ZeRO
  * ReduceScatter/AllGather), the EP AllToAlls and the weight streams.
  * Validates the plan first.
+ *
+ * Choices (see also the comments in training-plan.cc):
+ * - Stages: the model is cut into pipeline units (a transformer layer =
+ *   attention + MLP; the embedding joins the first, the logits the last;
+ *   any other layer is a unit), split into pp x virtualStages contiguous
+ *   chunks balancing training FLOPs (interleaved: equal unit counts);
+ *   chunk c runs on stage c mod pp.
+ * - Compute: one task per rank, microbatch, pass and compute group; a group
+ *   fuses consecutive layers of a chunk with no communication between them
+ *   (a TP collective, a MoE AllToAll, a DP bucket edge, a per-layer weight
+ *   stream or ZeRO-3 gather break it). A backward task is the input plus the
+ *   weight gradient. Every layer of a transformer is divided over the tp
+ *   shards (the embedding vocabulary-parallel). `layer` is the group's lowest.
+ * - TP: after each attention and MLP block, forward and backward, an
+ *   AllReduce of b·s·h elements (sequence parallel: a ReduceScatter then an
+ *   AllGather, each of that size); the next compute of the rank waits for it
+ *   (Megatron runs them synchronously). Recomputation re-runs the forward of
+ *   a chunk's recomputable layers, with their TP collectives (phase
+ *   RECOMPUTE), right before the chunk's backward: 6 TP collectives per
+ *   layer and microbatch instead of 4. No collective for the embedding or logits.
+ * - PP: a SEND of the chunk's output activation (b x its activationElements)
+ *   per microbatch and TP rank to the next chunk's stage, and the gradient
+ *   back; every TP rank sends the whole activation.
+ * - DP: buckets of at most bucketBytes (a larger layer alone) of each
+ *   stage's TP-shard gradients in reverse layer order, per chunk; launched
+ *   after the last microbatch's backward of their layers (overlap) or after
+ *   the stage's last backward compute. ZeRO-1/2: ReduceScatter of the bucket,
+ *   then after the optimizer an AllGather of the same size (parameters in
+ *   the model's type); ZeRO-3: the ReduceScatter, and per layer, microbatch
+ *   and pass an AllGather of its parameters before the compute.
+ * - Optimizer: a COMPUTE task per rank after its bucket reductions: roofline
+ *   of 12 FLOPs (fp32) and 16 bytes of memory traffic per local parameter
+ *   (divided by dp under ZeRO); the rank's next iteration starts after it
+ *   (and after the ZeRO-1/2 AllGathers).
+ * - EP (MoE layers only): a dispatch and a combine AllToAll of b·s·h
+ *   elements around each MoE layer in every pass; expert gradients are
+ *   reduced over the dp/ep replicas of the same experts.
+ * - WS: before each layer's compute in forward and in backward, per
+ *   microbatch (weights do not stay resident), a STREAM of its TP shard's
+ *   parameters to the DP replicas of that stage and shard; the stream of a
+ *   layer may start once the compute two layers back has finished (one
+ *   layer of prefetch). Recomputation streams nothing extra.
  */
 TrainingGraph MakeTrainingGraph(const Model& model,
                                 const DeviceSpec& device,
