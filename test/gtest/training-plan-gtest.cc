@@ -833,6 +833,30 @@ TEST(TrainingPlan, EveryCombinationValidates)
         }
     }
     EXPECT_EQ(built, 3u * 4 * 16);
+    TransformerConfig moe = TINY;
+    moe.layers = 8;
+    moe.experts = 4;
+    moe.moeEvery = 2;
+    for (auto s :
+         {PipelineSchedule::GPIPE, PipelineSchedule::ONE_F_ONE_B, PipelineSchedule::INTERLEAVED})
+    {
+        for (uint32_t flags = 0; flags < 8; ++flags)
+        {
+            TrainingPlan p;
+            p.schedule = s;
+            p.pp = 2;
+            p.virtualStages = s == PipelineSchedule::INTERLEAVED ? 2 : 1;
+            p.tp = 2;
+            p.dp = 4;
+            p.ep = 2;
+            p.microbatches = 2;
+            p.zero = flags & 3;
+            p.recompute = flags & 4;
+            p.weightStreaming = flags & 1;
+            EXPECT_NO_THROW(Build(MakeTransformer("moe", moe), p))
+                << ToString(s) << " flags " << flags;
+        }
+    }
     for (const auto& name : ModelNames())
     {
         TrainingPlan p;
