@@ -557,6 +557,44 @@ TEST(TrainingPlan, InterleavedSchedule)
         forwards += s.first == 'F';
     }
     EXPECT_EQ(forwards, p.microbatches * p.virtualStages);
+
+    // deeper pipelines, more chunks and microbatches (and 1F1B with fewer microbatches than
+    // stages): every step of every stage is emitted, the sends match the chunk boundaries
+    Model deep = Tiny(24);
+    for (uint32_t pp : {2u, 4u})
+    {
+        for (uint32_t v : {1u, 2u, 3u})
+        {
+            for (uint32_t mult : {1u, 2u, 3u})
+            {
+                TrainingPlan q;
+                q.pp = pp;
+                q.virtualStages = v;
+                q.schedule = v > 1 ? PipelineSchedule::INTERLEAVED : PipelineSchedule::ONE_F_ONE_B;
+                q.microbatches = v > 1 ? pp * mult : mult;
+                TrainingGraph h = Build(deep, q);
+                uint64_t sendCount = 0;
+                for (const auto& t : h.tasks)
+                {
+                    sendCount += t.kind == TrainingTaskKind::SEND;
+                }
+                EXPECT_EQ(sendCount, 2u * q.microbatches * (pp * v - 1));
+                for (uint32_t k = 0; k < pp; ++k)
+                {
+                    uint32_t f = 0;
+                    uint32_t b = 0;
+                    for (const auto& st : Steps(h, k))
+                    {
+                        (st.first == 'F' ? f : b) += 1;
+                    }
+                    // one step per chunk and microbatch (consecutive steps never repeat a
+                    // microbatch)
+                    EXPECT_EQ(f, q.microbatches * v) << "pp " << pp << " v " << v << " stage " << k;
+                    EXPECT_EQ(b, q.microbatches * v) << "pp " << pp << " v " << v << " stage " << k;
+                }
+            }
+        }
+    }
 }
 
 TEST(TrainingPlan, DataParallelBuckets)
