@@ -55,6 +55,7 @@ set(DLNET_SOURCES
   model/workload/model-layer.cc
   model/workload/model-zoo.cc
   model/workload/training-graph.cc
+  model/workload/workload-import.cc
   helper/collective-helper.cc
   helper/experiment/command-line-options.cc
   helper/experiment/experiment-options.cc
@@ -130,6 +131,7 @@ set(DLNET_HEADERS
   model/workload/model-layer.h
   model/workload/model-zoo.h
   model/workload/training-graph.h
+  model/workload/workload-import.h
   model/workload/compute-model.h
   model/workload/training-plan.h
   model/workload/training-simulation.h
