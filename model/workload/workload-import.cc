@@ -951,6 +951,35 @@ BuildAstra(const TextWorkload& w, const std::string& file, const WorkloadImportO
         gs.stridedTp = Blocks(R, M, true, "mp", TrainingDimension::TP);
     }
 
+    uint64_t recomputed = 0;
+    if (w.policy == Policy::TRANSFORMER_FWD_IN_BCKWD)
+    {
+        for (uint64_t i : w.initiates)
+        {
+            auto c = w.checkpoints.lower_bound(i);
+            if (c == w.checkpoints.begin())
+            {
+                Fail(file,
+                     hl,
+                     "checkpoint_initiates",
+                     "layer " + std::to_string(i) + " has no checkpoint below it");
+            }
+            recomputed += i - *std::prev(c);
+        }
+    }
+    // At most 3 computes and 3 collective tasks per rank per layer (6 with
+    // ALLREDUCEALLTOALL's pair, at most R/2 groups): refuse before building.
+    double estimate
+        = static_cast<double>(o.iterations) * R * (6.0 * w.layers.size() + 2.0 * recomputed);
+    if (estimate > MAX_IMPORT_TASKS)
+    {
+        Fail(file,
+             hl,
+             "ranks",
+             "ranks x layers x iterations could make up to " + dlnet::ShortestText(estimate)
+                 + " tasks",
+             "at most " + std::to_string(MAX_IMPORT_TASKS));
+    }
     TrainingGraph g;
     g.name = file;
     g.ranks = R;
@@ -1162,6 +1191,16 @@ BuildSimai(const TextWorkload& w, const std::string& file, const WorkloadImportO
              std::to_string(PP) + " stages but only " + std::to_string(nl) + " layers");
     }
     uint32_t R = N;
+    double estimate = static_cast<double>(o.iterations) * w.ga * R * (6.0 * nl + 2.0);
+    if (estimate > MAX_IMPORT_TASKS)
+    {
+        Fail(file,
+             hl,
+             "all_gpus",
+             "all_gpus x ga x layers x iterations could make up to " + dlnet::ShortestText(estimate)
+                 + " tasks",
+             "at most " + std::to_string(MAX_IMPORT_TASKS));
+    }
     auto rankOf = [&](uint64_t tp, uint64_t pp, uint64_t dp)
     {
         return static_cast<uint32_t>(tp + TP * (pp + PP * dp));
