@@ -605,6 +605,10 @@ ParseText(const std::string& text, const std::string& file)
         while (k < h.toks.size())
         {
             std::string t = h.toks[k++];
+            if (t == "pp_comm")
+            {
+                t = "pp_comm:"; // AICB writes this key without its colon
+            }
             static const std::vector<std::string> keys = {"model_parallel_NPU_group:",
                                                           "ep:",
                                                           "pp:",

@@ -417,6 +417,23 @@ TEST(WorkloadImport, SimaiPipeline)
     EXPECT_EQ(e.tasks[Find(e, "L0 moe fwd comm mb0 it0")].dimension, TrainingDimension::EP);
     EXPECT_TRUE(CollectiveGroups(e, "L0 moe wg comm mb0 it0").empty()); // expert-data groups of 1
     ExpectError(text, Opts(16), {"f.txt:1:", "all_gpus", "disagrees with ranks 16"});
+    // AICB writes "pp_comm BYTES" without a colon; keys in another order
+    std::string aicb = text;
+    aicb.replace(aicb.find("pp_comm: 1000"), 13, "pp_comm 1000");
+    aicb.replace(aicb.find("ep: 1 pp: 2"), 11, "pp: 2 ep: 1");
+    TrainingGraph a = ImportAstraSimText(aicb, "a.txt", Opts(0));
+    EXPECT_EQ(a.tasks.size(), g.tasks.size());
+    EXPECT_EQ(Count(a, TrainingTaskKind::SEND), 16u);
+    ExpectError(text + "z -1 1 NONE 0 1 NONE 0 1 NONE 0 0\n", Opts(0), {"f.txt:5: layers:"});
+    ExpectError("HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 2 pp: 3 all_gpus: 8\n1\n"
+                "x -1 1 NONE 0 1 NONE 0 1 NONE 0 0\n",
+                Opts(0),
+                {"f.txt:1: all_gpus: 8 is not a multiple of model_parallel_NPU_group x pp = 6"});
+    ExpectError(
+        "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 2 ga: 2 ga: 3 all_gpus: 8\n1\n"
+        "x -1 1 NONE 0 1 NONE 0 1 NONE 0 0\n",
+        Opts(0),
+        {"f.txt:1: ga: given twice"});
 }
 
 TEST(WorkloadImport, Chakra)
