@@ -1901,13 +1901,6 @@ ImportChakraJson(const std::string& text,
                              + " is not a group",
                          names.empty() ? "none: no groups given" : Join(names));
                 }
-                const auto& m = v[k].pg.empty() ? everyone : groups[v[k].pg];
-                if (std::find(m.begin(), m.end(), r) == m.end())
-                {
-                    fail("pg_name",
-                         where + ", node Id " + std::to_string(v[k].id)
-                             + ": the rank is not in group " + Quote(v[k].pg));
-                }
                 v[k].seq = count[v[k].pg]++;
             }
         }
@@ -1917,6 +1910,27 @@ ImportChakraJson(const std::string& text,
     g.name = file;
     g.ranks = R;
     g.iterations = 1;
+    // Every rank that issues a collective must belong to its group (SPMD
+    // traces too: a shared trace names the same group on every rank).
+    {
+        std::map<std::string, std::set<uint32_t>> member;
+        for (const auto& e : groups)
+        {
+            member[e.first] = std::set<uint32_t>(e.second.begin(), e.second.end());
+        }
+        for (uint32_t r = 0; r < R; ++r)
+        {
+            for (const ChakraNode& c : nodes[r])
+            {
+                if (c.type == 7 && !c.pg.empty() && member[c.pg].count(r) == 0)
+                {
+                    fail("pg_name",
+                         "rank " + std::to_string(r) + ", node Id " + std::to_string(c.id)
+                             + ": the rank is not in group " + Quote(c.pg));
+                }
+            }
+        }
+    }
     Builder b(g, o.type, 1.0);
     // Event-driven matching: a node is ready when its deps have tasks.
     std::vector<std::pair<uint32_t, uint32_t>> ready;

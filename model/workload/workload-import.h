@@ -40,7 +40,8 @@ constexpr uint32_t MAX_IMPORT_TASKS = 1u << 22;
  * \brief Build the training graph of an ASTRA-sim 1.0 text workload (or a
  * SimAI/AICB one: a header with "all_gpus:").
  *
- * See doc/workload-import.md for the semantics of every parallelism policy.
+ * See doc/workload-import.md for the semantics of every parallelism policy
+ * (read from ASTRA-sim 1.0's Workload.cc) and of SimAI's pipeline.
  * \param text the file's contents
  * \param fileName names the file in errors and becomes the graph's name
  * \param o the settings
@@ -71,9 +72,9 @@ TrainingGraph ImportChakraJson(const std::string& text,
 /**
  * \ingroup dlnet
  * \brief Read a workload file and import it by its content: JSON with
- * "workload_graph" -> Chakra (groups from a sibling FILE-groups.json or
- * chakra-groups.json... see the doc: none here); a header with "all_gpus:"
- * -> SimAI; otherwise ASTRA-sim 1.0 text.
+ * "workload_graph" -> ImportChakraJson (groups only from a "groups" object
+ * inside the file); a first line with "all_gpus:" -> SimAI; otherwise
+ * ASTRA-sim 1.0 text (both through ImportAstraSimText).
  * \param path the file
  * \param o the settings
  * \return the graph

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <initializer_list>
@@ -602,4 +603,32 @@ TEST(WorkloadImport, ExampleFiles)
         EXPECT_GT(Count(g, TrainingTaskKind::COLLECTIVE), 0u);
     }
     EXPECT_EQ(ImportWorkloadFile(Source("gpt-simai.txt"), Opts(0)).ranks, 8u);
+}
+
+TEST(WorkloadImport, FileDispatchesChakraWithEmbeddedGroups)
+{
+    std::string path = testing::TempDir() + "dlnet-chakra-embedded.json";
+    std::ofstream(path) << R"({"ranks": 4, "groups": {"pair": [1, 3]}, "workload_graph": [
+        {"Id": 1, "Name": "ar", "NodeType": 7, "comm_type": 6, "comm_size": 32, "pg_name": "pair"}]})";
+    // every rank runs the same trace, so ranks 0 and 2 are not in "pair"
+    try
+    {
+        ImportWorkloadFile(path, Opts(0));
+        ADD_FAILURE() << "ranks outside the group accepted";
+    }
+    catch (const std::invalid_argument& e)
+    {
+        EXPECT_NE(std::string(e.what()).find("not in group 'pair'"), std::string::npos) << e.what();
+    }
+    std::ofstream(path) << R"({"ranks": 4, "groups": {"pair": [0, 1]}, "workload_graph": [
+        {"Id": 1, "Name": "ar", "NodeType": 7, "comm_type": 6, "comm_size": 32, "pg_name": "pair"}]})";
+    EXPECT_THROW(ImportWorkloadFile(path, Opts(0)), std::invalid_argument); // ranks 2 and 3
+    std::ofstream(path) << R"({"ranks": 2, "groups": {"pair": [1, 0]}, "workload_graph": [
+        {"Id": 1, "Name": "a2a", "NodeType": 7, "comm_type": 6, "comm_size": 32, "pg_name": "pair"}]})";
+    TrainingGraph g = ImportWorkloadFile(path, Opts(0));
+    ASSERT_EQ(g.tasks.size(), 1u);
+    EXPECT_EQ(g.tasks[0].ranks, (std::vector<uint32_t>{1, 0}));
+    EXPECT_EQ(g.tasks[0].op, CollectiveOp::ALL_TO_ALL);
+    EXPECT_EQ(g.tasks[0].dimension, TrainingDimension::EP);
+    std::remove(path.c_str());
 }
