@@ -111,8 +111,71 @@ Mutate(const std::string& in, Rng& rng)
     for (uint32_t k = 0; k < rounds && !s.empty(); ++k)
     {
         auto toks = Tokens(s);
-        switch (rng.Below(8))
+        switch (rng.Below(11))
         {
+            case 8:
+            { // a valid-looking small number (keeps more cases importable)
+                std::vector<std::pair<std::size_t, std::size_t>> nums;
+                for (auto t : toks)
+                {
+                    if (std::isdigit(static_cast<unsigned char>(s[t.first])))
+                    {
+                        nums.push_back(t);
+                    }
+                }
+                if (!nums.empty())
+                {
+                    auto t = nums[rng.Below(nums.size())];
+                    s.replace(t.first, t.second, std::to_string(rng.Below(9)));
+                }
+                break;
+            }
+            case 9:
+            { // another collective or policy name
+                static const std::vector<std::string> words = {"NONE",
+                                                               "ALLREDUCE",
+                                                               "ALLGATHER",
+                                                               "REDUCESCATTER",
+                                                               "ALLTOALL",
+                                                               "ALLREDUCEALLTOALL",
+                                                               "ALLTOALL_EP",
+                                                               "ALLREDUCE_DP_EP"};
+                static const std::vector<std::string> policies
+                    = {"DATA",
+                       "MODEL",
+                       "HYBRID_DATA_MODEL",
+                       "HYBRID_MODEL_DATA",
+                       "HYBRID_DLRM 2",
+                       "MICRO",
+                       "HYBRID_TRANSFORMER model_parallel_NPU_group: 2"};
+                std::vector<std::pair<std::size_t, std::size_t>> names;
+                for (auto t : toks)
+                {
+                    if (std::isupper(static_cast<unsigned char>(s[t.first])))
+                    {
+                        names.push_back(t);
+                    }
+                }
+                if (names.empty())
+                {
+                    break;
+                }
+                auto t = names[rng.Below(names.size())];
+                if (t.first == 0 && s.find("all_gpus") == std::string::npos)
+                {
+                    std::size_t e = s.find('\n');
+                    s.replace(0,
+                              e == std::string::npos ? s.size() : e,
+                              policies[rng.Below(policies.size())]);
+                }
+                else
+                {
+                    s.replace(t.first, t.second, words[rng.Below(words.size())]);
+                }
+                break;
+            }
+            case 10: // no change in this round
+                break;
             case 0: // truncate
                 s.resize(rng.Below(s.size()));
                 break;
@@ -226,6 +289,11 @@ TEST(WorkloadFuzz, MutatedExamplesImportOrThrowInvalidArgument)
             WorkloadImportOptions o;
             o.ranks = ex.ranks;
             o.iterations = 2;
+            o.modelParallel = ex.ranks == 8 ? 2 : 0; // for policies without a group of their own
+            if (text.find("model_parallel_NPU_group: 4") != std::string::npos)
+            {
+                o.modelParallel = 0;
+            }
             try
             {
                 TrainingGraph g = json ? ImportChakraJson(text, ex.file, groups, o)
