@@ -57,6 +57,7 @@ set(DLNET_SOURCES
   model/workload/training-graph.cc
   model/workload/compute-model.cc
   model/workload/training-plan.cc
+  model/workload/workload-import.cc
   helper/collective-helper.cc
   helper/experiment/command-line-options.cc
   helper/experiment/experiment-options.cc
@@ -132,6 +133,7 @@ set(DLNET_HEADERS
   model/workload/model-layer.h
   model/workload/model-zoo.h
   model/workload/training-graph.h
+  model/workload/workload-import.h
   model/workload/compute-model.h
   model/workload/training-plan.h
   model/workload/training-simulation.h

@@ -46,6 +46,7 @@
 #include "ns3/training-graph.h"
 #include "ns3/compute-model.h"
 #include "ns3/training-plan.h"
+#include "ns3/workload-import.h"
 #include "ns3/omnireduce-backend.h"
 #include "ns3/omnireduce-header.h"
 #include "ns3/omnireduce-helper.h"
