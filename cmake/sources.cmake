@@ -55,6 +55,8 @@ set(DLNET_SOURCES
   model/workload/model-layer.cc
   model/workload/model-zoo.cc
   model/workload/training-graph.cc
+  model/workload/training-simulation.cc
+  model/workload/training-breakdown.cc
   helper/collective-helper.cc
   helper/experiment/command-line-options.cc
   helper/experiment/experiment-options.cc

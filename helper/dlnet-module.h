@@ -44,6 +44,8 @@
 #include "ns3/model-layer.h"
 #include "ns3/model-zoo.h"
 #include "ns3/training-graph.h"
+#include "ns3/training-simulation.h"
+#include "ns3/training-breakdown.h"
 #include "ns3/omnireduce-backend.h"
 #include "ns3/omnireduce-header.h"
 #include "ns3/omnireduce-helper.h"

@@ -5,6 +5,7 @@
 #define DLNET_TRAINING_SIMULATION_H
 
 #include "ns3/cluster.h"
+#include "ns3/collective-backend.h"
 #include "ns3/object.h"
 #include "ns3/topology.h"
 #include "ns3/traced-callback.h"
@@ -88,6 +89,15 @@ public:
     /// \return collectives started (all jobs)
     uint64_t GetCollectives() const;
 
+    /**
+     * After Simulator::Run returned with tasks unfinished (a deadlocked
+     * graph): the first task, in job then graph order, that never started,
+     * and what it waits for (an unfinished dep, or the stream whose head is
+     * another task).
+     * \return that sentence; "" when every task finished
+     */
+    std::string DescribeStuck() const;
+
     /// Signature of the TaskDone trace source.
     typedef void (*TaskDoneCallback)(const TrainingTaskRun& run);
 
@@ -96,6 +106,31 @@ protected:
 
 private:
     struct State;
+    /// \return the stream ids (job rank * streams + stream) a task occupies
+    static std::vector<uint32_t> StreamsOf(const TrainingTask& task);
+    /// \return the communicator of a collective or send task (cluster ranks)
+    Communicator CommOf(uint32_t job, const TrainingTask& task) const;
+    /// \return the request of a collective or send task (timing mode)
+    static CollectiveRequest RequestOf(const TrainingTask& task);
+    /// \return the backend name that runs a request of a job's dimension (auto resolved, cached)
+    std::string ResolveBackend(uint32_t job,
+                               TrainingDimension d,
+                               const CollectiveRequest& request,
+                               const Communicator& comm);
+    /// \return the instance of (job, dimension, backend name), created on first use
+    Ptr<CollectiveBackend> BackendFor(uint32_t job, TrainingDimension d, const std::string& name);
+    /// Build a job's streams and dependants; validate its communication tasks.
+    void Prepare(uint32_t job);
+    /// Start a task if it is ready and at the head of all its streams.
+    void TryStart(uint32_t job, uint32_t task);
+    /// Start a communication task's work on the network.
+    void Launch(uint32_t job, uint32_t task);
+    /// A task's work ended: free its streams, finish it after its finishDelay.
+    void WorkEnd(uint32_t job, uint32_t task);
+    /// A task finished: release its dependants.
+    void Finish(uint32_t job, uint32_t task);
+
+    bool m_free{false}; //!< FreeCommunication attribute
     std::unique_ptr<State> m_state;
     TracedCallback<const TrainingTaskRun&> m_taskDone;
 };
