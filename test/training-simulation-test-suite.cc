@@ -360,7 +360,7 @@ class SendTestCase : public TestCase
 {
 public:
     SendTestCase()
-        : TestCase("send of B bytes on a star = B/rate + latencies")
+        : TestCase("send of B bytes on a star = B over the rate + latencies")
     {
     }
 
@@ -728,8 +728,8 @@ class StreamTestCase : public TestCase
 {
 public:
     StreamTestCase()
-        : TestCase("weight stream on wafer-mesh and fred-d: done, at least bytes / (18 x 128 "
-                   "GB/s)")
+        : TestCase("weight stream on wafer-mesh and fred-d: done, no faster than bytes over 18 "
+                   "I-O links of 128 GBps")
     {
     }
 

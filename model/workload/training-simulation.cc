@@ -211,6 +211,10 @@ TrainingSimulation::Setup(const Cluster& cluster,
                           std::vector<TrainingJobSetup> jobs)
 {
     NS_ABORT_MSG_IF(m_state->started, "TrainingSimulation::Setup after Start");
+    for (auto& [key, b] : m_state->backends)
+    {
+        b.backend->Dispose(); // a second Setup: the first one's backends go
+    }
     m_state = std::make_unique<State>();
     State& s = *m_state;
     s.cluster = cluster;
