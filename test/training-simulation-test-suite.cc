@@ -702,7 +702,7 @@ private:
         TrainingJobSetup other = Job(g, {1, 2});
         other.name = "job1";
         Expect(Error(Star(4), {Job(g, {0, 1}), other}), {"job1", "placement", "job0"});
-        Expect(Error(Star(4), {Job(g, {}, "no-such")}), {"job0", "dimension", "no-such"});
+        Expect(Error(Star(4), {Job(g, {}, "no-such")}), {"job0 dimension tp", "backend", "no-such"});
         TrainingGraph rs;
         rs.ranks = 2;
         TrainingTask t = Collective({0, 1}, 1 << 16);
@@ -766,6 +766,42 @@ private:
     }
 };
 
+/// In-network aggregation (switchml) runs one collective at a time: concurrent groups queue.
+class SerialInNetworkTestCase : public TestCase
+{
+public:
+    SerialInNetworkTestCase()
+        : TestCase("switchml: two dp groups issued at once run one after the other")
+    {
+    }
+
+private:
+    void DoRun() override
+    {
+        TrainingGraph g;
+        g.ranks = 4;
+        TrainingTask a = Collective({0, 1}, 1 << 18);
+        a.type = DataType::FP32;
+        a.group = "dp0";
+        TrainingTask b = Collective({2, 3}, 1 << 18);
+        b.type = DataType::FP32;
+        b.group = "dp1";
+        g.Add(a);
+        g.Add(b);
+        Outcome o = RunJobs(Star(4), {Job(g, {}, "switchml")});
+        NS_TEST_ASSERT_MSG_EQ(o.finished, true, "finished");
+        NS_TEST_EXPECT_MSG_EQ(o.runs[0][0].backend, "switchml", "backend");
+        NS_TEST_EXPECT_MSG_EQ(o.runs[0][1].start, Time(0), "streams free at once");
+        NS_TEST_EXPECT_MSG_GT(o.runs[0][1].end, o.runs[0][0].end, "after the first");
+        // the second's span: its wait for the first, then its own run (about as long)
+        NS_TEST_EXPECT_MSG_GT(Span(o.runs[0][1]), 1.9 * Span(o.runs[0][0]), "queued");
+        // and the same groups by ring run side by side
+        Outcome r = RunJobs(Star(4), {Job(g)});
+        NS_TEST_EXPECT_MSG_EQ_TOL(
+            Span(r.runs[0][1]), Span(r.runs[0][0]), 1e-3 * Span(r.runs[0][0]), "ring: concurrent");
+    }
+};
+
 class TrainingSimulationTestSuite : public TestSuite
 {
 public:
@@ -784,6 +820,7 @@ public:
         AddTestCase(new DeterminismTestCase, TestCase::QUICK);
         AddTestCase(new SetupErrorTestCase, TestCase::QUICK);
         AddTestCase(new StreamTestCase, TestCase::QUICK);
+        AddTestCase(new SerialInNetworkTestCase, TestCase::QUICK);
     }
 };
 

@@ -276,7 +276,7 @@ TrainingSimulation::Setup(const Cluster& cluster,
                 }
                 catch (const std::invalid_argument& e)
                 {
-                    throw std::invalid_argument(where + "dimension "
+                    throw std::invalid_argument(js.name + " dimension "
                                                 + ToString(TrainingDimension(d)) + ": " + e.what());
                 }
             }

@@ -58,6 +58,37 @@ struct TrainingTaskRun
  * timers and every byte through the fabric (collectives through the
  * CollectiveRegistry backends, sends through the same engine, weight streams
  * from the topology's I/O controllers). Several jobs share the cluster.
+ *
+ * Execution is event-driven, O(tasks + deps + stream slots): each task
+ * counts its unfinished deps, each (job rank, stream) is a FIFO of task
+ * indices in graph order; streams are compute and one per dimension.
+ * A task's end is its work's end: its streams are free then, its
+ * dependants are released finishDelay later.
+ *
+ * - Backends: one instance per (job, dimension, backend name); `auto`
+ *   resolves per (job, dimension, op, bytes, group size) with ChooseAuto on
+ *   the topology's NetworkModel of the first such group (cached). Step
+ *   schedules share the cluster's engine and run many collectives at once;
+ *   fred-in-switch runs concurrent groups itself; the other in-network
+ *   backends (switchml, omnireduce) run one collective at a time on the
+ *   whole cluster (every job): a collective that finds its backend busy
+ *   holds its streams (its start) and waits in a FIFO, so its span
+ *   includes the wait.
+ * - SEND: SEND_RECV over the 2-member communicator (sender, receiver)
+ *   through the dimension's backend, or ring when that backend has no
+ *   point-to-point (every step schedule has); fp16 elements, an odd size
+ *   rounded up by one byte.
+ * - STREAM: on a wafer topology only (Setup refuses others): each receiver's
+ *   bytes come in equal shares (rounded up) from every I/O controller
+ *   (WeightStreaming to those NPUs); one weight stream at a time per
+ *   wafer (they share the controllers), in FIFO order like the serial
+ *   backends. On FRED the stream's FredCollectives and a fred-in-switch
+ *   backend's are separate switch programs: running both at once on one
+ *   wafer is not checked.
+ * - Deadlock: streams run in graph order and deps point to earlier tasks,
+ *   so a valid graph always progresses (its lowest unfinished task can
+ *   start); a run that ends unfinished (a backend that never completes, a
+ *   stop time) is described by DescribeStuck.
  */
 class TrainingSimulation : public Object
 {
