@@ -621,6 +621,28 @@ private:
         NS_TEST_EXPECT_MSG_EQ_TOL(b1[0].computeSeconds, 27e-6, 1e-12, "3 x (3 + 6) us");
         Outcome f = RunJobs(Star(4), {Job(g)}, true);
         CheckSums(this, g, f.runs[0], true);
+
+        // priority: tp over dp when both are in progress (both start at 0, tp shorter: its
+        // traffic class goes first)
+        TrainingGraph two;
+        two.ranks = 2;
+        uint32_t dp = two.Add(Collective({0, 1}, 4 << 20, TrainingDimension::DP));
+        uint32_t tp = two.Add(Collective({0, 1}, 1 << 13, TrainingDimension::TP));
+        TrainingJobSetup prio = Job(two);
+        prio.dimensions[uint32_t(TrainingDimension::DP)].trafficClass = 1; // tp's class first
+        Outcome p = RunJobs(Star(2), {prio});
+        NS_TEST_ASSERT_MSG_EQ(p.finished, true, "finished");
+        double tTp = Span(p.runs[0][tp]);
+        double tDp = Span(p.runs[0][dp]);
+        NS_TEST_EXPECT_MSG_LT(tTp, tDp, "tp shorter");
+        auto pb = ComputeBreakdown(two, p.runs[0], false, 0);
+        NS_TEST_EXPECT_MSG_EQ_TOL(
+            pb[1].exposedSeconds[uint32_t(TrainingDimension::TP)], tTp, 1e-12, "tp first");
+        NS_TEST_EXPECT_MSG_EQ_TOL(
+            pb[1].exposedSeconds[uint32_t(TrainingDimension::DP)], tDp - tTp, 1e-12, "dp the rest");
+        NS_TEST_EXPECT_MSG_EQ_TOL(
+            pb[1].commSeconds[uint32_t(TrainingDimension::DP)], tDp, 1e-12, "dp busy throughout");
+        CheckSums(this, two, p.runs[0], false);
     }
 };
 
@@ -702,7 +724,8 @@ private:
         TrainingJobSetup other = Job(g, {1, 2});
         other.name = "job1";
         Expect(Error(Star(4), {Job(g, {0, 1}), other}), {"job1", "placement", "job0"});
-        Expect(Error(Star(4), {Job(g, {}, "no-such")}), {"job0 dimension tp", "backend", "no-such"});
+        Expect(Error(Star(4), {Job(g, {}, "no-such")}),
+               {"job0 dimension tp", "backend", "no-such"});
         TrainingGraph rs;
         rs.ranks = 2;
         TrainingTask t = Collective({0, 1}, 1 << 16);
