@@ -825,6 +825,75 @@ private:
     }
 };
 
+/// A large graph runs (event-driven, no per-event scan) and gives the exact critical path.
+class ScaleTestCase : public TestCase
+{
+public:
+    ScaleTestCase()
+        : TestCase("scale: 16 ranks x 5000 computes with barriers, free communication, exact")
+    {
+    }
+
+private:
+    void DoRun() override
+    {
+        const uint32_t ranks = 16;
+        const uint32_t steps = 5000;
+        TrainingGraph g;
+        g.ranks = ranks;
+        std::vector<uint32_t> all;
+        for (uint32_t r = 0; r < ranks; ++r)
+        {
+            all.push_back(r);
+        }
+        std::vector<uint32_t> last(ranks, UINT32_MAX);
+        uint32_t barrier = UINT32_MAX;
+        for (uint32_t k = 0; k < steps; ++k)
+        {
+            for (uint32_t r = 0; r < ranks; ++r)
+            {
+                std::vector<uint32_t> deps;
+                if (barrier != UINT32_MAX)
+                {
+                    deps.push_back(barrier);
+                }
+                // rank r's compute k lasts 1 us, 2 us on rank k % ranks
+                last[r] = g.Add(Compute(r, r == k % ranks ? 2 : 1, deps));
+            }
+            barrier = UINT32_MAX;
+            if (k % 50 == 49)
+            {
+                barrier = g.Add(Collective(all, 1 << 20, TrainingDimension::DP, last));
+            }
+        }
+        Outcome o = RunJobs(Star(ranks), {Job(g)}, true);
+        NS_TEST_ASSERT_MSG_EQ(o.finished, true, "finished");
+        // between barriers (blocks of 50 computes per rank) the block lasts 50 us plus
+        // 1 us for each 2 us compute of its slowest rank
+        Time expected(0);
+        for (uint32_t block = 0; block < steps / 50; ++block)
+        {
+            uint32_t most = 0;
+            for (uint32_t r = 0; r < ranks; ++r)
+            {
+                uint32_t twos = 0;
+                for (uint32_t k = block * 50; k < block * 50 + 50; ++k)
+                {
+                    twos += k % ranks == r;
+                }
+                most = std::max(most, twos);
+            }
+            expected += MicroSeconds(50 + most);
+        }
+        Time end(0);
+        for (const auto& run : o.runs[0])
+        {
+            end = std::max(end, run.end);
+        }
+        NS_TEST_EXPECT_MSG_EQ(end, expected, "critical path");
+    }
+};
+
 class TrainingSimulationTestSuite : public TestSuite
 {
 public:
@@ -844,6 +913,7 @@ public:
         AddTestCase(new SetupErrorTestCase, TestCase::QUICK);
         AddTestCase(new StreamTestCase, TestCase::QUICK);
         AddTestCase(new SerialInNetworkTestCase, TestCase::QUICK);
+        AddTestCase(new ScaleTestCase, TestCase::QUICK);
     }
 };
 

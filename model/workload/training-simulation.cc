@@ -100,6 +100,8 @@ struct TrainingSimulation::State
     std::map<std::tuple<uint32_t, uint32_t, std::string>, Backend> backends;
     /// auto's choice per (job, dimension, op, bytes, group size)
     std::map<std::tuple<uint32_t, uint32_t, uint32_t, uint64_t, uint32_t>, std::string> autoChoice;
+    /// backend name -> implements SEND_RECV
+    std::map<std::string, bool> sends;
     /// serial resources (backend names, "ws") -> busy and its queue
     std::map<std::string, std::pair<bool, std::deque<Pending>>> serial;
     const WaferScaleTopology* wafer{nullptr};
@@ -181,7 +183,16 @@ TrainingSimulation::ResolveBackend(uint32_t job,
     bool send = request.op == CollectiveOp::SEND_RECV;
     if (configured != "auto")
     {
-        if (send && !CollectiveRegistry::Create(configured, "backend")->Implements(request.op))
+        auto known = s.sends.find(configured);
+        if (send && known == s.sends.end())
+        {
+            known = s.sends
+                        .emplace(configured,
+                                 CollectiveRegistry::Create(configured, "backend")
+                                     ->Implements(CollectiveOp::SEND_RECV))
+                        .first;
+        }
+        if (send && !known->second)
         {
             return "ring"; // a dimension whose backend has no point-to-point sends by ring
         }
