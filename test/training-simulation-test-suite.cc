@@ -894,6 +894,80 @@ private:
     }
 };
 
+/// fred-in-switch on fred-d: one instance for two jobs, concurrent groups; not beside a stream.
+class FredTestCase : public TestCase
+{
+public:
+    FredTestCase()
+        : TestCase("fred-d: fred-in-switch groups of two jobs at once; refused beside a stream")
+    {
+    }
+
+private:
+    void DoRun() override
+    {
+        TopologyConfig c;
+        c.kind = "fred-d";
+        Ptr<const Topology> topology = MakeTopology(c);
+        TrainingGraph g;
+        g.ranks = 8;
+        TrainingTask a = Collective({0, 1, 2, 3}, 1 << 20);
+        a.type = DataType::FP32;
+        a.group = "dp0";
+        TrainingTask b = Collective({4, 5, 6, 7}, 1 << 20);
+        b.type = DataType::FP32;
+        b.group = "dp1";
+        g.Add(a);
+        g.Add(b);
+        TrainingJobSetup one = Job(g, {0, 1, 2, 3, 4, 5, 6, 7}, "fred-in-switch");
+        TrainingJobSetup two = Job(g, {8, 9, 10, 11, 12, 13, 14, 15}, "fred-in-switch");
+        two.name = "job1";
+        Outcome alone = RunJobs(topology, {one});
+        Outcome o = RunJobs(topology, {one, two});
+        NS_TEST_ASSERT_MSG_EQ(o.finished, true, "finished");
+        NS_TEST_EXPECT_MSG_EQ(o.runs[1][1].backend, "fred-in-switch", "backend");
+        for (uint32_t j = 0; j < 2; ++j)
+        {
+            for (uint32_t t = 0; t < 2; ++t)
+            {
+                NS_TEST_EXPECT_MSG_EQ(o.runs[j][t].start, Time(0), "all at once");
+            }
+        }
+        // groups under their own L1 switches: as fast together as one group alone
+        NS_TEST_EXPECT_MSG_EQ_TOL(Span(o.runs[1][1]),
+                                  Span(alone.runs[0][0]),
+                                  0.01 * Span(alone.runs[0][0]),
+                                  "concurrent, each as alone");
+
+        TrainingGraph ws = g;
+        TrainingTask st;
+        st.kind = TrainingTaskKind::STREAM;
+        st.ranks = {0, 1};
+        st.dimension = TrainingDimension::WS;
+        st.bytes = 1 << 20;
+        ws.Add(st);
+        std::string what;
+        {
+            Cluster cluster = topology->Build();
+            Ptr<TrainingSimulation> sim = CreateObject<TrainingSimulation>();
+            try
+            {
+                sim->Setup(
+                    cluster, topology, {Job(ws, {0, 1, 2, 3, 4, 5, 6, 7}, "fred-in-switch")});
+            }
+            catch (const std::invalid_argument& e)
+            {
+                what = e.what();
+            }
+            sim->Dispose();
+        }
+        Simulator::Destroy();
+        std::cout << "error: " << what << std::endl;
+        NS_TEST_EXPECT_MSG_NE(what.find("job0 dimension ws"), std::string::npos, what);
+        NS_TEST_EXPECT_MSG_NE(what.find("fred-in-switch"), std::string::npos, what);
+    }
+};
+
 class TrainingSimulationTestSuite : public TestSuite
 {
 public:
@@ -914,6 +988,7 @@ public:
         AddTestCase(new StreamTestCase, TestCase::QUICK);
         AddTestCase(new SerialInNetworkTestCase, TestCase::QUICK);
         AddTestCase(new ScaleTestCase, TestCase::QUICK);
+        AddTestCase(new FredTestCase, TestCase::QUICK);
     }
 };
 

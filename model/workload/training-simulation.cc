@@ -52,6 +52,20 @@ TaskName(const TrainingGraph& g, uint32_t t)
            + (task.label.empty() ? "" : " '" + task.label + "'") + ")";
 }
 
+/// Runs concurrent groups itself, and owns the wafer's FRED engine: one instance for all jobs.
+const std::string FRED_IN_SWITCH = "fred-in-switch";
+
+/// \return the key of a backend instance: (job, dimension, name); fred-in-switch one for all
+std::tuple<uint32_t, uint32_t, std::string>
+BackendKey(uint32_t job, TrainingDimension d, const std::string& name)
+{
+    if (name == FRED_IN_SWITCH)
+    {
+        return std::make_tuple(UINT32_MAX, UINT32_MAX, name);
+    }
+    return std::make_tuple(job, uint32_t(d), name);
+}
+
 /// Sends go as SEND_RECV of whole fp16 elements (an odd size is rounded up by one byte).
 uint64_t
 SendBytes(uint64_t bytes)
@@ -159,14 +173,19 @@ Ptr<CollectiveBackend>
 TrainingSimulation::BackendFor(uint32_t job, TrainingDimension d, const std::string& name)
 {
     State& s = *m_state;
-    auto key = std::make_tuple(job, uint32_t(d), name);
+    auto key = BackendKey(job, d, name);
     auto it = s.backends.find(key);
     if (it == s.backends.end())
     {
         const CollectiveKind& kind = CollectiveRegistry::Get(name, "backend");
         State::Backend b;
         b.backend = kind.create();
-        b.serial = kind.inNetwork && name != "fred-in-switch";
+        if (name == FRED_IN_SWITCH)
+        {
+            // flows that cannot be routed beside the running ones wait, not throw mid-run
+            b.backend->SetAttribute("SerialiseConflicts", BooleanValue(true));
+        }
+        b.serial = kind.inNetwork && name != FRED_IN_SWITCH;
         it = s.backends.emplace(key, b).first;
     }
     return it->second.backend;
@@ -299,6 +318,34 @@ TrainingSimulation::Setup(const Cluster& cluster,
     {
         s.jobs[j].setup = &s.setups[j];
         Prepare(j);
+    }
+    // On FRED a weight stream runs its own FredCollectives, whose engine takes the NPUs'
+    // FRED handlers from fred-in-switch's: the two cannot share a wafer (yet).
+    if (s.wafer && s.topology->GetKind().rfind("fred-", 0) == 0)
+    {
+        std::string stream;
+        std::string fred;
+        for (const auto& job : s.jobs)
+        {
+            for (uint32_t t = 0; t < job.backendOf.size(); ++t)
+            {
+                const TrainingTask& task = job.setup->graph.tasks[t];
+                if (stream.empty() && task.kind == TrainingTaskKind::STREAM)
+                {
+                    stream = job.setup->name + " dimension ws";
+                }
+                if (fred.empty() && job.backendOf[t] == FRED_IN_SWITCH)
+                {
+                    fred = job.setup->name + " dimension " + ToString(task.dimension);
+                }
+            }
+        }
+        if (!stream.empty() && !fred.empty())
+        {
+            throw std::invalid_argument(stream + ": weight streaming on " + s.topology->GetKind()
+                                        + " cannot run beside fred-in-switch collectives (" + fred
+                                        + "); use a step-schedule backend there");
+        }
     }
 }
 
@@ -534,7 +581,7 @@ TrainingSimulation::TryStart(uint32_t j, uint32_t t)
     }
     else
     {
-        auto key = std::make_tuple(j, uint32_t(task.dimension), job.backendOf[t]);
+        auto key = BackendKey(j, task.dimension, job.backendOf[t]);
         if (s.backends.at(key).serial)
         {
             resource = job.backendOf[t]; // in-network: one collective at a time, all jobs
@@ -584,7 +631,7 @@ TrainingSimulation::Launch(uint32_t j, uint32_t t)
                                }));
         return;
     }
-    auto key = std::make_tuple(j, uint32_t(task.dimension), job.backendOf[t]);
+    auto key = BackendKey(j, task.dimension, job.backendOf[t]);
     Ptr<CollectiveBackend> backend = s.backends.at(key).backend;
     backend->Start(s.cluster,
                    *s.topology,
@@ -614,8 +661,7 @@ TrainingSimulation::WorkEnd(uint32_t j, uint32_t t)
         {
             resource = "ws";
         }
-        else if (s.backends.at(std::make_tuple(j, uint32_t(task.dimension), job.backendOf[t]))
-                     .serial)
+        else if (s.backends.at(BackendKey(j, task.dimension, job.backendOf[t])).serial)
         {
             resource = job.backendOf[t];
         }

@@ -69,7 +69,9 @@ struct TrainingTaskRun
  *   resolves per (job, dimension, op, bytes, group size) with ChooseAuto on
  *   the topology's NetworkModel of the first such group (cached). Step
  *   schedules share the cluster's engine and run many collectives at once;
- *   fred-in-switch runs concurrent groups itself; the other in-network
+ *   fred-in-switch runs concurrent groups itself (SerialiseConflicts set:
+ *   a group whose flows conflict waits) through one instance shared by
+ *   every job and dimension (it owns the wafer's FRED engine); the other in-network
  *   backends (switchml, omnireduce) run one collective at a time on the
  *   whole cluster (every job): a collective that finds its backend busy
  *   holds its streams (its start) and waits in a FIFO, so its span
@@ -82,9 +84,9 @@ struct TrainingTaskRun
  *   bytes come in equal shares (rounded up) from every I/O controller
  *   (WeightStreaming to those NPUs); one weight stream at a time per
  *   wafer (they share the controllers), in FIFO order like the serial
- *   backends. On FRED the stream's FredCollectives and a fred-in-switch
- *   backend's are separate switch programs: running both at once on one
- *   wafer is not checked.
+ *   backends. On FRED a stream has its own FredCollectives, whose engine
+ *   would take the NPUs' FRED handlers from fred-in-switch's: Setup refuses
+ *   weight streams and fred-in-switch collectives on one wafer.
  * - Deadlock: streams run in graph order and deps point to earlier tasks,
  *   so a valid graph always progresses (its lowest unfinished task can
  *   start); a run that ends unfinished (a backend that never completes, a
