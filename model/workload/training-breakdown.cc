@@ -87,6 +87,7 @@ ComputeBreakdown(const TrainingGraph& graph,
                  bool pipelined,
                  uint32_t firstIteration)
 {
+    CheckRuns(graph, runs);
     if (firstIteration >= graph.iterations)
     {
         throw std::invalid_argument("firstIteration: " + std::to_string(firstIteration)
@@ -118,7 +119,6 @@ ComputeBreakdown(const TrainingGraph& graph,
     const int64_t lo = windowStart.GetTimeStep();
     const int64_t hi = windowEnd.GetTimeStep();
 
-    CheckRuns(graph, runs);
     std::vector<std::vector<Edge>> edges(graph.ranks);
     auto add = [&](uint32_t rank, const TrainingTaskRun& run, uint32_t slot)
     {
