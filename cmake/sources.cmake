@@ -58,6 +58,8 @@ set(DLNET_SOURCES
   model/workload/compute-model.cc
   model/workload/training-plan.cc
   model/workload/workload-import.cc
+  model/workload/training-simulation.cc
+  model/workload/training-breakdown.cc
   helper/collective-helper.cc
   helper/experiment/command-line-options.cc
   helper/experiment/experiment-options.cc

@@ -47,6 +47,8 @@
 #include "ns3/compute-model.h"
 #include "ns3/training-plan.h"
 #include "ns3/workload-import.h"
+#include "ns3/training-simulation.h"
+#include "ns3/training-breakdown.h"
 #include "ns3/omnireduce-backend.h"
 #include "ns3/omnireduce-header.h"
 #include "ns3/omnireduce-helper.h"

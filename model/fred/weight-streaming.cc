@@ -27,7 +27,9 @@ struct WeightStreaming::State
 {
     std::vector<std::vector<std::vector<uint32_t>>> trees; //!< [io][npu] children
     std::vector<uint64_t> received;                        //!< packets per NPU
-    uint64_t expected{0};                                  //!< packets per NPU
+    std::vector<bool> wanted;                              //!< receivers among the NPUs
+    uint32_t receivers{0};
+    uint64_t expected{0}; //!< packets per NPU
     uint32_t complete{0};
     uint32_t payload{0};
     uint8_t tc{0};
@@ -50,7 +52,7 @@ struct WeightStreaming::State
         {
             wafer->cluster.endpoints[npu]->SendRaw(packet->Copy(), child, RELAY_PROTOCOL, tc);
         }
-        if (++received[npu] == expected && ++complete == received.size())
+        if (++received[npu] == expected && wanted[npu] && ++complete == receivers)
         {
             record.end = Simulator::Now();
             done(record);
@@ -115,6 +117,35 @@ WeightStreaming::MeshTree(uint32_t io) const
 void
 WeightStreaming::Start(uint64_t bytes, uint8_t tc, Callback<void, const StreamingRecord&> done)
 {
+    std::vector<uint32_t> npus;
+    for (uint32_t n = 0; n < m_wafer.npus; ++n)
+    {
+        npus.push_back(n);
+    }
+    Start(bytes, tc, npus, done);
+}
+
+void
+WeightStreaming::Start(uint64_t bytes,
+                       uint8_t tc,
+                       const std::vector<uint32_t>& receivers,
+                       Callback<void, const StreamingRecord&> done)
+{
+    if (receivers.empty())
+    {
+        throw std::invalid_argument("receivers: none; at least one NPU");
+    }
+    std::vector<bool> wanted(m_wafer.npus, false);
+    for (uint32_t r : receivers)
+    {
+        if (r >= m_wafer.npus || wanted[r])
+        {
+            throw std::invalid_argument("receivers: NPU " + std::to_string(r)
+                                        + " twice or not an NPU (0 to "
+                                        + std::to_string(m_wafer.npus - 1) + ")");
+        }
+        wanted[r] = true;
+    }
     if (bytes == 0)
     {
         throw std::invalid_argument("bytes: got 0; a positive stream size per I/O controller");
@@ -126,18 +157,15 @@ WeightStreaming::Start(uint64_t bytes, uint8_t tc, Callback<void, const Streamin
     s.record.start = Simulator::Now();
     s.record.bytesPerStream = bytes;
     s.record.streams = m_wafer.ioRanks.size();
-    s.record.receivers = m_wafer.npus;
+    s.record.receivers = receivers.size();
+    s.wanted = wanted;
+    s.receivers = receivers.size();
     if (m_wafer.IsFred())
     {
         s.fred = std::make_unique<FredCollectives>(m_wafer, true);
-        std::vector<uint32_t> npus;
-        for (uint32_t n = 0; n < m_wafer.npus; ++n)
-        {
-            npus.push_back(n);
-        }
         s.fred->StartBroadcast("weights",
                                m_wafer.ioRanks,
-                               npus,
+                               receivers,
                                bytes,
                                tc,
                                MakeCallback(&State::FredDone, m_state.get()));

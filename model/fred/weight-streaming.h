@@ -58,6 +58,20 @@ public:
     void Start(uint64_t bytes, uint8_t tc, Callback<void, const StreamingRecord&> done);
 
     /**
+     * Start every controller's stream now, to some NPUs only (the mesh
+     * still relays through the other NPUs of the trees; done once every
+     * receiver has every stream). One stream at a time per WeightStreaming.
+     * \param bytes per controller
+     * \param tc traffic class
+     * \param receivers NPUs (distinct, below npus)
+     * \param done called once every receiver has every stream
+     */
+    void Start(uint64_t bytes,
+               uint8_t tc,
+               const std::vector<uint32_t>& receivers,
+               Callback<void, const StreamingRecord&> done);
+
+    /**
      * Mesh: the relay tree of an I/O controller's stream.
      * \param io I/O index
      * \return children NPUs of every NPU (by rank)

@@ -5,6 +5,7 @@
 #define DLNET_TRAINING_SIMULATION_H
 
 #include "ns3/cluster.h"
+#include "ns3/collective-backend.h"
 #include "ns3/object.h"
 #include "ns3/topology.h"
 #include "ns3/traced-callback.h"
@@ -57,6 +58,39 @@ struct TrainingTaskRun
  * timers and every byte through the fabric (collectives through the
  * CollectiveRegistry backends, sends through the same engine, weight streams
  * from the topology's I/O controllers). Several jobs share the cluster.
+ *
+ * Execution is event-driven, O(tasks + deps + stream slots): each task
+ * counts its unfinished deps, each (job rank, stream) is a FIFO of task
+ * indices in graph order; streams are compute and one per dimension.
+ * A task's end is its work's end: its streams are free then, its
+ * dependants are released finishDelay later.
+ *
+ * - Backends: one instance per (job, dimension, backend name); `auto`
+ *   resolves per (job, dimension, op, bytes, group size) with ChooseAuto on
+ *   the topology's NetworkModel of the first such group (cached). Step
+ *   schedules share the cluster's engine and run many collectives at once;
+ *   fred-in-switch runs concurrent groups itself (SerialiseConflicts set:
+ *   a group whose flows conflict waits) through one instance shared by
+ *   every job and dimension (it owns the wafer's FRED engine); the other in-network
+ *   backends (switchml, omnireduce) run one collective at a time on the
+ *   whole cluster (every job): a collective that finds its backend busy
+ *   holds its streams (its start) and waits in a FIFO, so its span
+ *   includes the wait.
+ * - SEND: SEND_RECV over the 2-member communicator (sender, receiver)
+ *   through the dimension's backend, or ring when that backend has no
+ *   point-to-point (every step schedule has); fp16 elements, an odd size
+ *   rounded up by one byte.
+ * - STREAM: on a wafer topology only (Setup refuses others): each receiver's
+ *   bytes come in equal shares (rounded up) from every I/O controller
+ *   (WeightStreaming to those NPUs); one weight stream at a time per
+ *   wafer (they share the controllers), in FIFO order like the serial
+ *   backends. On FRED a stream has its own FredCollectives, whose engine
+ *   would take the NPUs' FRED handlers from fred-in-switch's: Setup refuses
+ *   weight streams and fred-in-switch collectives on one wafer.
+ * - Deadlock: streams run in graph order and deps point to earlier tasks,
+ *   so a valid graph always progresses (its lowest unfinished task can
+ *   start); a run that ends unfinished (a backend that never completes, a
+ *   stop time) is described by DescribeStuck.
  */
 class TrainingSimulation : public Object
 {
@@ -88,6 +122,15 @@ public:
     /// \return collectives started (all jobs)
     uint64_t GetCollectives() const;
 
+    /**
+     * After Simulator::Run returned with tasks unfinished (a deadlocked
+     * graph): the first task, in job then graph order, that never started,
+     * and what it waits for (an unfinished dep, or the stream whose head is
+     * another task).
+     * \return that sentence; "" when every task finished
+     */
+    std::string DescribeStuck() const;
+
     /// Signature of the TaskDone trace source.
     typedef void (*TaskDoneCallback)(const TrainingTaskRun& run);
 
@@ -96,6 +139,31 @@ protected:
 
 private:
     struct State;
+    /// \return the stream ids (job rank * streams + stream) a task occupies
+    static std::vector<uint32_t> StreamsOf(const TrainingTask& task);
+    /// \return the communicator of a collective or send task (cluster ranks)
+    Communicator CommOf(uint32_t job, const TrainingTask& task) const;
+    /// \return the request of a collective or send task (timing mode)
+    static CollectiveRequest RequestOf(const TrainingTask& task);
+    /// \return the backend name that runs a request of a job's dimension (auto resolved, cached)
+    std::string ResolveBackend(uint32_t job,
+                               TrainingDimension d,
+                               const CollectiveRequest& request,
+                               const Communicator& comm);
+    /// \return the instance of (job, dimension, backend name), created on first use
+    Ptr<CollectiveBackend> BackendFor(uint32_t job, TrainingDimension d, const std::string& name);
+    /// Build a job's streams and dependants; validate its communication tasks.
+    void Prepare(uint32_t job);
+    /// Start a task if it is ready and at the head of all its streams.
+    void TryStart(uint32_t job, uint32_t task);
+    /// Start a communication task's work on the network.
+    void Launch(uint32_t job, uint32_t task);
+    /// A task's work ended: free its streams, finish it after its finishDelay.
+    void WorkEnd(uint32_t job, uint32_t task);
+    /// A task finished: release its dependants.
+    void Finish(uint32_t job, uint32_t task);
+
+    bool m_free{false}; //!< FreeCommunication attribute
     std::unique_ptr<State> m_state;
     TracedCallback<const TrainingTaskRun&> m_taskDone;
 };
