@@ -76,6 +76,8 @@
 #include "ns3/topology-helper.h"
 #include "ns3/topology.h"
 #include "ns3/traffic-experiment.h"
+#include "ns3/training-experiment.h"
+#include "ns3/training-writer.h"
 #include "ns3/wafer-experiment.h"
 #include "ns3/wafer-helper.h"
 #include "ns3/wafer-topology.h"

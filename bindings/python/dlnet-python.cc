@@ -23,6 +23,8 @@
 #include "ns3/sparse-experiment.h"
 #include "ns3/sparse-writer.h"
 #include "ns3/traffic-experiment.h"
+#include "ns3/training-experiment.h"
+#include "ns3/training-writer.h"
 #include "ns3/wafer-experiment.h"
 #include "ns3/wafer-writer.h"
 
@@ -404,6 +406,42 @@ RunSparsePy(const std::optional<py::dict>& config,
     return out;
 }
 
+/// run_training: {'config', 'jobs', 'ranks', 'comms', 'topology', 'events', 'wall_seconds'}.
+py::dict
+RunTrainingPy(const std::optional<py::dict>& config,
+              const py::object& resultsDir,
+              const py::object& ns3Attributes,
+              const py::kwargs& kwargs)
+{
+    ns3::TrainingConfig c;
+    if (config)
+    {
+        ApplyOptions(ns3::TrainingOptions(), c, *config);
+    }
+    ApplyOptions(ns3::TrainingOptions(), c, kwargs);
+    c.ns3Attributes = Ns3AttributesOf(ns3Attributes);
+    c.Validate();
+    std::string dir = ResultsDir(resultsDir);
+
+    ns3::TrainingResult result;
+    RunWithoutGil(
+        [&]()
+        {
+            result = ns3::RunTraining(c);
+            if (!dir.empty())
+            {
+                ns3::WriteTrainingResults(c, result, dir);
+                ns3::PlotTrainingBreakdown({c.topology.kind}, {result}, dir);
+            }
+        });
+    nlohmann::json j = ns3::ToJson(c, result);
+    j["comms"] = ns3::RowsJson(ns3::TrainingCommFields(), result.comms);
+    py::dict out = ToPython(j).cast<py::dict>();
+    out["config"] = ConfigPy(ns3::TrainingOptions(), c);
+    out["wall_seconds"] = result.wallSeconds;
+    return out;
+}
+
 /// Every row type's fields: {table: [{'name', 'unit'}]}, in CSV column order.
 py::dict
 ResultFieldsPy()
@@ -416,6 +454,9 @@ ResultFieldsPy()
     j["collective_summary"] = ns3::FieldsJson(ns3::CollectiveSummaryFields());
     j["sparse"] = ns3::FieldsJson(ns3::SparseFields());
     j["wafer"] = ns3::FieldsJson(ns3::WaferFields());
+    j["training_jobs"] = ns3::FieldsJson(ns3::TrainingJobFields());
+    j["training_ranks"] = ns3::FieldsJson(ns3::TrainingRankFields());
+    j["training_comms"] = ns3::FieldsJson(ns3::TrainingCommFields());
     return ToPython(j).cast<py::dict>();
 }
 
@@ -568,6 +609,31 @@ PYBIND11_MODULE(dlnet, m)
             return OptionsPy(ns3::SparseOptions());
         },
         "The options of run_sparse: a list of {'name', 'help', 'default'}.");
+    static const std::string runTrainingDoc = RunDoc(
+        "Run training iterations (the training example: a zoo model, a transformer by its\n"
+        "shape, or an ASTRA-sim/SimAI/Chakra workload file, with a DP x TP x PP plan on a\n"
+        "topology) and return {'config', 'jobs', 'ranks', 'comms', 'topology', 'events',\n"
+        "'wall_seconds'}: 'jobs' one row per job and mode (together; alone when jobs > 1)\n"
+        "keyed like training.csv (iteration_s, samples_per_s, mfu, compute_s,\n"
+        "exposed_tp_s, ..., bubble_s, idle_s), 'ranks' the per-rank breakdown (ranks.csv),\n"
+        "'comms' one row per collective, send or stream (comms.csv). `results_dir` also\n"
+        "writes those files, result.json, trace.json (Perfetto) and breakdown.png. Bad\n"
+        "options raise ValueError naming the field.\n",
+        ns3::TrainingOptions());
+    m.def("run_training",
+          &RunTrainingPy,
+          py::arg("config") = py::none(),
+          py::kw_only(),
+          py::arg("results_dir") = py::none(),
+          py::arg("ns3_attributes") = py::none(),
+          runTrainingDoc.c_str());
+    m.def(
+        "training_options",
+        []()
+        {
+            return OptionsPy(ns3::TrainingOptions());
+        },
+        "The options of run_training: a list of {'name', 'help', 'default'}.");
     m.def("result_fields",
           &ResultFieldsPy,
           "The fields of every result row type: {table: [{'name', 'unit'}]}, in the column\n"

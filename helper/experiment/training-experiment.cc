@@ -1,0 +1,698 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "training-experiment.h"
+
+#include "collective-experiment.h"
+
+#include "ns3/boolean.h"
+#include "ns3/collective-backend.h"
+#include "ns3/config-parse.h"
+#include "ns3/log.h"
+#include "ns3/model-zoo.h"
+#include "ns3/simulator.h"
+#include "ns3/workload-import.h"
+
+#include <chrono>
+#include <fstream>
+#include <numeric>
+#include <sstream>
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("TrainingExperiment");
+
+namespace
+{
+
+/// Options that shape a generated job: refused with a workload file.
+const std::vector<std::string>&
+PlanOptions()
+{
+    static const std::vector<std::string> names = {"model",
+                                                   "layers",
+                                                   "hidden",
+                                                   "heads",
+                                                   "sequence",
+                                                   "vocabulary",
+                                                   "experts",
+                                                   "device",
+                                                   "peak-tflops",
+                                                   "memory-gbps",
+                                                   "efficiency",
+                                                   "dp",
+                                                   "tp",
+                                                   "pp",
+                                                   "ep",
+                                                   "microbatches",
+                                                   "microbatch-size",
+                                                   "schedule",
+                                                   "virtual-stages",
+                                                   "zero",
+                                                   "bucket-bytes",
+                                                   "overlap",
+                                                   "recompute",
+                                                   "sequence-parallel",
+                                                   "weight-streaming",
+                                                   "order"};
+    return names;
+}
+
+/// Options of a transformer given by its shape.
+const std::vector<std::string>&
+ShapeOptions()
+{
+    static const std::vector<std::string> names
+        = {"layers", "hidden", "heads", "sequence", "vocabulary", "experts"};
+    return names;
+}
+
+/// Options of an imported workload.
+const std::vector<std::string>&
+FileOptions()
+{
+    static const std::vector<std::string> names
+        = {"workload-groups", "workload-ranks", "clock-ghz"};
+    return names;
+}
+
+bool
+Contains(const std::vector<std::string>& names, const std::string& name)
+{
+    return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+std::vector<std::string>
+ModelChoices()
+{
+    std::vector<std::string> names = ModelNames();
+    names.push_back("transformer");
+    return names;
+}
+
+std::vector<std::string>
+BackendChoices()
+{
+    std::vector<std::string> names = CollectiveRegistry::Names();
+    names.push_back("auto");
+    return names;
+}
+
+/// --tp-backend and friends: one entry of the per-dimension array.
+ExperimentOption<TrainingConfig>
+BackendOption(TrainingDimension d)
+{
+    std::string dim = ToString(d);
+    std::string name = dim + "-backend";
+    return {
+        name,
+        "collective backend of the " + dim + " dimension: " + dlnet::JoinChoices(BackendChoices()),
+        [name, d](TrainingConfig& c, const std::string& v)
+        {
+            c.backends[static_cast<uint32_t>(d)] = dlnet::ParseChoice(name, v, BackendChoices());
+        },
+        [d](const TrainingConfig& c)
+        {
+            return c.backends[static_cast<uint32_t>(d)];
+        }};
+}
+
+/// --tp-class and friends.
+ExperimentOption<TrainingConfig>
+ClassOption(TrainingDimension d)
+{
+    std::string dim = ToString(d);
+    std::string name = dim + "-class";
+    return {name,
+            "traffic class of the " + dim + " dimension (0 has the highest priority)",
+            [name, d](TrainingConfig& c, const std::string& v)
+            {
+                c.classes[static_cast<uint32_t>(d)] = dlnet::ParseUnsigned(name, v, 0, 7);
+            },
+            [d](const TrainingConfig& c)
+            {
+                return std::to_string(c.classes[static_cast<uint32_t>(d)]);
+            },
+            "int"};
+}
+
+std::string
+ReadFile(const std::string& field, const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+    {
+        throw std::invalid_argument(field + ": cannot read '" + dlnet::PrintableText(path) + "'");
+    }
+    // bounded: a workload file above 256 MiB is refused before it is read
+    in.seekg(0, std::ios::end);
+    std::streamoff size = in.tellg();
+    if (size < 0 || size > (std::streamoff(256) << 20))
+    {
+        throw std::invalid_argument(field + ": '" + dlnet::PrintableText(path)
+                                    + "' is larger than 256 MiB");
+    }
+    in.seekg(0);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+/// The first pipeline-parallel send tells a pipelined job (bubble, not idle).
+bool
+IsPipelined(const TrainingGraph& graph)
+{
+    for (const auto& t : graph.tasks)
+    {
+        if (t.kind == TrainingTaskKind::SEND && t.dimension == TrainingDimension::PP)
+        {
+            return true;
+        }
+    }
+    return false;
+}
+
+/// What one simulation of some jobs gave.
+struct Outcome
+{
+    std::vector<std::vector<TrainingTaskRun>> runs; //!< per job run
+    uint64_t events{0};
+};
+
+Outcome
+Simulate(const TrainingConfig& c,
+         Ptr<const Topology> topology,
+         const std::vector<TrainingJobSetup>& jobs)
+{
+    Outcome out;
+    SimulationScope scope(c.seed, c.run, c.ns3Attributes);
+    Cluster cluster = topology->Build();
+    Ptr<TrainingSimulation> sim = CreateObject<TrainingSimulation>();
+    // disposed before the cluster and the simulator go, even when the run throws
+    struct DisposeAtExit
+    {
+        Ptr<TrainingSimulation> sim;
+        ~DisposeAtExit()
+        {
+            sim->Dispose();
+        }
+    } disposeAtExit{sim};
+    sim->SetAttribute("FreeCommunication", BooleanValue(c.freeCommunication));
+    sim->Setup(cluster, topology, jobs);
+    sim->Start();
+    Simulator::Run();
+    if (!sim->IsFinished())
+    {
+        throw std::runtime_error("training: the jobs did not finish: " + sim->DescribeStuck());
+    }
+    for (uint32_t j = 0; j < jobs.size(); ++j)
+    {
+        out.runs.push_back(sim->GetRuns(j));
+    }
+    out.events = Simulator::GetEventCount();
+    return out;
+}
+
+TrainingJobRow
+RowOf(const TrainingConfig& c,
+      const TrainingJobSetup& job,
+      const std::vector<TrainingTaskRun>& runs,
+      const std::string& mode,
+      std::vector<TrainingBreakdown>* ranks)
+{
+    const TrainingGraph& g = job.graph;
+    TrainingJobRow row;
+    row.job = job.name;
+    row.mode = mode;
+    row.workload = g.name;
+    row.ranks = g.ranks;
+    std::vector<double> its = IterationSeconds(g, runs);
+    row.warmupSeconds = its.empty() ? 0 : its[0];
+    uint32_t first = its.size() > 1 ? 1 : 0;
+    row.iterationSeconds
+        = std::accumulate(its.begin() + first, its.end(), 0.0) / double(its.size() - first);
+    std::vector<TrainingBreakdown> perRank = ComputeBreakdown(g, runs, IsPipelined(g), first);
+    row.breakdown = MeanBreakdown(perRank);
+    if (ranks)
+    {
+        *ranks = std::move(perRank);
+    }
+    if (row.iterationSeconds > 0)
+    {
+        row.samplesPerSecond = g.samplesPerIteration / row.iterationSeconds;
+        row.tokensPerSecond = row.samplesPerSecond * g.tokensPerSample;
+        if (g.flopsPerIteration > 0 && c.workloadFile.empty())
+        {
+            DeviceSpec device = c.MakeDevice();
+            DataType type = c.MakeModel().dataType;
+            row.mfu = g.flopsPerIteration / row.iterationSeconds
+                      / (double(g.ranks) * device.PeakFlops(type));
+        }
+    }
+    for (const auto& t : g.tasks)
+    {
+        if (t.kind == TrainingTaskKind::COLLECTIVE)
+        {
+            ++row.collectives;
+        }
+        if (t.kind == TrainingTaskKind::SEND)
+        {
+            ++row.sends;
+        }
+        if (t.kind != TrainingTaskKind::COMPUTE && t.kind != TrainingTaskKind::DELAY)
+        {
+            row.bytes += t.bytes;
+        }
+    }
+    return row;
+}
+
+} // namespace
+
+Model
+TrainingConfig::MakeModel() const
+{
+    Model m;
+    if (model == "transformer")
+    {
+        TransformerConfig shape;
+        shape.layers = layers;
+        shape.hidden = hidden;
+        shape.heads = heads;
+        shape.sequence = sequence;
+        shape.vocabulary = vocabulary;
+        DataType t = type.empty() ? DataType::FP16 : ParseDataType("type", type);
+        m = MakeTransformer("transformer", shape, t);
+    }
+    else
+    {
+        m = type.empty() ? ns3::MakeModel(model)
+                         : ns3::MakeModel(model, ParseDataType("type", type));
+    }
+    return m;
+}
+
+DeviceSpec
+TrainingConfig::MakeDevice() const
+{
+    DeviceSpec d = ns3::MakeDevice(device);
+    if (peakTflops > 0)
+    {
+        DataType t = MakeModel().dataType;
+        double peak = peakTflops * 1e12;
+        (t == DataType::FP16 ? d.peakFp16 : t == DataType::BF16 ? d.peakBf16 : d.peakFp32) = peak;
+    }
+    if (memoryGBps > 0)
+    {
+        d.memoryBandwidth = memoryGBps * 1e9;
+    }
+    if (efficiency > 0)
+    {
+        d.efficiency = efficiency;
+    }
+    d.Validate();
+    return d;
+}
+
+TrainingPlan
+TrainingConfig::MakePlan() const
+{
+    TrainingPlan p;
+    p.dp = dp;
+    p.tp = tp;
+    p.pp = pp;
+    p.ep = ep;
+    p.microbatches = microbatches;
+    p.microbatchSize = microbatchSize;
+    p.schedule = ParsePipelineSchedule("schedule", schedule);
+    p.virtualStages = virtualStages;
+    p.zero = zero;
+    p.bucketBytes = bucketBytes;
+    p.overlap = overlap;
+    p.recompute = recompute;
+    p.sequenceParallel = sequenceParallel;
+    p.weightStreaming = weightStreaming;
+    p.order.clear();
+    for (const auto& d : dlnet::ParseList("order", order, {"tp", "pp", "dp"}))
+    {
+        p.order.push_back(ParseTrainingDimension("order", d));
+    }
+    if (p.order.size() != 3)
+    {
+        throw std::invalid_argument("order: '" + dlnet::PrintableText(order)
+                                    + "' must list tp, pp and dp, each once, innermost first");
+    }
+    p.iterations = iterations;
+    return p;
+}
+
+TrainingGraph
+TrainingConfig::MakeGraph() const
+{
+    if (!workloadFile.empty())
+    {
+        WorkloadImportOptions o;
+        o.ranks = workloadRanks;
+        o.clockHz = clockGHz * 1e9;
+        o.iterations = iterations;
+        o.type = type.empty() ? DataType::FP16 : ParseDataType("type", type);
+        TrainingGraph g;
+        if (!workloadGroups.empty())
+        {
+            g = ImportChakraJson(ReadFile("workload-file", workloadFile),
+                                 workloadFile,
+                                 ReadFile("workload-groups", workloadGroups),
+                                 o);
+        }
+        else
+        {
+            g = ImportWorkloadFile(workloadFile, o);
+        }
+        g.Validate();
+        return g;
+    }
+    Model m = MakeModel();
+    TrainingGraph g = MakeTrainingGraph(m, MakeDevice(), MakePlan());
+    g.Validate();
+    return g;
+}
+
+std::vector<std::vector<uint32_t>>
+TrainingConfig::Placements(uint32_t jobRanks, uint32_t clusterRanks) const
+{
+    std::vector<std::vector<uint32_t>> out;
+    if (placement.empty())
+    {
+        if (uint64_t(jobs) * jobRanks > clusterRanks)
+        {
+            throw std::invalid_argument(
+                "placement: " + std::to_string(jobs) + " job(s) of " + std::to_string(jobRanks)
+                + " ranks need " + std::to_string(uint64_t(jobs) * jobRanks)
+                + " ranks; the topology has " + std::to_string(clusterRanks));
+        }
+        for (uint32_t j = 0; j < jobs; ++j)
+        {
+            std::vector<uint32_t> ranks(jobRanks);
+            std::iota(ranks.begin(), ranks.end(), j * jobRanks);
+            out.push_back(ranks);
+        }
+        return out;
+    }
+    std::vector<std::string> parts;
+    std::string rest = placement;
+    for (std::size_t semi; (semi = rest.find(';')) != std::string::npos;)
+    {
+        parts.push_back(rest.substr(0, semi));
+        rest = rest.substr(semi + 1);
+    }
+    parts.push_back(rest);
+    if (parts.size() != jobs)
+    {
+        throw std::invalid_argument("placement: lists " + std::to_string(parts.size())
+                                    + " job(s) (';' between them); jobs is "
+                                    + std::to_string(jobs));
+    }
+    for (const auto& part : parts)
+    {
+        Communicator comm = ParseCommunicator(part, clusterRanks);
+        if (comm.GetSize() != jobRanks)
+        {
+            throw std::invalid_argument("placement: '" + dlnet::PrintableText(part) + "' holds "
+                                        + std::to_string(comm.GetSize()) + " ranks; the job has "
+                                        + std::to_string(jobRanks));
+        }
+        out.push_back(comm.ranks);
+    }
+    return out;
+}
+
+void
+TrainingConfig::Validate() const
+{
+    Ptr<const Topology> t = MakeTopology(topology);
+    for (const auto& name : given)
+    {
+        if (!workloadFile.empty() && Contains(PlanOptions(), name))
+        {
+            throw std::invalid_argument(name
+                                        + ": does not apply with workload-file (the file "
+                                          "gives the model, its compute and its parallelism)");
+        }
+        if (workloadFile.empty() && Contains(FileOptions(), name))
+        {
+            throw std::invalid_argument(name + ": applies only with workload-file");
+        }
+        if (model != "transformer" && Contains(ShapeOptions(), name))
+        {
+            throw std::invalid_argument(name + ": applies only with model=transformer (the zoo's "
+                                        + model + " has its own shape)");
+        }
+    }
+    if (!type.empty())
+    {
+        dlnet::ParseChoice("type", type, {"fp32", "fp16", "bf16"});
+    }
+    if (workloadFile.empty())
+    {
+        MakeDevice();
+        MakePlan().Validate(MakeModel());
+    }
+    TrainingGraph g = MakeGraph();
+    std::vector<std::vector<uint32_t>> places = Placements(g.ranks, t->GetNRanks());
+    std::set<uint32_t> used;
+    for (const auto& p : places)
+    {
+        for (uint32_t r : p)
+        {
+            if (!used.insert(r).second)
+            {
+                throw std::invalid_argument("placement: rank " + std::to_string(r)
+                                            + " is in two jobs");
+            }
+        }
+    }
+    for (uint32_t d = 0; d < TRAINING_DIMENSIONS; ++d)
+    {
+        std::string field = TrainingDimensionNames()[d] + "-class";
+        if (classes[d] >= topology.trafficClasses)
+        {
+            throw std::invalid_argument(field + ": " + std::to_string(classes[d])
+                                        + " is not below traffic-classes ("
+                                        + std::to_string(topology.trafficClasses) + ")");
+        }
+    }
+}
+
+TrainingResult
+RunTraining(const TrainingConfig& c)
+{
+    auto wallStart = std::chrono::steady_clock::now();
+    c.Validate();
+    TrainingResult result;
+    Ptr<const Topology> topology = MakeTopology(c.topology);
+    result.topology = c.topology.kind;
+    result.clusterRanks = topology->GetNRanks();
+    TrainingGraph graph = c.MakeGraph();
+    std::vector<std::vector<uint32_t>> places = c.Placements(graph.ranks, result.clusterRanks);
+    for (uint32_t j = 0; j < c.jobs; ++j)
+    {
+        TrainingJobSetup job;
+        job.name = "job" + std::to_string(j);
+        job.graph = graph;
+        job.placement = places[j];
+        for (uint32_t d = 0; d < TRAINING_DIMENSIONS; ++d)
+        {
+            job.dimensions[d].backend = c.backends[d];
+            job.dimensions[d].trafficClass = c.classes[d];
+        }
+        result.setups.push_back(std::move(job));
+    }
+
+    Outcome together = Simulate(c, topology, result.setups);
+    result.events = together.events;
+    result.rankBreakdowns.resize(c.jobs);
+    for (uint32_t j = 0; j < c.jobs; ++j)
+    {
+        result.jobs.push_back(
+            RowOf(c, result.setups[j], together.runs[j], "together", &result.rankBreakdowns[j]));
+        const TrainingGraph& g = result.setups[j].graph;
+        for (uint32_t i = 0; i < g.tasks.size(); ++i)
+        {
+            const TrainingTask& t = g.tasks[i];
+            if (t.kind == TrainingTaskKind::COMPUTE || t.kind == TrainingTaskKind::DELAY)
+            {
+                continue;
+            }
+            const TrainingTaskRun& r = together.runs[j][i];
+            TrainingCommRow row;
+            row.job = result.setups[j].name;
+            row.task = i;
+            row.label = t.label;
+            row.kind = ToString(t.kind);
+            row.dimension = ToString(t.dimension);
+            row.op = t.kind == TrainingTaskKind::COLLECTIVE ? ToString(t.op)
+                     : t.kind == TrainingTaskKind::SEND     ? "sendrecv"
+                                                            : "stream";
+            row.backend = r.backend;
+            row.group = t.group;
+            row.members = t.ranks.size();
+            row.bytes = t.bytes;
+            row.iteration = t.iteration;
+            row.microbatch = t.microbatch;
+            row.layer = t.layer;
+            row.start = r.start.GetSeconds();
+            row.end = r.end.GetSeconds();
+            result.comms.push_back(std::move(row));
+        }
+    }
+    if (c.jobs > 1)
+    {
+        for (uint32_t j = 0; j < c.jobs; ++j)
+        {
+            Outcome alone = Simulate(c, topology, {result.setups[j]});
+            TrainingJobRow row = RowOf(c, result.setups[j], alone.runs[0], "alone", nullptr);
+            result.jobs[j].slowdown = result.jobs[j].iterationSeconds / row.iterationSeconds;
+            result.jobs.push_back(row);
+        }
+    }
+    if (c.trace)
+    {
+        result.runs = std::move(together.runs);
+    }
+    result.wallSeconds
+        = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
+    return result;
+}
+
+const std::vector<ExperimentOption<TrainingConfig>>&
+TrainingOptions()
+{
+    using C = TrainingConfig;
+    static const std::vector<ExperimentOption<C>> options = []()
+    {
+        std::vector<ExperimentOption<C>> o = {
+            ChoiceOption<C>("model",
+                            "a zoo model, or transformer (its shape from layers, hidden, heads, "
+                            "sequence, vocabulary): "
+                                + dlnet::JoinChoices(ModelChoices()),
+                            &C::model,
+                            ModelChoices()),
+            UnsignedOption<C>("layers", "transformer: layers l", &C::layers, 1, 100000),
+            UnsignedOption<C>("hidden", "transformer: hidden size h", &C::hidden, 1, 1u << 20),
+            UnsignedOption<C>("heads", "transformer: attention heads a", &C::heads, 1, 1u << 16),
+            UnsignedOption<C>(
+                "sequence", "transformer: sequence length s", &C::sequence, 1, 1u << 24),
+            UnsignedOption<C>(
+                "vocabulary", "transformer: vocabulary V", &C::vocabulary, 1, 1u << 24),
+            CheckedTextOption<C>(
+                "type",
+                "fp32, fp16 or bf16 (weights, gradients, activations); empty: the model's usual",
+                &C::type,
+                [](const std::string& v)
+                {
+                    dlnet::ParseChoice("type", v, {"fp32", "fp16", "bf16"});
+                },
+                true),
+            ChoiceOption<C>("device",
+                            "compute device preset: " + dlnet::JoinChoices(DevicePresetNames()),
+                            &C::device,
+                            DevicePresetNames()),
+            RealOption<C>("peak-tflops",
+                          "override the device's peak TFLOP/s for the model's type (0: preset)",
+                          &C::peakTflops,
+                          0,
+                          1e6),
+            RealOption<C>("memory-gbps",
+                          "override the device's memory bandwidth, GB/s (0: preset)",
+                          &C::memoryGBps,
+                          0,
+                          1e6),
+            RealOption<C>("efficiency",
+                          "override the achieved fraction of peak, in (0, 1] (0: preset)",
+                          &C::efficiency,
+                          0,
+                          1),
+            UnsignedOption<C>("dp", "data-parallel degree", &C::dp, 1, 65536),
+            UnsignedOption<C>("tp", "tensor (model) parallel degree", &C::tp, 1, 65536),
+            UnsignedOption<C>("pp", "pipeline stages", &C::pp, 1, 65536),
+            UnsignedOption<C>("ep", "expert-parallel group (MoE models)", &C::ep, 1, 65536),
+            UnsignedOption<C>("microbatches",
+                              "microbatches per iteration per replica",
+                              &C::microbatches,
+                              1,
+                              100000),
+            UnsignedOption<C>(
+                "microbatch-size", "samples per microbatch", &C::microbatchSize, 1, 1u << 20),
+            ChoiceOption<C>("schedule",
+                            "pipeline schedule: gpipe, 1f1b or interleaved",
+                            &C::schedule,
+                            {"gpipe", "1f1b", "interleaved"}),
+            UnsignedOption<C>(
+                "virtual-stages", "interleaved: model chunks per stage", &C::virtualStages, 1, 64),
+            UnsignedOption<C>("zero", "ZeRO stage 0..3", &C::zero, 0, 3),
+            BytesOption<C>("bucket-bytes",
+                           "data-parallel gradient bucket (PyTorch DDP: 25MiB)",
+                           &C::bucketBytes,
+                           1,
+                           1ull << 40),
+            BoolOption<C>("overlap", "gradient buckets start during backward", &C::overlap),
+            BoolOption<C>("recompute", "full activation recomputation", &C::recompute),
+            BoolOption<C>("sequence-parallel",
+                          "tensor-parallel ReduceScatter + AllGather instead of AllReduce",
+                          &C::sequenceParallel),
+            BoolOption<C>("weight-streaming",
+                          "stream layer weights from the wafer's I/O controllers",
+                          &C::weightStreaming),
+            TextOption<C>("order",
+                          "placement of the dimensions, innermost first: a permutation "
+                          "of tp,pp,dp",
+                          &C::order),
+            UnsignedOption<C>("iterations",
+                              "iterations simulated (the first is the warm-up)",
+                              &C::iterations,
+                              1,
+                              1000),
+            TextOption<C>("workload-file",
+                          "ASTRA-sim 1.0 text, SimAI/AICB or Chakra JSON workload instead of a "
+                          "model",
+                          &C::workloadFile),
+            TextOption<C>(
+                "workload-groups", "Chakra: communicator groups JSON file", &C::workloadGroups),
+            UnsignedOption<C>("workload-ranks",
+                              "ASTRA-sim text: NPUs (the file does not say)",
+                              &C::workloadRanks,
+                              0,
+                              65536),
+            RealOption<C>("clock-ghz", "ASTRA-sim text: cycles per ns", &C::clockGHz, 1e-3, 1e3),
+            UnsignedOption<C>("jobs", "copies of the job sharing the cluster", &C::jobs, 1, 64),
+            TextOption<C>("placement",
+                          "cluster ranks of each job, ';' between jobs (e.g. 0-15;16-31); "
+                          "empty: consecutive blocks",
+                          &C::placement),
+            BoolOption<C>("free-communication",
+                          "communication takes no time (the compute-only ideal)",
+                          &C::freeCommunication),
+            BoolOption<C>("trace", "keep the timeline (trace.json)", &C::trace),
+            UnsignedOption<C>("seed", "random seed (at least 1)", &C::seed, 1),
+            UnsignedOption<C>("run", "random run number", &C::run),
+        };
+        for (uint32_t d = 0; d < TRAINING_DIMENSIONS; ++d)
+        {
+            o.push_back(BackendOption(static_cast<TrainingDimension>(d)));
+        }
+        for (uint32_t d = 0; d < TRAINING_DIMENSIONS; ++d)
+        {
+            o.push_back(ClassOption(static_cast<TrainingDimension>(d)));
+        }
+        for (auto&& t : LiftTopologyOptions<C>())
+        {
+            o.push_back(t);
+        }
+        return RecordGiven(o);
+    }();
+    return options;
+}
+
+} // namespace ns3
