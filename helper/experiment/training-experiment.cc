@@ -359,6 +359,11 @@ TrainingConfig::MakeGraph() const
         o.iterations = iterations;
         o.type = type.empty() ? DataType::FP16 : ParseDataType("type", type);
         TrainingGraph g;
+        if (!std::ifstream(workloadFile))
+        {
+            throw std::invalid_argument("workload-file: cannot read '"
+                                        + dlnet::PrintableText(workloadFile) + "'");
+        }
         if (!workloadGroups.empty())
         {
             g = ImportChakraJson(ReadFile("workload-file", workloadFile),

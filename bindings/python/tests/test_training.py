@@ -1,0 +1,96 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""pytest for dlnet.run_training: training iterations on a simulated cluster from Python.
+
+Run by CTest (test "pytest") or by hand:
+
+    PYTHONPATH=build/bindings/python /usr/bin/python3 -m pytest -q bindings/python/tests/test_training.py
+"""
+import csv
+import json
+import os
+
+import pytest
+
+import dlnet
+
+# A small transformer, TP 2 x PP 2 x DP 2 on a star of 8 hosts.
+SMALL = dict(topology="star", hosts=8, model="transformer", layers=2, hidden=256, heads=4,
+             sequence=64, vocabulary=512, tp=2, pp=2, dp=2, microbatches=2, iterations=2)
+
+
+def test_options_and_fields():
+    names = {o["name"] for o in dlnet.training_options()}
+    for n in ("model", "dp", "tp", "pp", "microbatches", "schedule", "zero", "workload-file",
+              "tp-backend", "dp-backend", "jobs", "free-communication"):
+        assert n in names
+    jobs = [f["name"] for f in dlnet.result_fields()["training_jobs"]]
+    assert jobs[:6] == ["job", "mode", "workload", "ranks", "warmup_s", "iteration_s"]
+    assert "exposed_dp_s" in jobs and "bubble_s" in jobs
+    assert "run_training" in dir(dlnet) and "microbatches" in dlnet.run_training.__doc__
+
+
+def test_typed_result_and_breakdown_sums():
+    out = dlnet.run_training(**SMALL)
+    assert out["config"]["tp"] == 2 and out["config"]["model"] == "transformer"
+    (job,) = out["jobs"]
+    assert job["mode"] == "together" and job["ranks"] == 8
+    assert isinstance(job["iteration_s"], float) and job["iteration_s"] > 0
+    parts = ["compute_s", "exposed_tp_s", "exposed_ep_s", "exposed_pp_s", "exposed_ws_s",
+             "exposed_dp_s", "bubble_s", "idle_s"]
+    assert sum(job[p] for p in parts) == pytest.approx(job["iteration_s"], rel=1e-9)
+    assert job["bubble_s"] > 0  # two pipeline stages
+    assert 0 < job["mfu"] < 1
+    assert len(out["ranks"]) == 8
+    dims = {c["dimension"] for c in out["comms"]}
+    assert dims == {"tp", "pp", "dp"}
+
+
+def test_free_communication_is_never_slower():
+    real = dlnet.run_training(**SMALL)["jobs"][0]["iteration_s"]
+    free = dlnet.run_training(**SMALL, free_communication=True)["jobs"][0]["iteration_s"]
+    assert free < real
+
+
+def test_two_jobs_report_alone_and_together():
+    out = dlnet.run_training(**dict(SMALL, tp=1, pp=1, dp=4, jobs=2))
+    modes = [(j["job"], j["mode"]) for j in out["jobs"]]
+    assert modes == [("job0", "together"), ("job1", "together"), ("job0", "alone"),
+                     ("job1", "alone")]
+    for j in out["jobs"][:2]:
+        assert j["slowdown"] >= 1 - 1e-9
+    for j in out["jobs"][2:]:
+        assert j["slowdown"] is None
+
+
+def test_results_dir_and_trace(tmp_path):
+    dlnet.run_training(**SMALL, results_dir=tmp_path)
+    for f in ("training.csv", "comms.csv", "ranks.csv", "result.json", "trace.json"):
+        assert (tmp_path / f).exists(), f
+    trace = json.loads((tmp_path / "trace.json").read_text())
+    events = [e for e in trace["traceEvents"] if e["ph"] == "X"]
+    assert {e["pid"] for e in events} == set(range(8))
+    assert {e["tid"] for e in events} >= {0, 1, 2, 3}  # compute, tp, pp, dp
+    rows = list(csv.DictReader(open(tmp_path / "training.csv")))
+    assert rows[0]["job"] == "job0"
+
+
+def test_workload_file(tmp_path):
+    here = os.path.dirname(os.path.abspath(__file__))
+    path = os.path.join(here, "..", "..", "..", "workloads", "mlp-model.txt")
+    out = dlnet.run_training(topology="star", hosts=8, workload_file=path, workload_ranks=4,
+                             iterations=1)
+    assert out["jobs"][0]["ranks"] == 4 and out["jobs"][0]["iteration_s"] > 0
+
+
+@pytest.mark.parametrize("options, field", [
+    (dict(model="bert-large", tp=3), "tp"),
+    (dict(model="resnet9000"), "model"),
+    (dict(schedule="zigzag"), "schedule"),
+    (dict(dp_backend="spiral"), "dp-backend"),
+    (dict(layers=4), "layers"),  # only with model=transformer
+    (dict(workload_ranks=4), "workload-ranks"),  # only with workload-file
+    (dict(dp=64), "placement"),  # more ranks than the topology has
+])
+def test_bad_options_raise_value_error(options, field):
+    with pytest.raises(ValueError, match=field):
+        dlnet.run_training(**dict(dict(topology="star", hosts=8), **options))
