@@ -4,7 +4,8 @@
 // The training layer against closed forms written here: pure data
 // parallelism with free communication, with and without overlap; the
 // pipeline bubble of GPipe and 1F1B; Megatron's tensor-parallel
-// collectives counted from the records.
+// collectives counted from the records; ASTRA-sim workload files against
+// their loop computed by hand.
 
 #include "ns3/boolean.h"
 #include "ns3/dlnet-module.h"
@@ -281,6 +282,153 @@ private:
     }
 };
 
+/// Seconds of the whole run, finish delays included (the sum of its iterations).
+double
+TotalSeconds(const TrainingGraph& g, const std::vector<TrainingTaskRun>& runs)
+{
+    std::vector<double> its = IterationSeconds(g, runs);
+    return std::accumulate(its.begin(), its.end(), 0.0);
+}
+
+TrainingGraph
+Import(const std::string& text, uint32_t ranks, uint32_t iterations)
+{
+    WorkloadImportOptions o;
+    o.ranks = ranks;
+    o.iterations = iterations;
+    return ImportAstraSimText(text, "test.txt", o);
+}
+
+/// A DATA workload: per layer fwd, ig, wg cycles, wg AllReduce bytes, update cycles.
+struct DataLayer
+{
+    double fwd, ig, wg;
+    uint64_t bytes;
+    double update;
+};
+
+const std::vector<DataLayer> kDataLayers
+    = {{100, 0, 300, 1 << 20, 10}, {200, 150, 250, 2 << 20, 0}, {300, 250, 200, 1 << 20, 0}};
+
+std::string
+DataFile()
+{
+    std::string text = "DATA\n" + std::to_string(kDataLayers.size()) + "\n";
+    for (std::size_t i = 0; i < kDataLayers.size(); ++i)
+    {
+        const DataLayer& l = kDataLayers[i];
+        text += "L" + std::to_string(i) + " -1 " + std::to_string(int(l.fwd)) + " NONE 0 "
+                + std::to_string(int(l.ig)) + " NONE 0 " + std::to_string(int(l.wg)) + " ALLREDUCE "
+                + std::to_string(l.bytes) + " " + std::to_string(int(l.update)) + "\n";
+    }
+    return text;
+}
+
+/**
+ * ASTRA-sim's DATA loop by hand, in ns (1 cycle = 1 ns): forward 0..N-1, each
+ * layer first waiting for its weight-gradient AllReduce of the previous
+ * iteration (+ update time); backward N-1..0: wg compute, its AllReduce
+ * issued without blocking (one at a time on the rank's DP stream), ig
+ * compute. ar[i] = layer i's AllReduce alone, ns.
+ */
+double
+DataLoopByHand(const std::vector<double>& ar, uint32_t iterations)
+{
+    std::size_t n = kDataLayers.size();
+    std::vector<double> done(n, 0); // layer i's AllReduce finished (+ update)
+    double compute = 0;             // the compute stream is free
+    double network = 0;             // the DP stream is free
+    double end = 0;
+    for (uint32_t it = 0; it < iterations; ++it)
+    {
+        for (std::size_t i = 0; i < n; ++i)
+        {
+            compute = std::max(compute, done[i]) + kDataLayers[i].fwd;
+        }
+        for (std::size_t i = n; i-- > 0;)
+        {
+            compute += kDataLayers[i].wg;
+            network = std::max(network, compute) + ar[i];
+            done[i] = network + kDataLayers[i].update;
+            end = std::max(end, done[i]);
+            compute += i > 0 ? kDataLayers[i].ig : 0;
+        }
+    }
+    return std::max(end, compute);
+}
+
+class AstraDataTestCase : public TestCase
+{
+public:
+    AstraDataTestCase()
+        : TestCase("ASTRA-sim DATA file: the hand-computed loop, free and on a star (1%)")
+    {
+    }
+
+private:
+    void DoRun() override
+    {
+        TrainingGraph g = Import(DataFile(), 4, 2);
+        std::vector<double> free(kDataLayers.size(), 0);
+        double byHand = DataLoopByHand(free, 2); // 3520 ns
+        NS_TEST_ASSERT_MSG_EQ_TOL(TotalSeconds(g, RunOnStar(g, 4, true)) * 1e9,
+                                  byHand,
+                                  1e-6 * byHand,
+                                  "free communication");
+        std::vector<double> ar;
+        for (const auto& l : kDataLayers)
+        {
+            ar.push_back(AllReduceAlone(l.bytes, 4, DataType::FP16) * 1e9);
+        }
+        byHand = DataLoopByHand(ar, 2);
+        NS_TEST_ASSERT_MSG_EQ_TOL(TotalSeconds(g, RunOnStar(g, 4, false)) * 1e9,
+                                  byHand,
+                                  0.01 * byHand,
+                                  "ring AllReduces on a star");
+    }
+};
+
+class AstraModelHybridTestCase : public TestCase
+{
+public:
+    AstraModelHybridTestCase()
+        : TestCase("ASTRA-sim MODEL and HYBRID_TRANSFORMER files: hand-computed totals")
+    {
+    }
+
+private:
+    void DoRun() override
+    {
+        // MODEL: forward A 100 + AllGather (blocking, update 5), B 200 + AllGather (7);
+        // backward B: ig 120, its ReduceScatter (not blocking), wg 90; A: ig 80 (layer 0
+        // issues no ig collective), wg 60 = 100+5+200+7+120+90+80+60 = 662 ns
+        std::string model = "MODEL\n2\n"
+                            "A -1 100 ALLGATHER 4096 80 REDUCESCATTER 4096 60 NONE 0 5\n"
+                            "B -1 200 ALLGATHER 4096 120 REDUCESCATTER 4096 90 NONE 0 7\n";
+        TrainingGraph g = Import(model, 4, 1);
+        NS_TEST_ASSERT_MSG_EQ_TOL(
+            TotalSeconds(g, RunOnStar(g, 4, true)) * 1e9, 662, 1e-6 * 662, "MODEL");
+        // HYBRID_TRANSFORMER, groups of 2: as MODEL, and layer 0 issues its ig AllReduce and
+        // every layer its wg AllReduce (DP group): the last, A's wg at 662, ends 5 later
+        std::string hybrid = "HYBRID_TRANSFORMER model_parallel_NPU_group: 2\n2\n"
+                             "A -1 100 ALLREDUCE 4096 80 ALLREDUCE 4096 60 ALLREDUCE 8192 5\n"
+                             "B -1 200 ALLREDUCE 4096 120 ALLREDUCE 4096 90 ALLREDUCE 8192 7\n";
+        g = Import(hybrid, 4, 1);
+        uint32_t tp = 0;
+        uint32_t dp = 0;
+        for (const auto& t : g.tasks)
+        {
+            tp += t.kind == TrainingTaskKind::COLLECTIVE && t.dimension == TrainingDimension::TP;
+            dp += t.kind == TrainingTaskKind::COLLECTIVE && t.dimension == TrainingDimension::DP;
+        }
+        // 2 groups of 2: fwd 2 + ig 2 per group = 8 TP; wg 2 per DP group (2 groups) = 4
+        NS_TEST_ASSERT_MSG_EQ(tp, 8u, "TP collectives");
+        NS_TEST_ASSERT_MSG_EQ(dp, 4u, "DP collectives");
+        NS_TEST_ASSERT_MSG_EQ_TOL(
+            TotalSeconds(g, RunOnStar(g, 4, true)) * 1e9, 667, 1e-6 * 667, "HYBRID_TRANSFORMER");
+    }
+};
+
 class TrainingValidationTestSuite : public TestSuite
 {
 public:
@@ -300,6 +448,8 @@ public:
             }
         }
         AddTestCase(new TensorParallelCountTestCase, TestCase::QUICK);
+        AddTestCase(new AstraDataTestCase, TestCase::QUICK);
+        AddTestCase(new AstraModelHybridTestCase, TestCase::QUICK);
     }
 };
 
