@@ -503,9 +503,26 @@ PlotTrainingBreakdown(const std::vector<std::string>& labels,
     }
     plot.AppendExtra(xtics + ")");
     plot.AppendExtra("set xrange [-0.6:" + std::to_string(results.size() - 0.4) + "]");
-    plot.AppendExtra("set yrange [0:" + std::to_string(top > 0 ? 1.25 * top : 1) + "]");
-    plot.AppendExtra("set key top left horizontal");
+    plot.AppendExtra("set yrange [0:" + std::to_string(top > 0 ? 1.1 * top : 1) + "]");
+    plot.AppendExtra("set key off");
+    plot.AppendExtra("set rmargin 16");
     plot.AppendExtra("set grid ytics");
+    // one colour per part, named beside the plot in that colour (a key would show
+    // the thick impulses as misplaced swatches)
+    static const std::vector<std::string> colours = {"#000000",
+                                                     "#e41a1c",
+                                                     "#984ea3",
+                                                     "#ff7f00",
+                                                     "#a65628",
+                                                     "#377eb8",
+                                                     "#4daf4a",
+                                                     "#bbbbbb"};
+    for (std::size_t p = 0; p < Parts().size(); ++p)
+    {
+        plot.AppendExtra("set label " + std::to_string(p + 1) + " " + JsonText(Parts()[p].name)
+                         + " at graph 1.03, graph " + std::to_string(0.05 + 0.1 * p)
+                         + " textcolor rgb '" + colours[p % colours.size()] + "'");
+    }
     // stacked by drawing each part's top edge as a thick bar from 0, tallest first, so that
     // every lower part paints over the one above it
     int width = std::max(8, std::min(60, int(240 / std::max<std::size_t>(1, results.size()))));
@@ -513,7 +530,8 @@ PlotTrainingBreakdown(const std::vector<std::string>& labels,
     {
         Gnuplot2dDataset bars(Parts()[p].name);
         bars.SetStyle(Gnuplot2dDataset::IMPULSES);
-        bars.SetExtra("lw " + std::to_string(width));
+        bars.SetExtra("lw " + std::to_string(width) + " lc rgb '" + colours[p % colours.size()]
+                      + "'");
         for (std::size_t k = 0; k < results.size(); ++k)
         {
             bars.Add(k, cumulative[k][p]);
