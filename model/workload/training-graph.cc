@@ -83,6 +83,12 @@ ToString(TrainingPhase phase)
 uint32_t
 TrainingGraph::Add(TrainingTask task)
 {
+    if (tasks.size() >= MAX_TRAINING_TASKS)
+    {
+        throw std::invalid_argument("training graph " + dlnet::PrintableText(name) + ": more than "
+                                    + std::to_string(MAX_TRAINING_TASKS)
+                                    + " tasks; fewer ranks, microbatches, layers or iterations");
+    }
     tasks.push_back(std::move(task));
     return tasks.size() - 1;
 }
@@ -92,11 +98,13 @@ TrainingGraph::Validate() const
 {
     if (ranks == 0)
     {
-        throw std::invalid_argument("training graph " + dlnet::PrintableText(name) + ": ranks is 0");
+        throw std::invalid_argument("training graph " + dlnet::PrintableText(name)
+                                    + ": ranks is 0");
     }
     if (iterations == 0)
     {
-        throw std::invalid_argument("training graph " + dlnet::PrintableText(name) + ": iterations is 0");
+        throw std::invalid_argument("training graph " + dlnet::PrintableText(name)
+                                    + ": iterations is 0");
     }
     for (uint32_t i = 0; i < tasks.size(); ++i)
     {

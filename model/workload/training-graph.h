@@ -29,6 +29,10 @@ enum class TrainingDimension : uint8_t
     WS, //!< weight streaming from the I/O controllers of a wafer
 };
 
+/// The most tasks a training graph may hold (about 1 GiB of tasks): a
+/// plan or a file that needs more is refused, so that no input can exhaust memory.
+constexpr uint32_t MAX_TRAINING_TASKS = 1u << 22;
+
 /// Number of TrainingDimension values.
 constexpr uint32_t TRAINING_DIMENSIONS = 5;
 
@@ -116,7 +120,8 @@ struct TrainingGraph
     std::vector<TrainingTask> tasks;
 
     /**
-     * Append a task (its deps must be earlier tasks).
+     * Append a task (its deps must be earlier tasks); std::invalid_argument
+     * when the graph already holds MAX_TRAINING_TASKS.
      * \return its index
      */
     uint32_t Add(TrainingTask task);

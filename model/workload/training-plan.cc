@@ -1218,7 +1218,17 @@ GraphBuilder::Build()
     uint64_t estimate = static_cast<uint64_t>(m_plan.iterations) * m_R * m_M * m_V * 2
                         * (groupsPerRank * (m_plan.recompute ? 2 : 1) + 1)
                         * (m_T > 1 || m_perLayerFetch ? 2 : 1);
-    m_graph.tasks.reserve(std::min<uint64_t>(estimate, 1ull << 24));
+    // refused before anything is built when far above the cap (the estimate is rough)
+    if (estimate > 4ull * MAX_TRAINING_TASKS)
+    {
+        throw std::invalid_argument(
+            "microbatches: the plan (" + std::to_string(m_R) + " ranks, " + std::to_string(m_M)
+            + " microbatches, " + std::to_string(m_plan.iterations) + " iterations) makes about "
+            + std::to_string(estimate) + " tasks; a training graph holds at most "
+            + std::to_string(MAX_TRAINING_TASKS)
+            + " (fewer ranks, microbatches, layers or iterations)");
+    }
+    m_graph.tasks.reserve(std::min<uint64_t>(estimate, MAX_TRAINING_TASKS));
 
     m_lastCompute.assign(m_R, NONE);
     m_pendingTp.assign(m_R, NONE);

@@ -33,7 +33,7 @@ struct WorkloadImportOptions
 };
 
 /// The most tasks an import builds (std::invalid_argument beyond: bounds memory).
-constexpr uint32_t MAX_IMPORT_TASKS = 1u << 22;
+constexpr uint32_t MAX_IMPORT_TASKS = MAX_TRAINING_TASKS;
 
 /**
  * \ingroup dlnet

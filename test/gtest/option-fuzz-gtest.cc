@@ -15,6 +15,7 @@
 #include "ns3/sparse-experiment.h"
 #include "ns3/splitmix64.h"
 #include "ns3/traffic-experiment.h"
+#include "ns3/training-experiment.h"
 #include "ns3/wafer-experiment.h"
 
 #include <gtest/gtest.h>
@@ -373,4 +374,21 @@ TEST(OptionFuzz, Wafer)
 TEST(OptionFuzz, Sparse)
 {
     ExpectBoth(Fuzz(SparseOptions(), {{{"quick", "true"}}}, 5, 100));
+}
+
+TEST(OptionFuzz, Training)
+{
+    ExpectBoth(Fuzz(TrainingOptions(),
+                    {{{"model", "bert-large"}},
+                     {{"model", "transformer"},
+                      {"layers", "2"},
+                      {"hidden", "64"},
+                      {"heads", "4"},
+                      {"sequence", "16"},
+                      {"vocabulary", "32"},
+                      {"tp", "2"},
+                      {"pp", "2"},
+                      {"dp", "2"}}},
+                    6,
+                    100));
 }

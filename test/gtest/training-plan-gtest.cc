@@ -998,3 +998,17 @@ TEST(TrainingPlan, ExpertParallelAllToAll)
         },
         {"experts", "moeEvery"});
 }
+
+TEST(TrainingPlan, GraphsAboveTheTaskCapAreRefusedBeforeTheyAreBuilt)
+{
+    TrainingPlan p;
+    p.dp = 64;
+    p.microbatches = 100000;
+    p.iterations = 1000;
+    ExpectInvalid(
+        [&]()
+        {
+            MakeTrainingGraph(MakeModel("bert-large"), MakeDevice("a100"), p);
+        },
+        {"microbatches", "at most"});
+}
