@@ -1035,6 +1035,53 @@ private:
     }
 };
 
+/// Consecutive weight streams on fred-c (their own FredCollectives): every one finishes
+/// (the second never did: a FredCollectives per stream lost the NPUs' handlers).
+class ConsecutiveStreamsTestCase : public TestCase
+{
+public:
+    ConsecutiveStreamsTestCase()
+        : TestCase("fred-c and fred-d: three consecutive weight streams finish, each as long")
+    {
+    }
+
+private:
+    void DoRun() override
+    {
+        for (std::string kind : {"fred-c", "fred-d"})
+        {
+            TopologyConfig c;
+            c.kind = kind;
+            Ptr<const Topology> topology = MakeTopology(c);
+            TrainingGraph g;
+            g.ranks = 4;
+            for (uint32_t k = 0; k < 3; ++k)
+            {
+                TrainingTask st;
+                st.kind = TrainingTaskKind::STREAM;
+                st.ranks = {0, 1, 2, 3};
+                st.dimension = TrainingDimension::WS;
+                st.bytes = 1 << 20;
+                st.group = "ws";
+                if (k > 0)
+                {
+                    st.deps = {k - 1};
+                }
+                g.Add(st);
+            }
+            Outcome o = RunJobs(topology, {Job(g)});
+            NS_TEST_ASSERT_MSG_EQ(o.finished, true, kind + ": every stream finished");
+            for (uint32_t k = 1; k < 3; ++k)
+            {
+                NS_TEST_EXPECT_MSG_EQ_TOL(Span(o.runs[0][k]),
+                                          Span(o.runs[0][0]),
+                                          0.01 * Span(o.runs[0][0]),
+                                          kind + ": stream " + std::to_string(k) + " as the first");
+            }
+        }
+    }
+};
+
 class TrainingSimulationTestSuite : public TestSuite
 {
 public:
@@ -1057,6 +1104,7 @@ public:
         AddTestCase(new ScaleTestCase, TestCase::QUICK);
         AddTestCase(new FredTestCase, TestCase::QUICK);
         AddTestCase(new HierarchicalGridTestCase, TestCase::QUICK);
+        AddTestCase(new ConsecutiveStreamsTestCase, TestCase::QUICK);
     }
 };
 

@@ -166,7 +166,12 @@ WeightStreaming::Start(uint64_t bytes,
         FredCollectives* fred = m_shared;
         if (!fred)
         {
-            s.fred = std::make_unique<FredCollectives>(m_wafer, true);
+            // one for every stream: a new one per stream took the NPUs' FRED handlers
+            // and then lost them as the old one's destructor removed its own
+            if (!s.fred)
+            {
+                s.fred = std::make_unique<FredCollectives>(m_wafer, true);
+            }
             fred = s.fred.get();
         }
         fred->StartBroadcast("weights",
