@@ -479,8 +479,8 @@ WriteFredTrainingResults(const FredTrainingConfig& config,
     {
         top = std::max(top, std::max(r.speedup, r.paper));
     }
-    plot.AppendExtra("set yrange [0:" + std::to_string(1.15 * top) + "]");
-    plot.AppendExtra("set key top left");
+    plot.AppendExtra("set yrange [0:" + std::to_string(1.25 * top) + "]");
+    plot.AppendExtra("set key top center horizontal");
     plot.AppendExtra("set grid ytics");
     Gnuplot2dDataset paper("paper");
     paper.SetStyle(Gnuplot2dDataset::POINTS);
