@@ -89,9 +89,10 @@ const FieldTable<FredTrainingRow>& FredTrainingFields();
 std::vector<FredTrainingRow> RunFredTraining(const FredTrainingConfig& config);
 
 /**
- * Print the table: one line per workload and variant; then, when both ran,
- * whether Fred-D's iteration was never longer than Fred-C's (in-switch
- * collectives move half the data of the NPU rings over the same links).
+ * Print the table: one line per workload and variant; then, per workload
+ * where both ran, Fred-D's iteration and DP busy time over Fred-C's (the
+ * same links; in-switch all-reduces move the buffer once through an NPU
+ * link instead of 2 (n-1)/n times).
  */
 void PrintFredTrainingTable(const std::vector<FredTrainingRow>& rows);
 
