@@ -64,6 +64,7 @@ set(DLNET_SOURCES
   helper/experiment/command-line-options.cc
   helper/experiment/experiment-options.cc
   helper/experiment/simulation-scope.cc
+  helper/experiment/fred-training.cc
   helper/experiment/training-experiment.cc
   helper/experiment/training-writer.cc
   helper/experiment/traffic-experiment.cc
@@ -146,6 +147,7 @@ set(DLNET_HEADERS
   helper/experiment/command-line-options.h
   helper/experiment/experiment-options.h
   helper/experiment/simulation-scope.h
+  helper/experiment/fred-training.h
   helper/experiment/training-experiment.h
   helper/experiment/training-writer.h
   helper/experiment/traffic-experiment.h

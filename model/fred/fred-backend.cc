@@ -239,15 +239,7 @@ FredBackend::Start(const Cluster& cluster,
                    DoneCallback done)
 {
     Validate(request, topology, comm);
-    if (!m_fred || m_directory != cluster.directory)
-    {
-        m_fred.reset(); // takes its programs off the old cluster's switches
-        const auto* wafer = InSwitchWafer(topology);
-        m_wafer = std::make_unique<Wafer>(wafer->Describe(cluster));
-        m_fred = std::make_unique<FredCollectives>(*m_wafer);
-        m_directory = cluster.directory;
-    }
-    m_fred->SetSerialise(m_serialise);
+    Attach(cluster, topology);
     CollectiveRecord record;
     record.communicator = comm.name;
     record.op = request.op;
@@ -296,6 +288,26 @@ FredBackend::Start(const Cluster& cluster,
                           }
                           done(out);
                       }));
+}
+
+FredCollectives&
+FredBackend::Attach(const Cluster& cluster, const Topology& topology)
+{
+    const auto* wafer = InSwitchWafer(topology);
+    if (!wafer)
+    {
+        throw std::invalid_argument("topology: " + topology.GetKind() + "; fred-in-switch "
+                                    + CheckTopology(topology, Communicator()));
+    }
+    if (!m_fred || m_directory != cluster.directory)
+    {
+        m_fred.reset(); // takes its programs off the old cluster's switches
+        m_wafer = std::make_unique<Wafer>(wafer->Describe(cluster));
+        m_fred = std::make_unique<FredCollectives>(*m_wafer);
+        m_directory = cluster.directory;
+    }
+    m_fred->SetSerialise(m_serialise);
+    return *m_fred;
 }
 
 const FredCollectives*

@@ -57,6 +57,17 @@ public:
     /// \return the FredCollectives of the cluster last started on (null before)
     const FredCollectives* GetCollectives() const;
 
+    /**
+     * The FredCollectives of a cluster, made now if the backend has none for
+     * it yet (SerialiseConflicts applied): other users of the wafer's
+     * switches, such as weight streaming, go through it so that one engine
+     * holds the NPUs' FRED handlers and one program per switch holds every
+     * flow (conflicting flows then wait or are refused as for collectives).
+     * \param cluster the built cluster \param topology fred-b or fred-d
+     * \return it (owned by the backend, valid until the next cluster or Dispose)
+     */
+    FredCollectives& Attach(const Cluster& cluster, const Topology& topology);
+
 protected:
     void DoDispose() override;
 

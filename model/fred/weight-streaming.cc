@@ -60,8 +60,9 @@ struct WeightStreaming::State
     }
 };
 
-WeightStreaming::WeightStreaming(Wafer& wafer)
+WeightStreaming::WeightStreaming(Wafer& wafer, FredCollectives* fred)
     : m_wafer(wafer)
+    , m_shared(fred)
     , m_state(std::make_shared<State>())
 {
     m_state->wafer = &wafer;
@@ -162,13 +163,23 @@ WeightStreaming::Start(uint64_t bytes,
     s.receivers = receivers.size();
     if (m_wafer.IsFred())
     {
-        s.fred = std::make_unique<FredCollectives>(m_wafer, true);
-        s.fred->StartBroadcast("weights",
-                               m_wafer.ioRanks,
-                               receivers,
-                               bytes,
-                               tc,
-                               MakeCallback(&State::FredDone, m_state.get()));
+        FredCollectives* fred = m_shared;
+        if (!fred)
+        {
+            // one for every stream: a new one per stream took the NPUs' FRED handlers
+            // and then lost them as the old one's destructor removed its own
+            if (!s.fred)
+            {
+                s.fred = std::make_unique<FredCollectives>(m_wafer, true);
+            }
+            fred = s.fred.get();
+        }
+        fred->StartBroadcast("weights",
+                             m_wafer.ioRanks,
+                             receivers,
+                             bytes,
+                             tc,
+                             MakeCallback(&State::FredDone, m_state.get()));
         return;
     }
     uint32_t mtu = m_wafer.cluster.endpoints[0]->GetDevice()->GetMaxPacketSize();

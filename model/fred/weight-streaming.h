@@ -15,6 +15,8 @@
 namespace ns3
 {
 
+class FredCollectives;
+
 /**
  * \ingroup dlnet
  * \brief What a weight-streaming run did.
@@ -40,13 +42,22 @@ struct StreamingRecord
  * dimension. Every stream crosses each tree link once; the links next to the
  * corners carry the most streams, 2 N - 1 = 9 of them on a 5 x 4 mesh
  * (1152 GB/s at 128 GB/s each against 750 GB/s: the edge hotspot). On FRED
- * the switches copy: one distribution flow per switch (FredCollectives).
+ * the switches copy: one distribution flow per switch (FredCollectives): its
+ * own, or one shared with in-switch collectives (fred-in-switch), whose engine
+ * then runs the streams and the collectives side by side.
  */
 class WeightStreaming
 {
 public:
-    /// \param wafer a built wafer (mesh or FRED)
-    explicit WeightStreaming(Wafer& wafer);
+    /**
+     * \param wafer a built wafer (mesh or FRED)
+     * \param fred FRED only: the FredCollectives (engine and switch programs)
+     *        the streams go through, shared with other users of the wafer's
+     *        switches such as fred-in-switch; null: a FredCollectives of its own
+     *        (then nothing else may program the switches or take the NPUs'
+     *        FRED handlers). Must outlive the streams.
+     */
+    explicit WeightStreaming(Wafer& wafer, FredCollectives* fred = nullptr);
     ~WeightStreaming();
 
     /**
@@ -81,6 +92,7 @@ public:
 private:
     struct State;
     Wafer& m_wafer;
+    FredCollectives* m_shared; //!< shared FRED engine and programs (null: its own)
     std::shared_ptr<State> m_state;
 };
 

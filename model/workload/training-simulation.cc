@@ -7,11 +7,13 @@
 #include "ns3/boolean.h"
 #include "ns3/collective-backend.h"
 #include "ns3/config-parse.h"
+#include "ns3/fred-backend.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/wafer-topology.h"
 #include "ns3/weight-streaming.h"
 
+#include <algorithm>
 #include <deque>
 #include <map>
 #include <set>
@@ -319,34 +321,6 @@ TrainingSimulation::Setup(const Cluster& cluster,
         s.jobs[j].setup = &s.setups[j];
         Prepare(j);
     }
-    // On FRED a weight stream runs its own FredCollectives, whose engine takes the NPUs'
-    // FRED handlers from fred-in-switch's: the two cannot share a wafer (yet).
-    if (s.wafer && s.topology->GetKind().rfind("fred-", 0) == 0)
-    {
-        std::string stream;
-        std::string fred;
-        for (const auto& job : s.jobs)
-        {
-            for (uint32_t t = 0; t < job.backendOf.size(); ++t)
-            {
-                const TrainingTask& task = job.setup->graph.tasks[t];
-                if (stream.empty() && task.kind == TrainingTaskKind::STREAM)
-                {
-                    stream = job.setup->name + " dimension ws";
-                }
-                if (fred.empty() && job.backendOf[t] == FRED_IN_SWITCH)
-                {
-                    fred = job.setup->name + " dimension " + ToString(task.dimension);
-                }
-            }
-        }
-        if (!stream.empty() && !fred.empty())
-        {
-            throw std::invalid_argument(stream + ": weight streaming on " + s.topology->GetKind()
-                                        + " cannot run beside fred-in-switch collectives (" + fred
-                                        + "); use a step-schedule backend there");
-        }
-    }
 }
 
 Communicator
@@ -365,7 +339,7 @@ TrainingSimulation::CommOf(uint32_t job, const TrainingTask& task) const
 }
 
 CollectiveRequest
-TrainingSimulation::RequestOf(const TrainingTask& task)
+TrainingSimulation::RequestOf(const TrainingTask& task, const Communicator& comm) const
 {
     CollectiveRequest r;
     if (task.kind == TrainingTaskKind::SEND)
@@ -373,12 +347,56 @@ TrainingSimulation::RequestOf(const TrainingTask& task)
         r.op = CollectiveOp::SEND_RECV;
         r.type = DataType::FP16;
         r.bytes = SendBytes(task.bytes);
+        return r;
     }
-    else
+    r.op = task.op;
+    r.type = task.type;
+    r.bytes = task.bytes;
+    // The shape of a grid-wide communicator, which the hierarchical schedules need (without
+    // it they refuse every collective); the others ignore it.
+    const State& s = *m_state;
+    for (uint32_t i = 0; i < comm.ranks.size(); ++i)
     {
-        r.op = task.op;
-        r.type = task.type;
-        r.bytes = task.bytes;
+        if (comm.ranks[i] != i)
+        {
+            return r; // not the grid in rank order
+        }
+    }
+    if (s.wafer)
+    {
+        if (comm.ranks.size() != WAFER_NPUS)
+        {
+            return r;
+        }
+        if (s.wafer->GetVariant() == WaferVariant::MESH)
+        {
+            // 2D: rows and columns, half the data in each dimension order (FRED paper)
+            r.grid.dim1 = WAFER_MESH_COLS;
+            r.grid.dim2 = WAFER_MESH_ROWS;
+            r.grid.bothOrders = true;
+            // pipelined in staggered chunks, as fred-vs-mesh runs it (its defaults: 64
+            // chunks, 8 in flight), at least one element per rank and chunk
+            r.chunks = uint32_t(std::max<uint64_t>(
+                1, std::min<uint64_t>(64, r.bytes / ElementSize(r.type) / WAFER_NPUS)));
+            r.chunksInFlight = std::min<uint32_t>(8, r.chunks);
+            r.staggerChunks = true;
+        }
+        else
+        {
+            // two-level ring: the NPUs of an L1, then the NPUs of one local index
+            r.grid.dim1 = FRED_NPUS_PER_L1;
+            r.grid.dim2 = WAFER_NPUS / FRED_NPUS_PER_L1;
+            r.grid.secondLevelVc = true;
+        }
+        return r;
+    }
+    TopologyGrid grid = s.topology->GetGrid();
+    if (grid.dim1 > 0 && comm.ranks.size() == grid.dim1 * grid.dim2)
+    {
+        r.grid.dim1 = grid.dim1;
+        r.grid.dim2 = grid.dim2;
+        r.grid.bidirectional = grid.bidirectional;
+        r.grid.dim2First = grid.dim2Rate > grid.dim1Rate;
     }
     return r;
 }
@@ -457,7 +475,7 @@ TrainingSimulation::Prepare(uint32_t j)
             continue;
         }
         Communicator comm = CommOf(j, task);
-        CollectiveRequest request = RequestOf(task);
+        CollectiveRequest request = RequestOf(task, comm);
         std::string name = ResolveBackend(j, task.dimension, request, comm);
         Ptr<CollectiveBackend> backend = BackendFor(j, task.dimension, name);
         if (!backend->Implements(request.op))
@@ -611,7 +629,16 @@ TrainingSimulation::Launch(uint32_t j, uint32_t t)
         if (!s.streaming)
         {
             s.waferDescription = std::make_unique<Wafer>(s.wafer->Describe(s.cluster));
-            s.streaming = std::make_unique<WeightStreaming>(*s.waferDescription);
+            FredCollectives* shared = nullptr;
+            if (InSwitch(s.wafer->GetVariant()))
+            {
+                // The wafer's one FRED engine and switch programs are fred-in-switch's
+                // (one instance for every job): the streams go through them too.
+                Ptr<FredBackend> fred = DynamicCast<FredBackend>(
+                    BackendFor(j, TrainingDimension::WS, FRED_IN_SWITCH));
+                shared = &fred->Attach(s.cluster, *s.topology);
+            }
+            s.streaming = std::make_unique<WeightStreaming>(*s.waferDescription, shared);
         }
         std::vector<uint32_t> receivers;
         for (uint32_t r : task.ranks)
@@ -619,8 +646,11 @@ TrainingSimulation::Launch(uint32_t j, uint32_t t)
             receivers.push_back(job.setup->placement[r]);
         }
         uint64_t controllers = s.waferDescription->ioRanks.size();
-        // each rank's bytes come in equal shares from every I/O controller
+        // each rank's bytes come in equal shares from every I/O controller, rounded up to
+        // whole 4-byte words (FRED's switches distribute fp32 elements: another share
+        // would be refused mid-run)
         uint64_t perController = (task.bytes + controllers - 1) / controllers;
+        perController += (4 - perController % 4) % 4;
         s.streaming->Start(perController,
                            job.setup->dimensions[uint32_t(TrainingDimension::WS)].trafficClass,
                            receivers,
@@ -633,10 +663,12 @@ TrainingSimulation::Launch(uint32_t j, uint32_t t)
     }
     auto key = BackendKey(j, task.dimension, job.backendOf[t]);
     Ptr<CollectiveBackend> backend = s.backends.at(key).backend;
+    Communicator comm = CommOf(j, task);
+    CollectiveRequest request = RequestOf(task, comm);
     backend->Start(s.cluster,
                    *s.topology,
-                   CommOf(j, task),
-                   RequestOf(task),
+                   comm,
+                   request,
                    CollectiveBackend::DoneCallback(
                        [this, j, t](const CollectiveRecord&)
                        {

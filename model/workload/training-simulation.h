@@ -81,12 +81,15 @@ struct TrainingTaskRun
  *   point-to-point (every step schedule has); fp16 elements, an odd size
  *   rounded up by one byte.
  * - STREAM: on a wafer topology only (Setup refuses others): each receiver's
- *   bytes come in equal shares (rounded up) from every I/O controller
+ *   bytes come in equal shares (rounded up to whole 4-byte words) from every I/O
+ *   controller
  *   (WeightStreaming to those NPUs); one weight stream at a time per
  *   wafer (they share the controllers), in FIFO order like the serial
- *   backends. On FRED a stream has its own FredCollectives, whose engine
- *   would take the NPUs' FRED handlers from fred-in-switch's: Setup refuses
- *   weight streams and fred-in-switch collectives on one wafer.
+ *   backends. On fred-b and fred-d the streams go through the FredCollectives
+ *   of the one fred-in-switch instance (its engine holds the NPUs' FRED
+ *   handlers, its switch programs every flow), so streams and in-switch
+ *   collectives run side by side (flows that conflict wait); on fred-a and
+ *   fred-c a stream has a FredCollectives of its own (distribution only).
  * - Deadlock: streams run in graph order and deps point to earlier tasks,
  *   so a valid graph always progresses (its lowest unfinished task can
  *   start); a run that ends unfinished (a backend that never completes, a
@@ -143,8 +146,14 @@ private:
     static std::vector<uint32_t> StreamsOf(const TrainingTask& task);
     /// \return the communicator of a collective or send task (cluster ranks)
     Communicator CommOf(uint32_t job, const TrainingTask& task) const;
-    /// \return the request of a collective or send task (timing mode)
-    static CollectiveRequest RequestOf(const TrainingTask& task);
+    /**
+     * \return the request of a collective or send task (timing mode); a
+     * collective of every rank of the topology's grid (wafers: every NPU), in
+     * rank order, carries that grid for the hierarchical schedules (mesh: 2D
+     * with both dimension orders; FRED: NPUs of an L1, then across L1s on
+     * the second virtual channel; other grids as the topology gives them)
+     */
+    CollectiveRequest RequestOf(const TrainingTask& task, const Communicator& comm) const;
     /// \return the backend name that runs a request of a job's dimension (auto resolved, cached)
     std::string ResolveBackend(uint32_t job,
                                TrainingDimension d,
