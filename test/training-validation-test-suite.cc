@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iostream>
 #include <numeric>
 
 using namespace ns3;
@@ -188,6 +189,9 @@ private:
         }
         NS_TEST_ASSERT_MSG_GT(count, 2u, "ResNet-50 at 8 MiB buckets has several buckets");
         double seconds = LastEnd(RunOnStar(off, 4, false)).GetSeconds();
+        std::cout << "DP overlap off: " << seconds * 1e3 << " ms; compute " << compute * 1e3
+                  << " ms + " << count << " buckets alone " << buckets * 1e3
+                  << " ms = " << (compute + buckets) * 1e3 << " ms" << std::endl;
         NS_TEST_ASSERT_MSG_EQ_TOL(seconds,
                                   compute + buckets,
                                   0.01 * (compute + buckets),
@@ -196,6 +200,8 @@ private:
         plan.overlap = true;
         TrainingGraph on = MakeTrainingGraph(model, MakeDevice("a100"), plan);
         double overlapped = LastEnd(RunOnStar(on, 4, false)).GetSeconds();
+        std::cout << "DP overlap on: " << overlapped * 1e3 << " ms (max of the two "
+                  << std::max(compute, buckets) * 1e3 << " ms)" << std::endl;
         NS_TEST_ASSERT_MSG_GT_OR_EQ(overlapped * (1 + 1e-9),
                                     std::max(compute, buckets),
                                     "overlap on: never below max(compute, communication)");
@@ -227,6 +233,8 @@ private:
         TrainingBreakdown b = MeanBreakdown(ComputeBreakdown(g, runs, true, 0));
         double expected = double(m_p - 1) / (m_m + m_p - 1);
         double fraction = b.bubbleSeconds / b.iterationSeconds;
+        std::cout << ToString(m_schedule) << " p=" << m_p << " m=" << m_m << ": bubble " << fraction
+                  << ", (p-1)/(m+p-1) = " << expected << std::endl;
         NS_TEST_ASSERT_MSG_EQ_TOL(fraction, expected, 0.01 * expected, "bubble fraction");
         double sum = b.computeSeconds + b.bubbleSeconds + b.idleSeconds
                      + std::accumulate(b.exposedSeconds.begin(), b.exposedSeconds.end(), 0.0);
@@ -381,6 +389,9 @@ private:
             ar.push_back(AllReduceAlone(l.bytes, 4, DataType::FP16) * 1e9);
         }
         byHand = DataLoopByHand(ar, 2);
+        std::cout << "ASTRA-sim DATA on a star: simulated "
+                  << TotalSeconds(g, RunOnStar(g, 4, false)) * 1e9 << " ns, by hand " << byHand
+                  << " ns" << std::endl;
         NS_TEST_ASSERT_MSG_EQ_TOL(TotalSeconds(g, RunOnStar(g, 4, false)) * 1e9,
                                   byHand,
                                   0.01 * byHand,
