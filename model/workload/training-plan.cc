@@ -186,9 +186,9 @@ TrainingPlan::Validate(const Model& model) const
     atLeastOne("pp", pp);
     atLeastOne("ep", ep);
     atLeastOne("microbatches", microbatches);
-    atLeastOne("microbatchSize", microbatchSize);
-    atLeastOne("virtualStages", virtualStages);
-    atLeastOne("bucketBytes", bucketBytes);
+    atLeastOne("microbatch-size", microbatchSize);
+    atLeastOne("virtual-stages", virtualStages);
+    atLeastOne("bucket-bytes", bucketBytes);
     if (iterations < 1 || iterations > MAX_PLAN_ITERATIONS)
     {
         fail("iterations",
@@ -235,13 +235,13 @@ TrainingPlan::Validate(const Model& model) const
         }
         if (virtualStages < 2)
         {
-            fail("virtualStages",
+            fail("virtual-stages",
                  std::to_string(virtualStages)
                      + " must be at least 2 with the interleaved schedule");
         }
         if (units % (static_cast<uint64_t>(pp) * virtualStages) != 0)
         {
-            fail("virtualStages",
+            fail("virtual-stages",
                  "pp x virtualStages = " + std::to_string(pp * virtualStages)
                      + " does not divide the " + std::to_string(units) + " pipeline-able layers of "
                      + m);
@@ -255,7 +255,7 @@ TrainingPlan::Validate(const Model& model) const
     }
     else if (virtualStages != 1)
     {
-        fail("virtualStages",
+        fail("virtual-stages",
              std::to_string(virtualStages) + " > 1 needs the interleaved schedule (schedule is "
                  + ToString(schedule) + ")");
     }
