@@ -162,6 +162,9 @@ WeightStreaming::Start(uint64_t bytes,
     s.receivers = receivers.size();
     if (m_wafer.IsFred())
     {
+        // the previous stream's engine goes first: its destructor takes the NPUs'
+        // handlers and the switches' programs back, the new one's included
+        s.fred.reset();
         s.fred = std::make_unique<FredCollectives>(m_wafer, true);
         s.fred->StartBroadcast("weights",
                                m_wafer.ioRanks,

@@ -621,6 +621,11 @@ TrainingSimulation::Launch(uint32_t j, uint32_t t)
         uint64_t controllers = s.waferDescription->ioRanks.size();
         // each rank's bytes come in equal shares from every I/O controller
         uint64_t perController = (task.bytes + controllers - 1) / controllers;
+        if (s.waferDescription->IsFred())
+        {
+            // FRED broadcasts whole fp32 elements: a share is rounded up to 4 bytes
+            perController += (4 - perController % 4) % 4;
+        }
         s.streaming->Start(perController,
                            job.setup->dimensions[uint32_t(TrainingDimension::WS)].trafficClass,
                            receivers,
