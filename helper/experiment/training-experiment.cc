@@ -479,6 +479,23 @@ TrainingConfig::Validate() const
         Placements(plan.Ranks(), t->GetNRanks());
     }
     TrainingGraph g = MakeGraph();
+    // the simulated time is 64-bit picoseconds (about 9.2e6 s): the tasks' time, all of it
+    // run one after another, stays well inside, so no timestamp wraps
+    double seconds = 0;
+    for (const auto& task : g.tasks)
+    {
+        seconds += task.duration.GetSeconds() + task.finishDelay.GetSeconds();
+    }
+    if (seconds > 4e6)
+    {
+        throw std::invalid_argument(
+            std::string(workloadFile.empty() ? "device" : "workload-file")
+            + ": the tasks' compute and delays sum to " + dlnet::ShortestText(seconds)
+            + " s, more than the 4e6 s the simulator's clock holds safely; "
+            + (workloadFile.empty() ? "a faster device (peak-tflops, memory-gbps, efficiency), "
+                                      "fewer microbatches or a smaller microbatch-size"
+                                    : "fewer iterations or shorter tasks (clock-ghz)"));
+    }
     // every job holds its own copy of the graph: the cap is on all of them together
     if (uint64_t(jobs) * g.tasks.size() > MAX_TRAINING_TASKS)
     {

@@ -356,7 +356,15 @@ public:
 
     Time Cycles(uint64_t c) const
     {
-        return Time::FromDouble(static_cast<double>(c) * m_nsPerCycle, Time::NS);
+        double ns = static_cast<double>(c) * m_nsPerCycle;
+        if (ns > 1e15)
+        {
+            // beyond a 64-bit picosecond Time once summed: refused, not wrapped
+            throw std::invalid_argument("clock-ghz: " + std::to_string(c) + " cycles at "
+                                        + dlnet::ShortestText(1 / m_nsPerCycle)
+                                        + " GHz take more than 1e6 s (one task's limit)");
+        }
+        return Time::FromDouble(ns, Time::NS);
     }
 
     /// A compute task on rank r after its cursor (none for 0 cycles).
