@@ -138,28 +138,6 @@ ClassOption(TrainingDimension d)
             "int"};
 }
 
-std::string
-ReadFile(const std::string& field, const std::string& path)
-{
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-    {
-        throw std::invalid_argument(field + ": cannot read '" + dlnet::PrintableText(path) + "'");
-    }
-    // bounded: a workload file above 256 MiB is refused before it is read
-    in.seekg(0, std::ios::end);
-    std::streamoff size = in.tellg();
-    if (size < 0 || size > (std::streamoff(256) << 20))
-    {
-        throw std::invalid_argument(field + ": '" + dlnet::PrintableText(path)
-                                    + "' is larger than 256 MiB");
-    }
-    in.seekg(0);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
 /// The first pipeline-parallel send tells a pipelined job (bubble, not idle).
 bool
 IsPipelined(const TrainingGraph& graph)
@@ -361,16 +339,11 @@ TrainingConfig::MakeGraph() const
         o.iterations = iterations;
         o.type = type.empty() ? DataType::FP16 : ParseDataType("type", type);
         TrainingGraph g;
-        if (!std::ifstream(workloadFile))
-        {
-            throw std::invalid_argument("workload-file: cannot read '"
-                                        + dlnet::PrintableText(workloadFile) + "'");
-        }
         if (!workloadGroups.empty())
         {
-            g = ImportChakraJson(ReadFile("workload-file", workloadFile),
+            g = ImportChakraJson(ReadWorkloadText("workload-file", workloadFile),
                                  workloadFile,
-                                 ReadFile("workload-groups", workloadGroups),
+                                 ReadWorkloadText("workload-groups", workloadGroups),
                                  o);
         }
         else
