@@ -271,6 +271,17 @@ TrainingPlan::Validate(const Model& model) const
                      std::to_string(ep) + " does not divide the " + std::to_string(layer.experts)
                          + " experts of " + m + "'s " + dlnet::PrintableText(layer.name));
             }
+            // the AllToAll of a microbatch's b·s·h elements splits them into ep equal blocks
+            const uint64_t elements = layer.activationElements * microbatchSize;
+            if (layer.experts > 0 && elements % ep != 0)
+            {
+                fail("ep",
+                     std::to_string(ep) + " does not split the " + std::to_string(elements)
+                         + " elements of a microbatch's tokens (microbatch-size x sequence x "
+                           "hidden) at "
+                         + m + "'s " + dlnet::PrintableText(layer.name)
+                         + " into equal AllToAll blocks");
+            }
         }
         if (!moe)
         {
