@@ -138,28 +138,6 @@ ClassOption(TrainingDimension d)
             "int"};
 }
 
-std::string
-ReadFile(const std::string& field, const std::string& path)
-{
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-    {
-        throw std::invalid_argument(field + ": cannot read '" + dlnet::PrintableText(path) + "'");
-    }
-    // bounded: a workload file above 256 MiB is refused before it is read
-    in.seekg(0, std::ios::end);
-    std::streamoff size = in.tellg();
-    if (size < 0 || size > (std::streamoff(256) << 20))
-    {
-        throw std::invalid_argument(field + ": '" + dlnet::PrintableText(path)
-                                    + "' is larger than 256 MiB");
-    }
-    in.seekg(0);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
 /// The first pipeline-parallel send tells a pipelined job (bubble, not idle).
 bool
 IsPipelined(const TrainingGraph& graph)
@@ -283,6 +261,8 @@ TrainingConfig::MakeModel() const
         shape.heads = heads;
         shape.sequence = sequence;
         shape.vocabulary = vocabulary;
+        shape.experts = experts;
+        shape.moeEvery = experts > 0 ? 2 : 0; // every other layer's MLP (GShard, Switch)
         DataType t = type.empty() ? DataType::FP16 : ParseDataType("type", type);
         m = MakeTransformer("transformer", shape, t);
     }
@@ -359,16 +339,11 @@ TrainingConfig::MakeGraph() const
         o.iterations = iterations;
         o.type = type.empty() ? DataType::FP16 : ParseDataType("type", type);
         TrainingGraph g;
-        if (!std::ifstream(workloadFile))
-        {
-            throw std::invalid_argument("workload-file: cannot read '"
-                                        + dlnet::PrintableText(workloadFile) + "'");
-        }
         if (!workloadGroups.empty())
         {
-            g = ImportChakraJson(ReadFile("workload-file", workloadFile),
+            g = ImportChakraJson(ReadWorkloadText("workload-file", workloadFile),
                                  workloadFile,
-                                 ReadFile("workload-groups", workloadGroups),
+                                 ReadWorkloadText("workload-groups", workloadGroups),
                                  o);
         }
         else
@@ -421,7 +396,16 @@ TrainingConfig::Placements(uint32_t jobRanks, uint32_t clusterRanks) const
     }
     for (const auto& part : parts)
     {
-        Communicator comm = ParseCommunicator(part, clusterRanks);
+        Communicator comm;
+        try
+        {
+            comm = ParseCommunicator(part, clusterRanks);
+        }
+        catch (const std::invalid_argument& e)
+        {
+            throw std::invalid_argument("placement: '" + dlnet::PrintableText(part)
+                                        + "': " + e.what());
+        }
         if (comm.GetSize() != jobRanks)
         {
             throw std::invalid_argument("placement: '" + dlnet::PrintableText(part) + "' holds "
@@ -462,9 +446,39 @@ TrainingConfig::Validate() const
     if (workloadFile.empty())
     {
         MakeDevice();
-        MakePlan().Validate(MakeModel());
+        TrainingPlan plan = MakePlan();
+        plan.Validate(MakeModel());
+        // the ranks against the cluster before the graph (up to MAX_TRAINING_TASKS) is built
+        Placements(plan.Ranks(), t->GetNRanks());
     }
     TrainingGraph g = MakeGraph();
+    // the simulated time is 64-bit picoseconds (about 9.2e6 s): the tasks' time, all of it
+    // run one after another, stays well inside, so no timestamp wraps
+    double seconds = 0;
+    for (const auto& task : g.tasks)
+    {
+        seconds += task.duration.GetSeconds() + task.finishDelay.GetSeconds();
+    }
+    if (seconds > 4e6)
+    {
+        throw std::invalid_argument(
+            std::string(workloadFile.empty() ? "device" : "workload-file")
+            + ": the tasks' compute and delays sum to " + dlnet::ShortestText(seconds)
+            + " s, more than the 4e6 s the simulator's clock holds safely; "
+            + (workloadFile.empty() ? "a faster device (peak-tflops, memory-gbps, efficiency), "
+                                      "fewer microbatches or a smaller microbatch-size"
+                                    : "fewer iterations or shorter tasks (clock-ghz)"));
+    }
+    // every job holds its own copy of the graph: the cap is on all of them together
+    if (uint64_t(jobs) * g.tasks.size() > MAX_TRAINING_TASKS)
+    {
+        throw std::invalid_argument("jobs: " + std::to_string(jobs) + " copies of a graph of "
+                                    + std::to_string(g.tasks.size()) + " tasks hold "
+                                    + std::to_string(uint64_t(jobs) * g.tasks.size())
+                                    + "; the jobs together hold at most "
+                                    + std::to_string(MAX_TRAINING_TASKS)
+                                    + " (fewer jobs, ranks, microbatches, layers or iterations)");
+    }
     std::vector<std::vector<uint32_t>> places = Placements(g.ranks, t->GetNRanks());
     std::set<uint32_t> used;
     for (const auto& p : places)
@@ -505,7 +519,7 @@ RunTraining(const TrainingConfig& c)
     {
         TrainingJobSetup job;
         job.name = "job" + std::to_string(j);
-        job.graph = graph;
+        job.graph = j + 1 == c.jobs ? std::move(graph) : graph;
         job.placement = places[j];
         for (uint32_t d = 0; d < TRAINING_DIMENSIONS; ++d)
         {
@@ -522,6 +536,15 @@ RunTraining(const TrainingConfig& c)
     {
         result.jobs.push_back(
             RowOf(c, result.setups[j], together.runs[j], "together", &result.rankBreakdowns[j]));
+        if (!(result.jobs[j].iterationSeconds > 0))
+        {
+            // throughput, MFU and the slowdown would divide by 0
+            throw std::invalid_argument(
+                (c.workloadFile.empty() ? std::string("model") : std::string("workload-file"))
+                + ": an iteration of " + result.setups[j].name
+                + " takes 0 s (no compute time, and no communication or free-communication); "
+                  "there is nothing to measure");
+        }
         const TrainingGraph& g = result.setups[j].graph;
         for (uint32_t i = 0; i < g.tasks.size(); ++i)
         {
@@ -558,7 +581,11 @@ RunTraining(const TrainingConfig& c)
         {
             Outcome alone = Simulate(c, topology, {result.setups[j]});
             TrainingJobRow row = RowOf(c, result.setups[j], alone.runs[0], "alone", nullptr);
-            result.jobs[j].slowdown = result.jobs[j].iterationSeconds / row.iterationSeconds;
+            // an iteration of 0 s alone (no compute, free communication) has no slowdown
+            if (row.iterationSeconds > 0)
+            {
+                result.jobs[j].slowdown = result.jobs[j].iterationSeconds / row.iterationSeconds;
+            }
             result.jobs.push_back(row);
         }
     }
@@ -591,6 +618,12 @@ TrainingOptions()
                 "sequence", "transformer: sequence length s", &C::sequence, 1, 1u << 24),
             UnsignedOption<C>(
                 "vocabulary", "transformer: vocabulary V", &C::vocabulary, 1, 1u << 24),
+            UnsignedOption<C>("experts",
+                              "transformer: experts of every other layer's MLP (mixture of "
+                              "experts; 0: dense)",
+                              &C::experts,
+                              0,
+                              1u << 16),
             CheckedTextOption<C>(
                 "type",
                 "fp32, fp16 or bf16 (weights, gradients, activations); empty: the model's usual",

@@ -503,20 +503,17 @@ PlotTrainingBreakdown(const std::vector<std::string>& labels,
     }
     plot.AppendExtra(xtics + ")");
     plot.AppendExtra("set xrange [-0.6:" + std::to_string(results.size() - 0.4) + "]");
-    plot.AppendExtra("set yrange [0:" + std::to_string(top > 0 ? 1.1 * top : 1) + "]");
+    // %g, not std::to_string: an iteration below a microsecond is not [0:0.000000]
+    char yrange[64];
+    std::snprintf(yrange, sizeof yrange, "set yrange [0:%.6g]", top > 0 ? 1.1 * top : 1.0);
+    plot.AppendExtra(yrange);
     plot.AppendExtra("set key off");
     plot.AppendExtra("set rmargin 16");
     plot.AppendExtra("set grid ytics");
     // one colour per part, named beside the plot in that colour (a key would show
     // the thick impulses as misplaced swatches)
-    static const std::vector<std::string> colours = {"#000000",
-                                                     "#e41a1c",
-                                                     "#984ea3",
-                                                     "#ff7f00",
-                                                     "#a65628",
-                                                     "#377eb8",
-                                                     "#4daf4a",
-                                                     "#bbbbbb"};
+    static const std::vector<std::string> colours
+        = {"#000000", "#e41a1c", "#984ea3", "#ff7f00", "#a65628", "#377eb8", "#4daf4a", "#bbbbbb"};
     for (std::size_t p = 0; p < Parts().size(); ++p)
     {
         plot.AppendExtra("set label " + std::to_string(p + 1) + " " + JsonText(Parts()[p].name)

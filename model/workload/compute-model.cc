@@ -121,6 +121,14 @@ Time
 RoundedSeconds(double seconds)
 {
     const double ticksPerSecond = static_cast<double>(Seconds(1).GetTimeStep());
+    if (!(seconds <= 1e6))
+    {
+        // llround of a value beyond int64 is undefined (it gave negative durations)
+        throw std::invalid_argument("device: a layer pass takes " + dlnet::ShortestText(seconds)
+                                    + " s, more than 1e6 s (one task's limit); a faster device "
+                                      "(peak-tflops, memory-gbps, efficiency), a smaller model "
+                                      "or microbatch-size");
+    }
     return TimeStep(static_cast<uint64_t>(std::llround(seconds * ticksPerSecond)));
 }
 

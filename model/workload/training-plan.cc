@@ -186,9 +186,9 @@ TrainingPlan::Validate(const Model& model) const
     atLeastOne("pp", pp);
     atLeastOne("ep", ep);
     atLeastOne("microbatches", microbatches);
-    atLeastOne("microbatchSize", microbatchSize);
-    atLeastOne("virtualStages", virtualStages);
-    atLeastOne("bucketBytes", bucketBytes);
+    atLeastOne("microbatch-size", microbatchSize);
+    atLeastOne("virtual-stages", virtualStages);
+    atLeastOne("bucket-bytes", bucketBytes);
     if (iterations < 1 || iterations > MAX_PLAN_ITERATIONS)
     {
         fail("iterations",
@@ -235,13 +235,13 @@ TrainingPlan::Validate(const Model& model) const
         }
         if (virtualStages < 2)
         {
-            fail("virtualStages",
+            fail("virtual-stages",
                  std::to_string(virtualStages)
                      + " must be at least 2 with the interleaved schedule");
         }
         if (units % (static_cast<uint64_t>(pp) * virtualStages) != 0)
         {
-            fail("virtualStages",
+            fail("virtual-stages",
                  "pp x virtualStages = " + std::to_string(pp * virtualStages)
                      + " does not divide the " + std::to_string(units) + " pipeline-able layers of "
                      + m);
@@ -255,7 +255,7 @@ TrainingPlan::Validate(const Model& model) const
     }
     else if (virtualStages != 1)
     {
-        fail("virtualStages",
+        fail("virtual-stages",
              std::to_string(virtualStages) + " > 1 needs the interleaved schedule (schedule is "
                  + ToString(schedule) + ")");
     }
@@ -270,6 +270,17 @@ TrainingPlan::Validate(const Model& model) const
                 fail("ep",
                      std::to_string(ep) + " does not divide the " + std::to_string(layer.experts)
                          + " experts of " + m + "'s " + dlnet::PrintableText(layer.name));
+            }
+            // the AllToAll of a microbatch's b·s·h elements splits them into ep equal blocks
+            const uint64_t elements = layer.activationElements * microbatchSize;
+            if (layer.experts > 0 && elements % ep != 0)
+            {
+                fail("ep",
+                     std::to_string(ep) + " does not split the " + std::to_string(elements)
+                         + " elements of a microbatch's tokens (microbatch-size x sequence x "
+                           "hidden) at "
+                         + m + "'s " + dlnet::PrintableText(layer.name)
+                         + " into equal AllToAll blocks");
             }
         }
         if (!moe)

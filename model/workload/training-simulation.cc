@@ -476,7 +476,18 @@ TrainingSimulation::Prepare(uint32_t j)
         }
         Communicator comm = CommOf(j, task);
         CollectiveRequest request = RequestOf(task, comm);
-        std::string name = ResolveBackend(j, task.dimension, request, comm);
+        std::string name;
+        try
+        {
+            name = ResolveBackend(j, task.dimension, request, comm);
+        }
+        catch (const std::invalid_argument& e)
+        {
+            // auto found nothing: the option to set is the dimension's backend
+            throw std::invalid_argument(ToString(task.dimension) + "-backend: " + where + ", "
+                                        + TaskName(g, t) + ": " + e.what() + "; choose one of "
+                                        + dlnet::JoinChoices(CollectiveRegistry::Names()));
+        }
         Ptr<CollectiveBackend> backend = BackendFor(j, task.dimension, name);
         if (!backend->Implements(request.op))
         {

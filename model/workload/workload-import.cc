@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
@@ -356,7 +357,15 @@ public:
 
     Time Cycles(uint64_t c) const
     {
-        return Time::FromDouble(static_cast<double>(c) * m_nsPerCycle, Time::NS);
+        double ns = static_cast<double>(c) * m_nsPerCycle;
+        if (ns > 1e15)
+        {
+            // beyond a 64-bit picosecond Time once summed: refused, not wrapped
+            throw std::invalid_argument("clock-ghz: " + std::to_string(c) + " cycles at "
+                                        + dlnet::ShortestText(1 / m_nsPerCycle)
+                                        + " GHz take more than 1e6 s (one task's limit)");
+        }
+        return Time::FromDouble(ns, Time::NS);
     }
 
     /// A compute task on rank r after its cursor (none for 0 cycles).
@@ -2152,17 +2161,47 @@ ImportChakraJson(const std::string& text,
     return g;
 }
 
-TrainingGraph
-ImportWorkloadFile(const std::string& path, const WorkloadImportOptions& o)
+std::string
+ReadWorkloadText(const std::string& field, const std::string& path)
 {
+    const std::string where = field + ": '" + dlnet::PrintableText(path) + "'";
+    std::error_code error;
+    // a device (/dev/zero), a FIFO or a directory would be read without end, or not at all
+    if (!std::filesystem::is_regular_file(path, error))
+    {
+        throw std::invalid_argument(where
+                                    + (std::filesystem::exists(path, error)
+                                           ? " is not a regular file"
+                                           : " cannot be read (no such file)"));
+    }
     std::ifstream in(path, std::ios::binary);
     if (!in)
     {
-        throw std::invalid_argument(dlnet::PrintableText(path) + ":0: file: cannot be read");
+        throw std::invalid_argument(where + " cannot be read");
     }
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    std::string text = ss.str();
+    // bounded as it is read (the size on disk may change, or lie)
+    std::string text;
+    char buffer[1 << 16];
+    while (in.read(buffer, sizeof buffer) || in.gcount() > 0)
+    {
+        text.append(buffer, in.gcount());
+        if (text.size() > MAX_WORKLOAD_FILE_BYTES)
+        {
+            throw std::invalid_argument(where + " is larger than "
+                                        + std::to_string(MAX_WORKLOAD_FILE_BYTES >> 20) + " MiB");
+        }
+    }
+    if (in.bad())
+    {
+        throw std::invalid_argument(where + " cannot be read");
+    }
+    return text;
+}
+
+TrainingGraph
+ImportWorkloadFile(const std::string& path, const WorkloadImportOptions& o)
+{
+    std::string text = ReadWorkloadText("workload-file", path);
     std::size_t p = text.find_first_not_of(" \t\r\n");
     if (p != std::string::npos && text[p] == '{'
         && text.find("\"workload_graph\"") != std::string::npos)

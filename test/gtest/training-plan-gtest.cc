@@ -239,7 +239,7 @@ TEST(TrainingPlan, ValidateNamesTheField)
         {
             p.microbatchSize = 0;
         },
-        {"microbatchSize"});
+        {"microbatch-size"});
     check(
         [](TrainingPlan& p)
         {
@@ -257,7 +257,7 @@ TEST(TrainingPlan, ValidateNamesTheField)
         {
             p.bucketBytes = 0;
         },
-        {"bucketBytes"});
+        {"bucket-bytes"});
     check(
         [](TrainingPlan& p)
         {
@@ -275,7 +275,7 @@ TEST(TrainingPlan, ValidateNamesTheField)
         {
             p.virtualStages = 2;
         },
-        {"virtualStages", "interleaved"});
+        {"virtual-stages", "interleaved"});
     check(
         [](TrainingPlan& p)
         {
@@ -284,7 +284,7 @@ TEST(TrainingPlan, ValidateNamesTheField)
             p.virtualStages = 5; // 10 does not divide 24
             p.microbatches = 2;
         },
-        {"virtualStages", "24"});
+        {"virtual-stages", "24"});
     check(
         [](TrainingPlan& p)
         {

@@ -90,6 +90,11 @@ def test_workload_file(tmp_path):
     (dict(layers=4), "layers"),  # only with model=transformer
     (dict(workload_ranks=4), "workload-ranks"),  # only with workload-file
     (dict(dp=64), "placement"),  # more ranks than the topology has
+    # --experts reaches the transformer's shape
+    (dict(model="transformer", layers=2, hidden=256, heads=4, sequence=64, vocabulary=512,
+          experts=4, dp=6, ep=3), "ep: 3 does not divide the 4 experts"),
+    (dict(efficiency=1e-9), "device: a layer pass takes"),  # beyond the simulator's clock
+    (dict(workload_file="/dev/zero", workload_ranks=2), "workload-file: '/dev/zero' is not a"),
 ])
 def test_bad_options_raise_value_error(options, field):
     with pytest.raises(ValueError, match=field):
