@@ -544,7 +544,7 @@ void
 PrintTrainingTable(const std::vector<std::string>& labels,
                    const std::vector<TrainingResult>& results)
 {
-    std::printf("\n%-22s %-5s %-8s %10s %10s %6s %9s %9s %9s %9s %9s %9s %9s\n",
+    std::printf("\n%-22s %-5s %-8s %10s %10s %6s %9s %9s %9s %9s %9s %9s %9s %8s\n",
                 "configuration",
                 "job",
                 "mode",
@@ -557,7 +557,8 @@ PrintTrainingTable(const std::vector<std::string>& labels,
                 "exp. DP",
                 "exp. EP+WS",
                 "bubble",
-                "idle");
+                "idle",
+                "x alone");
     for (std::size_t k = 0; k < results.size(); ++k)
     {
         for (const auto& row : results[k].jobs)
@@ -567,8 +568,13 @@ PrintTrainingTable(const std::vector<std::string>& labels,
             {
                 return b.exposedSeconds[static_cast<uint32_t>(d)];
             };
+            char slowdown[16] = "-";
+            if (row.slowdown > 0)
+            {
+                std::snprintf(slowdown, sizeof slowdown, "%.4f", row.slowdown);
+            }
             std::printf("%-22s %-5s %-8s %10.4g %10.4g %5.1f%% %9.3g %9.3g %9.3g %9.3g %9.3g %9.3g "
-                        "%9.3g\n",
+                        "%9.3g %8s\n",
                         labels[k].c_str(),
                         row.job.c_str(),
                         row.mode.c_str(),
@@ -581,11 +587,13 @@ PrintTrainingTable(const std::vector<std::string>& labels,
                         e(TrainingDimension::DP),
                         e(TrainingDimension::EP) + e(TrainingDimension::WS),
                         b.bubbleSeconds,
-                        b.idleSeconds);
+                        b.idleSeconds,
+                        slowdown);
         }
     }
     std::printf("(breakdown columns: seconds per iteration, mean over the job's ranks; "
-                "exp. = communication not hidden behind compute)\n");
+                "exp. = communication not hidden behind compute; x alone = iteration together / "
+                "alone)\n");
 }
 
 } // namespace ns3
