@@ -25,7 +25,7 @@ enum class TrainingDimension : uint8_t
     TP, //!< tensor (model) parallelism
     PP, //!< pipeline parallelism: activations and their gradients between stages
     DP, //!< data parallelism: gradient reduction, ZeRO gathers
-    EP, //!< expert parallelism: mixture-of-experts AllToAll
+    EP, //!< expert parallelism: mixture-of-experts AllToAll; also DLRM's embedding AllToAll
     WS, //!< weight streaming from the I/O controllers of a wafer
 };
 

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <stdexcept>
 
@@ -404,8 +405,22 @@ private:
     uint64_t LocalParameters(uint32_t l) const
     {
         const ModelLayer& layer = m_model.layers[l];
+        if (l == m_embLayer)
+        {
+            return CeilDiv(CeilDiv(layer.parameters, m_D), m_T); // its 1/dp of the tables
+        }
         return CeilDiv(layer.parameters / (layer.experts > 0 ? m_E : 1), m_T);
     }
+
+    /// Emit, per TP index, the AllToAll of the model-parallel embedding's lookups
+    /// (forward) or their gradients (backward) over the stage's DP group; deps(r)
+    /// gives what rank r's part waits for. Sets m_pendingEmb (forward) or
+    /// m_pendingEmbGrad (backward) of the members.
+    void EmitEmbeddingAllToAll(uint32_t k,
+                               const PipeOp& op,
+                               uint32_t iteration,
+                               bool backward,
+                               const std::function<std::vector<uint32_t>(uint32_t)>& deps);
 
     uint32_t EmitAllToAll(uint32_t k,
                           uint32_t t,
@@ -454,6 +469,9 @@ private:
     std::vector<std::vector<Bucket>> m_buckets;   //!< per stage, in launch order
     std::vector<uint64_t> m_stageParams;          //!< per stage, per TP shard
     bool m_perLayerFetch{false};
+    uint32_t m_embLayer{std::numeric_limits<uint32_t>::max()};    //!< model-parallel embedding
+    uint32_t m_embConsumer{std::numeric_limits<uint32_t>::max()}; //!< first layer using its lookups
+    std::vector<uint64_t> m_stageEmbParams; //!< per stage: the embedding shard's parameters
 
     TrainingGraph m_graph;
     // per iteration state
@@ -463,6 +481,8 @@ private:
     std::vector<uint32_t> m_lastBwdTask;        //!< [layer x R + rank], last microbatch
     std::vector<uint32_t> m_lastCompute;        //!< per rank
     std::vector<uint32_t> m_pendingTp;          //!< per rank: TP collective the next compute needs
+    std::vector<uint32_t> m_pendingEmb;     //!< per rank: embedding AllToAll (forward) not yet used
+    std::vector<uint32_t> m_pendingEmbGrad; //!< per rank: embedding-gradient AllToAll (backward)
     std::vector<std::vector<uint32_t>> m_startDeps;   //!< per rank: the iteration's first compute
     std::vector<std::vector<uint32_t>> m_reduceTasks; //!< per rank: DP bucket reductions
     std::vector<std::vector<uint32_t>> m_histLast;    //!< [k x T + t]: last compute over d
@@ -495,6 +515,32 @@ GraphBuilder::Setup()
     index(TrainingDimension::PP, m_ppGroup);
     index(TrainingDimension::DP, m_dpGroup);
     index(TrainingDimension::EP, m_epGroup);
+
+    // DLRM: the embedding tables of a non-transformer are placed model
+    // parallel over the DP group (see MakeTrainingGraph)
+    if (m_model.heads == 0 && m_D > 1)
+    {
+        for (uint32_t l = 0; l < m_model.layers.size(); ++l)
+        {
+            if (m_model.layers[l].kind == LayerKind::EMBEDDING)
+            {
+                m_embLayer = l;
+                break;
+            }
+        }
+        if (m_embLayer != NONE)
+        {
+            m_embConsumer = m_embLayer + 1; // the next layer, unless an interaction follows
+            for (uint32_t l = m_embLayer + 1; l < m_model.layers.size(); ++l)
+            {
+                if (m_model.layers[l].kind == LayerKind::INTERACTION)
+                {
+                    m_embConsumer = l;
+                    break;
+                }
+            }
+        }
+    }
 
     // chunks: contiguous units balancing training FLOPs (unit counts if there are none)
     auto units = PipelineUnits(m_model);
@@ -549,6 +595,7 @@ GraphBuilder::Setup()
     std::vector<int32_t> bucketOf(m_model.layers.size(), -1);
     m_buckets.assign(m_P, {});
     m_stageParams.assign(m_P, 0);
+    m_stageEmbParams.assign(m_P, 0);
     for (uint32_t k = 0; k < m_P; ++k)
     {
         for (uint32_t j = m_V; j-- > 0;)
@@ -558,6 +605,11 @@ GraphBuilder::Setup()
             for (uint32_t l = ch.end; l-- > ch.begin;)
             {
                 uint64_t params = LocalParameters(l);
+                if (l == m_embLayer)
+                {
+                    m_stageEmbParams[k] += params; // a local gradient: no bucket
+                    continue;
+                }
                 m_stageParams[k] += params;
                 uint64_t bytes = params * m_elem;
                 if (bytes == 0)
@@ -600,7 +652,9 @@ GraphBuilder::Setup()
                   || (m_T > 1 && (kind == LayerKind::ATTENTION || kind == LayerKind::MLP))
                   || (m_D > 1 && bucketOf[l] != bucketOf[l + 1])
                   || (m_E > 1
-                      && (m_model.layers[l].experts > 0 || m_model.layers[l + 1].experts > 0));
+                      && (m_model.layers[l].experts > 0 || m_model.layers[l + 1].experts > 0))
+                  || (m_embLayer != NONE
+                      && (l == m_embLayer || l + 1 == m_embLayer || l + 1 == m_embConsumer));
             if (!boundary)
             {
                 continue;
@@ -762,7 +816,7 @@ GraphBuilder::EmitPass(uint32_t k, const PipeOp& op, uint32_t iteration, Trainin
                     s.deps = before;
                     fetch[t] = m_graph.Add(std::move(s));
                 }
-                if (m_plan.zero == 3 && m_D > 1)
+                if (m_plan.zero == 3 && m_D > 1 && g.begin != m_embLayer)
                 {
                     TrainingTask a;
                     Collective(a,
@@ -819,6 +873,31 @@ GraphBuilder::EmitPass(uint32_t k, const PipeOp& op, uint32_t iteration, Trainin
                 }
             }
         }
+        // model-parallel embedding, backward: its gradients come back with an
+        // AllToAll before its weight-gradient compute; launched here when the
+        // layer using its lookups is in another chunk (otherwise right after
+        // that layer's backward, below)
+        const bool embHere = m_embLayer >= g.begin && m_embLayer < g.end;
+        const Range& chunk = m_chunks[c];
+        const bool consumerHere = m_embConsumer >= chunk.begin && m_embConsumer < chunk.end;
+        if (backward && embHere && !consumerHere)
+        {
+            EmitEmbeddingAllToAll(
+                k,
+                op,
+                iteration,
+                true,
+                [&](uint32_t r)
+                {
+                    std::vector<uint32_t> deps = {m_lastCompute[r], m_pendingTp[r]};
+                    if (first && c + 1 < m_C)
+                    {
+                        deps.push_back(
+                            m_bwdSend[(static_cast<uint64_t>(c + 1) * m_M + mb) * m_R + r]);
+                    }
+                    return deps;
+                });
+        }
         // compute on every rank of the stage
         for (uint32_t t = 0; t < m_T; ++t)
         {
@@ -864,6 +943,17 @@ GraphBuilder::EmitPass(uint32_t k, const PipeOp& op, uint32_t iteration, Trainin
                 {
                     task.deps.push_back(dispatch[r]);
                 }
+                // the looked-up embeddings (forward) or their gradients (backward)
+                if (m_pendingEmb[r] != NONE && (backward || g.end > m_embConsumer))
+                {
+                    task.deps.push_back(m_pendingEmb[r]);
+                    m_pendingEmb[r] = NONE;
+                }
+                if (backward && embHere && m_pendingEmbGrad[r] != NONE)
+                {
+                    task.deps.push_back(m_pendingEmbGrad[r]);
+                    m_pendingEmbGrad[r] = NONE;
+                }
                 uint32_t id = m_graph.Add(std::move(task));
                 m_lastCompute[r] = id;
                 hist[d] = id;
@@ -877,6 +967,25 @@ GraphBuilder::EmitPass(uint32_t k, const PipeOp& op, uint32_t iteration, Trainin
             }
         }
         first = false;
+        // model-parallel embedding: forward, the AllToAll of the lookups after
+        // the embedding's compute (the layers before its consumer overlap it);
+        // backward, the AllToAll of their gradients after the consumer's
+        // backward (the layers between overlap it). Recomputation exchanges
+        // nothing (the exchanged lookups are kept).
+        if (m_embLayer != NONE
+            && ((phase == TrainingPhase::FORWARD && embHere)
+                || (backward && consumerHere && m_embLayer >= chunk.begin && m_embLayer < chunk.end
+                    && m_embConsumer >= g.begin && m_embConsumer < g.end)))
+        {
+            EmitEmbeddingAllToAll(k,
+                                  op,
+                                  iteration,
+                                  backward,
+                                  [this](uint32_t r)
+                                  {
+                                      return std::vector<uint32_t>{m_lastCompute[r]};
+                                  });
+        }
         if (moe)
         {
             for (uint32_t t = 0; t < m_T; ++t)
@@ -966,6 +1075,59 @@ GraphBuilder::EmitPass(uint32_t k, const PipeOp& op, uint32_t iteration, Trainin
                     EmitBucket(k, buckets[bi], bi, iteration);
                 }
             }
+        }
+    }
+}
+
+void
+GraphBuilder::EmitEmbeddingAllToAll(uint32_t k,
+                                    const PipeOp& op,
+                                    uint32_t iteration,
+                                    bool backward,
+                                    const std::function<std::vector<uint32_t>(uint32_t)>& deps)
+{
+    // every rank looks its tables (1/dp of them) up for the whole DP group's
+    // microbatch (b x dp samples) and sends each member its samples' rows: a
+    // per-rank buffer of b x activationElements elements (the EP AllToAll's
+    // convention, nccl-tests' S), padded to dp equal blocks
+    const ModelLayer& layer = m_model.layers[m_embLayer];
+    const uint64_t elements = CeilDiv(layer.activationElements * m_plan.microbatchSize, m_D) * m_D;
+    for (uint32_t t = 0; t < m_T; ++t)
+    {
+        std::vector<uint32_t> members(m_D);
+        std::vector<uint32_t> d;
+        for (uint32_t i = 0; i < m_D; ++i)
+        {
+            members[i] = RankOf(t, k, i);
+            for (uint32_t dep : deps(members[i]))
+            {
+                if (dep != NONE)
+                {
+                    d.push_back(dep);
+                }
+            }
+        }
+        TrainingTask a;
+        Collective(a,
+                   members,
+                   CollectiveOp::ALL_TO_ALL,
+                   elements * m_elem,
+                   TrainingDimension::EP,
+                   "emb" + std::to_string(m_dpGroup[members[0]]));
+        a.label = std::string("A2A emb") + (backward ? " grad" : "") + " L"
+                  + std::to_string(m_embLayer) + " mb" + std::to_string(op.microbatch)
+                  + (backward ? " B" : " F");
+        a.phase = backward ? TrainingPhase::BACKWARD : TrainingPhase::FORWARD;
+        a.layer = m_embLayer;
+        a.microbatch = op.microbatch;
+        a.iteration = iteration;
+        std::sort(d.begin(), d.end());
+        d.erase(std::unique(d.begin(), d.end()), d.end());
+        a.deps = std::move(d);
+        const uint32_t id = m_graph.Add(std::move(a));
+        for (uint32_t r : members)
+        {
+            (backward ? m_pendingEmbGrad : m_pendingEmb)[r] = id;
         }
     }
 }
@@ -1087,8 +1249,10 @@ GraphBuilder::EmitStageEnd(uint32_t k, uint32_t iteration)
     // the optimizer step: mixed-precision Adam reads and writes about 16
     // bytes per local parameter (fp32 master weight, two moments, the
     // gradient) and does about 12 FLOPs per parameter, at the fp32 rate;
-    // ZeRO (any stage) shards the optimizer states over the DP group
-    const double local = static_cast<double>(m_stageParams[k]) / (m_plan.zero >= 1 ? m_D : 1);
+    // ZeRO (any stage) shards the optimizer states over the DP group; the
+    // model-parallel embedding's shard is already 1/dp
+    const double local = static_cast<double>(m_stageParams[k]) / (m_plan.zero >= 1 ? m_D : 1)
+                         + static_cast<double>(m_stageEmbParams[k]);
     const Time optimizer = RooflineTime(12 * local, 16 * local, m_device, DataType::FP32);
     std::vector<uint32_t> optimizerTask(m_R, NONE);
     for (uint32_t t = 0; t < m_T; ++t)
@@ -1106,6 +1270,14 @@ GraphBuilder::EmitStageEnd(uint32_t k, uint32_t iteration)
             task.deps = m_reduceTasks[r];
             task.deps.push_back(m_lastCompute[r]);
             m_reduceTasks[r].clear();
+            for (auto* pending : {&m_pendingEmb, &m_pendingEmbGrad})
+            {
+                if ((*pending)[r] != NONE)
+                {
+                    task.deps.push_back((*pending)[r]);
+                    (*pending)[r] = NONE;
+                }
+            }
             if (m_pendingTp[r] != NONE)
             {
                 task.deps.push_back(m_pendingTp[r]);
@@ -1191,6 +1363,12 @@ GraphBuilder::EmitOp(uint32_t k, const PipeOp& op, uint32_t iteration)
                 {
                     s.deps.push_back(m_pendingTp[r]);
                 }
+                if (!op.backward && m_pendingEmb[r] != NONE)
+                {
+                    // the lookups' consumer is on a later stage
+                    s.deps.push_back(m_pendingEmb[r]);
+                    m_pendingEmb[r] = NONE;
+                }
                 const uint32_t receiver = s.ranks[1];
                 table[(static_cast<uint64_t>(c) * m_M + mb) * m_R + receiver]
                     = m_graph.Add(std::move(s));
@@ -1243,6 +1421,8 @@ GraphBuilder::Build()
 
     m_lastCompute.assign(m_R, NONE);
     m_pendingTp.assign(m_R, NONE);
+    m_pendingEmb.assign(m_R, NONE);
+    m_pendingEmbGrad.assign(m_R, NONE);
     m_startDeps.assign(m_R, {});
     m_reduceTasks.assign(m_R, {});
     m_histLast.assign(static_cast<uint64_t>(m_P) * m_T, {});

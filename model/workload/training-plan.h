@@ -74,7 +74,8 @@ struct TrainingPlan
  * Generate the training graph of `plan.iterations` iterations of a model on
  * a device: per rank, the compute of its pipeline stage and tensor shard,
  * the TP collectives, the pipeline sends, the DP gradient buckets (or ZeRO
- * ReduceScatter/AllGather), the EP AllToAlls and the weight streams.
+ * ReduceScatter/AllGather), the EP AllToAlls (MoE; DLRM's embedding
+ * lookups) and the weight streams.
  * Validates the plan first.
  *
  * Choices (see also the comments in training-plan.cc):
@@ -86,7 +87,8 @@ struct TrainingPlan
  * - Compute: one task per rank, microbatch, pass and compute group; a group
  *   fuses consecutive layers of a chunk with no communication between them
  *   (a TP collective, a MoE AllToAll, a DP bucket edge, a per-layer weight
- *   stream or ZeRO-3 gather break it). A backward task is the input plus the
+ *   stream or ZeRO-3 gather, the model-parallel embedding and the layer
+ *   using its lookups break it). A backward task is the input plus the
  *   weight gradient. Every layer of a transformer is divided over the tp
  *   shards (the embedding vocabulary-parallel). `layer` is the group's lowest.
  * - TP: after each attention and MLP block, forward and backward, an
@@ -113,6 +115,29 @@ struct TrainingPlan
  * - EP (MoE layers only): a dispatch and a combine AllToAll of b·s·h
  *   elements around each MoE layer in every pass; expert gradients are
  *   reduced over the dp/ep replicas of the same experts.
+ * - Embedding tables (a model without attention heads, such as DLRM, with an
+ *   EMBEDDING layer and dp > 1): model parallel over each DP group, as DLRM
+ *   places them. Each rank holds 1/dp of the layer's parameters (ceil): its
+ *   weight gradient is local (no DP bucket) and its optimizer share is 1/dp
+ *   (ZeRO divides only the dense layers further). Each rank looks its tables
+ *   up for the DP group's whole microbatch (b x dp samples x 1/dp of the
+ *   tables: the same per-rank compute as b samples of all of them, with the
+ *   shard's weights), then an AllToAll over the DP group exchanges the
+ *   lookups; the first INTERACTION layer after the embedding (else the next
+ *   layer) waits for it, the layers between overlap it. In backward, after
+ *   that layer's backward, an AllToAll of the lookups' gradients, which the
+ *   embedding's weight-gradient compute waits for (when that layer is in a
+ *   later chunk: right before the embedding's backward; pp > 1: the
+ *   forward's pipeline send waits for the lookups). Buffer (`bytes`,
+ *   nccl-tests' S, the per-rank buffer as for the MoE AllToAll): b x
+ *   activationElements elements (b x tables x dim), rounded up to a multiple
+ *   of dp elements; dp blocks, one per member's samples (dp x S over the
+ *   group). Dimension EP, group "emb<DP group index>": it is the
+ *   model-parallel AllToAll of DLRM, not a gradient reduction, so it gets
+ *   the EP stream, backend and traffic class and does not queue behind the
+ *   DP buckets on the DP stream (as DLRM runs it on its own stream).
+ *   Recomputation exchanges nothing (the lookups are kept). The dense layers
+ *   stay data parallel; dp == 1 changes nothing.
  * - WS: before each layer's compute in forward and in backward, per
  *   microbatch (weights do not stay resident), a STREAM of its TP shard's
  *   parameters to the DP replicas of that stage and shard; the stream of a

@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -997,6 +998,113 @@ TEST(TrainingPlan, ExpertParallelAllToAll)
             MakeTransformer("bad", c);
         },
         {"experts", "moeEvery"});
+}
+
+TEST(TrainingPlan, DlrmEmbeddingsAreModelParallel)
+{
+    Model m = MakeModel("dlrm");
+    ASSERT_EQ(m.layers[0].kind, LayerKind::EMBEDDING);
+    const uint64_t elem = ElementSize(m.dataType);
+    uint64_t denseBytes = 0;
+    uint32_t interaction = 0;
+    for (uint32_t l = 1; l < m.layers.size(); ++l)
+    {
+        denseBytes += m.layers[l].parameters * elem;
+        if (m.layers[l].kind == LayerKind::INTERACTION)
+        {
+            interaction = l;
+        }
+    }
+    ASSERT_GT(interaction, 0u);
+    TrainingPlan p;
+    p.dp = 4;
+    p.microbatches = 2;
+    p.microbatchSize = 2;
+    p.iterations = 2;
+    TrainingGraph g = Build(m, p);
+    // the DP buckets carry the dense layers' gradients only
+    std::map<uint32_t, uint64_t> reduced;
+    for (const auto& t : g.tasks)
+    {
+        if (IsCollective(t, TrainingDimension::DP, CollectiveOp::ALL_REDUCE))
+        {
+            reduced[t.iteration] += t.bytes;
+            EXPECT_NE(t.layer, 0u);
+        }
+    }
+    ASSERT_EQ(reduced.size(), p.iterations);
+    for (const auto& [it, bytes] : reduced)
+    {
+        EXPECT_EQ(bytes, denseBytes) << "iteration " << it;
+    }
+    // one AllToAll of the lookups (forward) and one of their gradients (backward) per
+    // microbatch and iteration, over the DP group: each rank's buffer is its b x (tables x
+    // dim) elements (looked up in its 1/dp of the tables for the group's b x dp samples)
+    const uint64_t bytes = p.microbatchSize * m.layers[0].activationElements * elem;
+    const std::vector<uint32_t> group = {0, 1, 2, 3};
+    std::map<std::pair<uint32_t, uint32_t>, std::pair<uint32_t, uint32_t>> perMb;
+    for (uint32_t i = 0; i < g.tasks.size(); ++i)
+    {
+        const auto& t = g.tasks[i];
+        if (t.kind == TrainingTaskKind::COLLECTIVE && t.op == CollectiveOp::ALL_TO_ALL)
+        {
+            EXPECT_EQ(t.dimension, TrainingDimension::EP);
+            EXPECT_EQ(t.bytes, bytes);
+            EXPECT_EQ(t.ranks, group);
+            EXPECT_EQ(t.group, "emb0");
+            EXPECT_EQ(t.layer, 0u);
+            auto& n = perMb[{t.iteration, static_cast<uint32_t>(t.microbatch)}];
+            (t.phase == TrainingPhase::FORWARD ? n.first : n.second)++;
+            // forward: the interaction waits for it; backward: the embedding's compute
+            bool used = false;
+            for (const auto& u : g.tasks)
+            {
+                if (u.kind == TrainingTaskKind::COMPUTE && u.microbatch == t.microbatch
+                    && u.iteration == t.iteration && u.phase == t.phase
+                    && std::find(u.deps.begin(), u.deps.end(), i) != u.deps.end())
+                {
+                    EXPECT_EQ(u.layer, t.phase == TrainingPhase::FORWARD ? interaction : 0u);
+                    used = true;
+                }
+            }
+            EXPECT_TRUE(used) << t.label;
+        }
+    }
+    EXPECT_EQ(perMb.size(), p.iterations * p.microbatches);
+    for (const auto& [key, n] : perMb)
+    {
+        EXPECT_EQ(n.first, 1u);
+        EXPECT_EQ(n.second, 1u);
+    }
+    // dp = 1: the tables are whole on the one replica, nothing to exchange
+    p.dp = 1;
+    g = Build(m, p);
+    EXPECT_TRUE(Select(g,
+                       [](const TrainingTask& t)
+                       {
+                           return t.kind == TrainingTaskKind::COLLECTIVE
+                                  && t.op == CollectiveOp::ALL_TO_ALL;
+                       })
+                    .empty());
+    // other placements still validate (pipelines, ZeRO, recomputation, weight streaming,
+    // no overlap, a dp whose blocks need padding)
+    for (uint32_t zero : {0u, 1u, 3u})
+    {
+        for (uint32_t flags = 0; flags < 16; ++flags)
+        {
+            TrainingPlan q;
+            q.dp = 3;
+            q.pp = 2;
+            q.microbatches = 3;
+            q.iterations = 2;
+            q.zero = zero;
+            q.recompute = flags & 1;
+            q.overlap = flags & 2;
+            q.weightStreaming = flags & 4;
+            q.schedule = flags & 8 ? PipelineSchedule::GPIPE : PipelineSchedule::ONE_F_ONE_B;
+            EXPECT_NO_THROW(Build(m, q)) << "zero " << zero << " flags " << flags;
+        }
+    }
 }
 
 TEST(TrainingPlan, GraphsAboveTheTaskCapAreRefusedBeforeTheyAreBuilt)
