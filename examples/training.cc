@@ -44,9 +44,12 @@ main(int argc, char* argv[])
             for (const auto& option : config.topology.given)
             {
                 // an option must shape one of the kinds; each kind keeps those that shape it
-                if (std::none_of(kinds.begin(), kinds.end(), [&](const std::string& k) {
-                        return TopologyOptionApplies(k, option);
-                    }))
+                if (std::none_of(kinds.begin(),
+                                 kinds.end(),
+                                 [&](const std::string& k)
+                                 {
+                                     return TopologyOptionApplies(k, option);
+                                 }))
                 {
                     throw std::invalid_argument(option + ": shapes none of the topologies "
                                                 + topologies);

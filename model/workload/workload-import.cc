@@ -751,26 +751,19 @@ ParseText(const std::string& text, const std::string& file)
              "the file declares " + std::to_string(n) + " layers but has "
                  + std::to_string(lines.size() - 2) + " layer lines");
     }
-    for (uint64_t id : w.checkpoints)
+    for (const auto& [field, ids] : {std::make_pair("checkpoints", &w.checkpoints),
+                                     std::make_pair("checkpoint_initiates", &w.initiates)})
     {
-        if (id >= n)
+        for (uint64_t id : *ids)
         {
-            Fail(file,
-                 h.no,
-                 "checkpoints",
-                 "layer " + std::to_string(id) + " is not below the layer count "
-                     + std::to_string(n));
-        }
-    }
-    for (uint64_t id : w.initiates)
-    {
-        if (id >= n)
-        {
-            Fail(file,
-                 h.no,
-                 "checkpoint_initiates",
-                 "layer " + std::to_string(id) + " is not below the layer count "
-                     + std::to_string(n));
+            if (id >= n)
+            {
+                Fail(file,
+                     h.no,
+                     field,
+                     "layer " + std::to_string(id) + " is not below the layer count "
+                         + std::to_string(n));
+            }
         }
     }
     if (w.policy == Policy::DLRM && !w.simai && w.lastBottom >= n)
