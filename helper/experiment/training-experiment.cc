@@ -420,6 +420,12 @@ TrainingConfig::Placements(uint32_t jobRanks, uint32_t clusterRanks) const
 void
 TrainingConfig::Validate() const
 {
+    ValidatedGraph();
+}
+
+TrainingGraph
+TrainingConfig::ValidatedGraph() const
+{
     Ptr<const Topology> t = MakeTopology(topology);
     for (const auto& name : given)
     {
@@ -502,18 +508,18 @@ TrainingConfig::Validate() const
                                         + std::to_string(topology.trafficClasses) + ")");
         }
     }
+    return g;
 }
 
 TrainingResult
 RunTraining(const TrainingConfig& c)
 {
     auto wallStart = std::chrono::steady_clock::now();
-    c.Validate();
+    TrainingGraph graph = c.ValidatedGraph(); // built (or imported) once
     TrainingResult result;
     Ptr<const Topology> topology = MakeTopology(c.topology);
     result.topology = c.topology.kind;
     result.clusterRanks = topology->GetNRanks();
-    TrainingGraph graph = c.MakeGraph();
     std::vector<std::vector<uint32_t>> places = c.Placements(graph.ranks, result.clusterRanks);
     for (uint32_t j = 0; j < c.jobs; ++j)
     {

@@ -77,6 +77,8 @@ struct TrainingConfig
     /// Throw std::invalid_argument naming the first bad field (the plan, the
     /// workload file and the placement against the topology included).
     void Validate() const;
+    /// Validate, and \return the graph the validation built (RunTraining builds it once)
+    TrainingGraph ValidatedGraph() const;
     /// \return the model this config trains (zoo or transformer shape)
     Model MakeModel() const;
     /// \return the device preset with the overrides applied
