@@ -143,6 +143,10 @@ set(DLNET_HEADERS
   model/workload/training-plan.h
   model/workload/training-simulation.h
   model/workload/training-breakdown.h
+  model/scheduler/resource-catalogue.h
+  model/scheduler/layer-profile.h
+  model/scheduler/plan-cost-model.h
+  model/scheduler/plan-scheduler.h
   helper/collective-helper.h
   helper/experiment/command-line-options.h
   helper/experiment/experiment-options.h

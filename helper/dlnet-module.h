@@ -84,5 +84,9 @@
 #include "ns3/wafer-writer.h"
 #include "ns3/weight-streaming.h"
 #include "ns3/workload-import.h"
+#include "ns3/resource-catalogue.h"
+#include "ns3/layer-profile.h"
+#include "ns3/plan-cost-model.h"
+#include "ns3/plan-scheduler.h"
 
 #endif /* DLNET_MODULE_H */

@@ -24,10 +24,13 @@ ALLOWED = {
     "model/fred": ["model/common", "model/fabric", "model/topology", "model/collective"],
     "model/workload": ["model/common", "model/fabric", "model/topology", "model/collective",
                        "model/aggregation", "model/fred"],
+    "model/scheduler": ["model/common", "model/fabric", "model/topology", "model/collective",
+                        "model/aggregation", "model/fred", "model/workload"],
     "helper/experiment": ["model/common", "model/fabric", "model/topology", "model/collective",
-                          "model/aggregation", "model/fred", "model/workload"],
+                          "model/aggregation", "model/fred", "model/workload", "model/scheduler"],
     "helper": ["model/common", "model/fabric", "model/topology", "model/collective",
-               "model/aggregation", "model/fred", "model/workload", "helper/experiment"],
+               "model/aggregation", "model/fred", "model/workload", "model/scheduler",
+               "helper/experiment"],
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+["<](?:ns3/)?([A-Za-z0-9_.-]+\.h)[">]')
