@@ -147,6 +147,7 @@ set(DLNET_HEADERS
   model/scheduler/layer-profile.h
   model/scheduler/plan-cost-model.h
   model/scheduler/plan-scheduler.h
+  helper/experiment/plan-simulation.h
   helper/collective-helper.h
   helper/experiment/command-line-options.h
   helper/experiment/experiment-options.h

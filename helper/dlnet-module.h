@@ -88,5 +88,6 @@
 #include "ns3/layer-profile.h"
 #include "ns3/plan-cost-model.h"
 #include "ns3/plan-scheduler.h"
+#include "ns3/plan-simulation.h"
 
 #endif /* DLNET_MODULE_H */
