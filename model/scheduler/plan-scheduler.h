@@ -16,6 +16,11 @@
 namespace ns3
 {
 
+/// rl: training episodes by default
+constexpr uint32_t RL_DEFAULT_EPISODES = 400;
+/// rl: plans sampled per episode by default (random search draws as many plans in all)
+constexpr uint32_t RL_DEFAULT_SAMPLES = 16;
+
 /// \ingroup dlnet Settings of the schedulers (each reads those it uses).
 struct SchedulerOptions
 {
