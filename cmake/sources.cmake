@@ -60,6 +60,9 @@ set(DLNET_SOURCES
   model/workload/workload-import.cc
   model/workload/training-simulation.cc
   model/workload/training-breakdown.cc
+  model/scheduler/input-json.cc
+  model/scheduler/catalogue-file.cc
+  model/scheduler/profile-model.cc
   helper/collective-helper.cc
   helper/experiment/command-line-options.cc
   helper/experiment/experiment-options.cc
