@@ -64,6 +64,12 @@ set(DLNET_SOURCES
   model/scheduler/catalogue-file.cc
   model/scheduler/profile-model.cc
   model/scheduler/profile-file.cc
+  model/scheduler/resource-catalogue.cc
+  model/scheduler/layer-profile.cc
+  model/scheduler/plan-cost-model.cc
+  model/scheduler/plan-scheduler.cc
+  model/scheduler/exact-scheduler.cc
+  model/scheduler/baseline-schedulers.cc
   helper/collective-helper.cc
   helper/experiment/command-line-options.cc
   helper/experiment/experiment-options.cc
