@@ -60,6 +60,10 @@ set(DLNET_SOURCES
   model/workload/workload-import.cc
   model/workload/training-simulation.cc
   model/workload/training-breakdown.cc
+  model/scheduler/input-json.cc
+  model/scheduler/catalogue-file.cc
+  model/scheduler/profile-model.cc
+  model/scheduler/profile-file.cc
   model/scheduler/resource-catalogue.cc
   model/scheduler/layer-profile.cc
   model/scheduler/plan-cost-model.cc
