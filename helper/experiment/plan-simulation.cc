@@ -257,6 +257,12 @@ PlanSimulationConfig::Validate() const
 }
 
 PlanSimulationResult
+SimulatePlan(const CostModel& model, const PlanEvaluation& plan, const PlanSimulationConfig& config)
+{
+    return SimulatePlan(model.GetProblem(), plan, config);
+}
+
+PlanSimulationResult
 SimulatePlan(const SchedulingProblem& problem,
              const PlanEvaluation& plan,
              const PlanSimulationConfig& config)
