@@ -158,7 +158,8 @@ ExplainPlanSimulation(const SchedulingProblem& problem,
             }
         }
     }
-    if (worst.what.empty())
+    // differences below a nanosecond are the picosecond rounding of the task durations
+    if (worst.what.empty() || std::abs(worst.measured - worst.predicted) < 1e-9)
     {
         os << "Every stage's compute, sync and transfer took what the model predicts.";
         return os.str();
@@ -195,7 +196,11 @@ ExplainPlanSimulation(const SchedulingProblem& problem,
                << Bytes(double(problem.profile.layers[p.last].outputBytes)) << ") took "
                << Sec(s.boundarySeconds) << " to cross, against "
                << Sec(double(problem.profile.layers[p.last].outputBytes) * 8 / in)
-               << " at the receivers' NICs";
+               << " at the receivers' NICs; with its transfer at that rate, 2 A / " << Gbps(in)
+               << ", the stage would take "
+               << Sec(p.computeSeconds + p.syncSeconds
+                      + 2 * double(problem.profile.layers[p.last].outputBytes) * 8 / in)
+               << " per batch";
         }
         else if (in > out && next.instances > p.instances)
         {

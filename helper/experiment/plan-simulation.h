@@ -27,7 +27,8 @@ struct PlanSimulationConfig
     /// hosts-per-leaf, oversubscription...). Its kind is replaced by the
     /// heterogeneous leaf-spine that gives each instance its type's NIC rate.
     TopologyConfig topology;
-    uint32_t batches{8}; //!< batches simulated (>= warmup + 2)
+    uint32_t batches{8}; //!< batches measured (>= warmup + 2); n - 1 more run after them
+                         //!< (n stages) so that the last measured one is in steady state
     uint32_t warmup{2};  //!< first batches left out of the steady-state throughput
     uint32_t seed{1};
     uint64_t run{1};
