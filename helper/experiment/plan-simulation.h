@@ -27,7 +27,8 @@ struct PlanSimulationConfig
     /// hosts-per-leaf, oversubscription...). Its kind is replaced by the
     /// heterogeneous leaf-spine that gives each instance its type's NIC rate.
     TopologyConfig topology;
-    uint32_t batches{8}; //!< batches simulated (>= warmup + 2)
+    uint32_t batches{8}; //!< batches measured (>= warmup + 2); n - 1 more run after them
+                         //!< (n stages) so that the last measured one is in steady state
     uint32_t warmup{2};  //!< first batches left out of the steady-state throughput
     uint32_t seed{1};
     uint64_t run{1};
@@ -50,6 +51,9 @@ struct SimulatedStage
     double syncSeconds{0};      //!< measured, per batch
     double transferSeconds{0};  //!< measured, per batch (activations out, gradients back)
     double waitSeconds{0};      //!< per batch idle waiting for a neighbour stage
+    /// per batch: from the first activation send of the stage's replicas to the last
+    /// one's end (the boundary's busy time when the sends overlap; 0 for the last stage)
+    double boundarySeconds{0};
 };
 
 /// \ingroup dlnet What running a plan on a simulated cluster gave.
@@ -71,6 +75,15 @@ struct PlanSimulationResult
  * scheduling"); std::invalid_argument for an infeasible plan or a bad config.
  */
 PlanSimulationResult SimulatePlan(const CostModel& model,
+                                  const PlanEvaluation& plan,
+                                  const PlanSimulationConfig& config);
+
+/**
+ * The same for a plan whose stages were timed elsewhere (a test's closed
+ * forms): the stages' predicted times and the plan's throughput are taken
+ * as given.
+ */
+PlanSimulationResult SimulatePlan(const SchedulingProblem& problem,
                                   const PlanEvaluation& plan,
                                   const PlanSimulationConfig& config);
 
