@@ -67,6 +67,8 @@ set(DLNET_SOURCES
   helper/experiment/fred-training.cc
   helper/experiment/training-experiment.cc
   helper/experiment/training-writer.cc
+  helper/experiment/heterps-experiment.cc
+  helper/experiment/heterps-writer.cc
   helper/experiment/traffic-experiment.cc
   helper/experiment/collective-experiment.cc
   helper/experiment/collective-report.cc
@@ -148,6 +150,8 @@ set(DLNET_HEADERS
   model/scheduler/plan-cost-model.h
   model/scheduler/plan-scheduler.h
   helper/experiment/plan-simulation.h
+  helper/experiment/heterps-experiment.h
+  helper/experiment/heterps-writer.h
   helper/collective-helper.h
   helper/experiment/command-line-options.h
   helper/experiment/experiment-options.h

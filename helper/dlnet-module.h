@@ -89,5 +89,7 @@
 #include "ns3/plan-cost-model.h"
 #include "ns3/plan-scheduler.h"
 #include "ns3/plan-simulation.h"
+#include "ns3/heterps-experiment.h"
+#include "ns3/heterps-writer.h"
 
 #endif /* DLNET_MODULE_H */
