@@ -66,6 +66,10 @@ set(DLNET_SOURCES
   model/scheduler/plan-scheduler.cc
   model/scheduler/exact-scheduler.cc
   model/scheduler/baseline-schedulers.cc
+  model/scheduler/input-json.cc
+  model/scheduler/catalogue-file.cc
+  model/scheduler/profile-model.cc
+  model/scheduler/profile-file.cc
   helper/collective-helper.cc
   helper/experiment/command-line-options.cc
   helper/experiment/experiment-options.cc

@@ -54,18 +54,6 @@ NewModel(const std::string& name, DataType type)
     return model;
 }
 
-/// \return an embedding layer: parameters, an output, no FLOPs
-ModelLayer
-EmbeddingLayer(const std::string& name, uint64_t parameters, uint64_t activationElements)
-{
-    ModelLayer layer;
-    layer.name = name;
-    layer.kind = LayerKind::EMBEDDING;
-    layer.parameters = parameters;
-    layer.activationElements = activationElements;
-    return layer;
-}
-
 /// Tracks the feature map while the ResNet's convolutions are appended.
 struct ConvStack
 {
@@ -91,7 +79,19 @@ struct ConvStack
     }
 };
 
-/// Append a linear layer in -> out (with a bias when bias is set).
+} // namespace
+
+ModelLayer
+EmbeddingLayer(const std::string& name, uint64_t parameters, uint64_t activationElements)
+{
+    ModelLayer layer;
+    layer.name = name;
+    layer.kind = LayerKind::EMBEDDING;
+    layer.parameters = parameters;
+    layer.activationElements = activationElements;
+    return layer;
+}
+
 void
 AddLinear(Model& model, const std::string& name, uint64_t in, uint64_t out, bool bias, bool first)
 {
@@ -102,8 +102,6 @@ AddLinear(Model& model, const std::string& name, uint64_t in, uint64_t out, bool
                                        out,
                                        first));
 }
-
-} // namespace
 
 Model
 MakeResNet(const std::string& name,

@@ -59,6 +59,24 @@ Model MakeTransformer(const std::string& name,
                       const TransformerConfig& config,
                       DataType type = DataType::FP16);
 
+/**
+ * \ingroup dlnet An embedding layer: parameters and an output, no FLOPs (a lookup).
+ * \param name its name \param parameters rows x dimension of its tables
+ * \param activationElements its output per sample (looked-up fields x dimension)
+ */
+ModelLayer EmbeddingLayer(const std::string& name,
+                          uint64_t parameters,
+                          uint64_t activationElements);
+
+/**
+ * \ingroup dlnet Append a linear layer in -> out: 2·in·out forward FLOPs per
+ * sample, the same for the input and the weight gradient (no input gradient
+ * when first is set: nothing below it learns), in·out weights plus out biases
+ * when bias is set.
+ */
+void AddLinear(
+    Model& model, const std::string& name, uint64_t in, uint64_t out, bool bias, bool first);
+
 /// \ingroup dlnet A DLRM's shape (Naumov et al. 2019).
 struct DlrmConfig
 {
