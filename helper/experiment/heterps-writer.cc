@@ -710,7 +710,7 @@ PrintHeterpsTable(const HeterpsConfig& config, const HeterpsResult& r)
                     "what drives the ratio (baseline's bottleneck stage)");
         for (const auto& s : r.headline.summary)
         {
-            std::printf("%-18s %6u %11.4g %11.4g%% %11.4g %12.4g %11.4g  %s: %s\n",
+            std::printf("%-18s %6u %11.4g %11.4g%% %11.4g %12.4g %11.4g  %s\n",
                         s.baseline.c_str(),
                         s.limits,
                         s.maxCostRatio,
@@ -718,7 +718,6 @@ PrintHeterpsTable(const HeterpsConfig& config, const HeterpsResult& r)
                         s.costLimit,
                         s.maxThroughputRatio,
                         s.throughputLimit,
-                        s.baseline.c_str(),
                         s.driver.c_str());
         }
         std::printf("(cost x = baseline cost / optimum cost at the same limit; %% lower cost = "
