@@ -60,16 +60,16 @@ set(DLNET_SOURCES
   model/workload/workload-import.cc
   model/workload/training-simulation.cc
   model/workload/training-breakdown.cc
+  model/scheduler/input-json.cc
+  model/scheduler/catalogue-file.cc
+  model/scheduler/profile-model.cc
+  model/scheduler/profile-file.cc
   model/scheduler/resource-catalogue.cc
   model/scheduler/layer-profile.cc
   model/scheduler/plan-cost-model.cc
   model/scheduler/plan-scheduler.cc
   model/scheduler/exact-scheduler.cc
   model/scheduler/baseline-schedulers.cc
-  model/scheduler/input-json.cc
-  model/scheduler/catalogue-file.cc
-  model/scheduler/profile-model.cc
-  model/scheduler/profile-file.cc
   helper/collective-helper.cc
   helper/experiment/command-line-options.cc
   helper/experiment/experiment-options.cc

@@ -150,17 +150,14 @@ LinkEnd(const json& value,
         const std::string& path)
 {
     std::string name = dlnet::JsonName(value, source, path);
-    std::vector<std::string> names;
-    for (uint32_t i = 0; i < catalogue.types.size(); ++i)
+    try
     {
-        if (catalogue.types[i].name == name)
-        {
-            return i;
-        }
-        names.push_back(catalogue.types[i].name);
+        return catalogue.IndexOf(path, name);
     }
-    dlnet::InputFail(
-        source, path, "unknown type '" + name + "' (types: " + dlnet::JoinChoices(names) + ")");
+    catch (const std::invalid_argument& e)
+    {
+        dlnet::InputFail(source, "", e.what());
+    }
 }
 
 /// \return value / scale as the shortest JSON number that reads back as it

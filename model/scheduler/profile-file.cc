@@ -45,17 +45,6 @@ const std::vector<std::string> g_layerKeys = {"name",
                                               "parallel_fraction",
                                               "seconds"};
 
-std::vector<std::string>
-TypeNames(const ResourceCatalogue& catalogue)
-{
-    std::vector<std::string> names;
-    for (const ResourceType& t : catalogue.types)
-    {
-        names.push_back(t.name);
-    }
-    return names;
-}
-
 /// \return the text without the spaces and tabs around it
 std::string
 Trim(const std::string& s)
@@ -184,7 +173,7 @@ ParseProfileCsv(const std::string& text,
                 const ResourceCatalogue& catalogue)
 {
     const std::string file = dlnet::PrintableText(source);
-    const std::vector<std::string> types = TypeNames(catalogue);
+    const std::vector<std::string> types = catalogue.Names();
     LayerProfile p;
     p.name = source;
     p.typeNames = types;
@@ -344,7 +333,7 @@ ParseProfileJson(const std::string& text,
                  const std::string& source,
                  const ResourceCatalogue& catalogue)
 {
-    const std::vector<std::string> types = TypeNames(catalogue);
+    const std::vector<std::string> types = catalogue.Names();
     json doc = dlnet::ParseJsonDocument(text, source);
     dlnet::CheckJsonKeys(doc, source, "", {"name", "batch", "layers"});
     LayerProfile p;

@@ -224,10 +224,7 @@ ProfileModel(const Model& model,
     LayerProfile p;
     p.name = model.name;
     p.batch = batch;
-    for (const ResourceType& t : catalogue.types)
-    {
-        p.typeNames.push_back(t.name);
-    }
+    p.typeNames = catalogue.Names();
     const double elem = ElementSize(model.dataType);
     const double samples = static_cast<double>(batch);
     for (const ModelLayer& layer : model.layers)

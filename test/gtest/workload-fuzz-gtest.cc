@@ -6,7 +6,8 @@
  * that passes Validate() and stays within a size bound, or throws
  * std::invalid_argument; any other exception (or a crash) fails.
  */
-#include "ns3/splitmix64.h"
+#include "fuzz-mutate.h"
+
 #include "ns3/workload-import.h"
 
 #include <gtest/gtest.h>
@@ -29,60 +30,6 @@ ReadExample(const std::string& name)
     std::ostringstream ss;
     ss << in.rdbuf();
     return ss.str();
-}
-
-class Rng
-{
-public:
-    explicit Rng(uint64_t seed)
-        : m_state(seed)
-    {
-    }
-
-    uint64_t Next()
-    {
-        m_state += dlnet::SPLITMIX64_GAMMA;
-        return dlnet::SplitMix64(m_state);
-    }
-
-    uint64_t Below(uint64_t n)
-    {
-        return n == 0 ? 0 : Next() % n;
-    }
-
-private:
-    uint64_t m_state;
-};
-
-/// Token spans (start, length) of whitespace- or punctuation-separated words.
-std::vector<std::pair<std::size_t, std::size_t>>
-Tokens(const std::string& s)
-{
-    std::vector<std::pair<std::size_t, std::size_t>> v;
-    std::size_t i = 0;
-    auto sep = [](char c)
-    {
-        return std::isspace(static_cast<unsigned char>(c)) || c == ',' || c == ':' || c == '['
-               || c == ']' || c == '{' || c == '}';
-    };
-    while (i < s.size())
-    {
-        while (i < s.size() && sep(s[i]))
-        {
-            ++i;
-        }
-        std::size_t j = i;
-        while (j < s.size() && !sep(s[j]))
-        {
-            ++j;
-        }
-        if (j > i)
-        {
-            v.emplace_back(i, j - i);
-        }
-        i = j;
-    }
-    return v;
 }
 
 std::string
