@@ -16,6 +16,7 @@ set(DLNET_SOURCES
   model/topology/cluster-builder.cc
   model/topology/star-topology.cc
   model/topology/leaf-spine-topology.cc
+  model/topology/hetero-leaf-spine-topology.cc
   model/topology/grid-topology.cc
   model/topology/fat-tree-topology.cc
   model/topology/dragonfly-topology.cc
@@ -70,12 +71,14 @@ set(DLNET_SOURCES
   model/scheduler/plan-scheduler.cc
   model/scheduler/exact-scheduler.cc
   model/scheduler/baseline-schedulers.cc
+  model/scheduler/pipeline-graph.cc
   helper/collective-helper.cc
   helper/experiment/command-line-options.cc
   helper/experiment/experiment-options.cc
   helper/experiment/simulation-scope.cc
   helper/experiment/fred-training.cc
   helper/experiment/training-experiment.cc
+  helper/experiment/plan-simulation.cc
   helper/experiment/training-writer.cc
   helper/experiment/heterps-experiment.cc
   helper/experiment/heterps-writer.cc
@@ -110,6 +113,7 @@ set(DLNET_HEADERS
   model/topology/cluster-builder.h
   model/topology/star-topology.h
   model/topology/leaf-spine-topology.h
+  model/topology/hetero-leaf-spine-topology.h
   model/topology/grid-topology.h
   model/topology/fat-tree-topology.h
   model/topology/dragonfly-topology.h
@@ -159,6 +163,7 @@ set(DLNET_HEADERS
   model/scheduler/layer-profile.h
   model/scheduler/plan-cost-model.h
   model/scheduler/plan-scheduler.h
+  model/scheduler/pipeline-graph.h
   helper/experiment/plan-simulation.h
   helper/experiment/heterps-experiment.h
   helper/experiment/heterps-writer.h

@@ -2,10 +2,10 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 // The topologies papers compare: fat tree, dragonfly, rail-optimised and
-// leaf-spine GPU servers. Shape and link rates against counts written here;
-// every rank to every rank, the switches a packet crosses (traced at the
-// switches) against the topology's structure computed here; one message
-// between far ranks against the store-and-forward figure.
+// leaf-spine GPU servers, and the heterogeneous leaf-spine plans run on. Shape and link rates
+// against counts written here; every rank to every rank, the switches a packet crosses (traced at
+// the switches) against the topology's structure computed here; one message between far ranks
+// against the store-and-forward figure.
 
 #include "ns3/dlnet-module.h"
 #include "ns3/fabric-channel.h"
@@ -452,6 +452,154 @@ FatTreeRoutes(uint32_t k)
     return tc;
 }
 
+// ---- heterogeneous leaf-spine ---------------------------------------------
+
+/// 3 hosts at 25G then 2 at 100G, 2 per leaf, 2 spines: leaves {0,1}, {2}, {3,4}.
+TopologyConfig
+Hetero()
+{
+    TopologyConfig c;
+    c.kind = "hetero-leaf-spine";
+    c.hostGroups = "3x25Gbps,2x100Gbps";
+    c.hostsPerLeaf = 2;
+    c.spines = 2;
+    c.hostLinkDelay = "500ns";
+    c.fabricLinkDelay = "1us";
+    return c;
+}
+
+/// Hetero() at 2:1 oversubscription.
+TopologyConfig
+HeteroOver()
+{
+    TopologyConfig c = Hetero();
+    c.oversubscription = 2;
+    return c;
+}
+
+/// The leaf of each rank of Hetero(): a group starts on a new leaf.
+const uint32_t kHeteroLeaf[] = {0, 0, 1, 2, 2};
+
+/// Host links at their group's rate, each leaf's uplinks at its hosts' sum / spines.
+class HeteroShapeTestCase : public TestCase
+{
+public:
+    HeteroShapeTestCase()
+        : TestCase("hetero-leaf-spine 3x25G,2x100G: ranks, leaves per group, host and uplink "
+                   "rates")
+    {
+    }
+
+private:
+    void DoRun() override
+    {
+        SimulationScope scope(1, 1);
+        Cluster c = BuildCluster(Hetero());
+        NS_TEST_ASSERT_MSG_EQ(c.GetNRanks(), 5, "ranks");
+        NS_TEST_ASSERT_MSG_EQ(c.switches.size(), 2 + 3, "2 spines, 3 leaves");
+        // uplinks: leaf0 2 x 25G / 2 spines; leaf1 holds one 25G host, its uplinks as if
+        // full (2 x 25G / 2); leaf2 2 x 100G / 2
+        std::map<std::string, double> uplink{{"leaf0", 25e9}, {"leaf1", 25e9}, {"leaf2", 100e9}};
+        const double host[] = {25e9, 25e9, 25e9, 100e9, 100e9};
+        uint32_t hosts = 0;
+        uint32_t fabric = 0;
+        for (const auto& l : c.links)
+        {
+            double rate = double(l.a->GetDataRate().GetBitRate());
+            NS_TEST_ASSERT_MSG_EQ(double(l.b->GetDataRate().GetBitRate()), rate, "both ends");
+            if (l.tier == "host")
+            {
+                uint32_t r = std::stoul(l.from.substr(4)); // host<rank>
+                NS_TEST_ASSERT_MSG_EQ(rate, host[r], "host link of rank " << r);
+                NS_TEST_ASSERT_MSG_EQ(l.to, "leaf" + std::to_string(kHeteroLeaf[r]), "its leaf");
+                ++hosts;
+            }
+            else
+            {
+                NS_TEST_ASSERT_MSG_EQ(l.tier, "fabric", "tiers");
+                NS_TEST_ASSERT_MSG_EQ(rate, uplink[l.from], "uplink of " << l.from);
+                ++fabric;
+            }
+        }
+        NS_TEST_ASSERT_MSG_EQ(hosts, 5, "host links");
+        NS_TEST_ASSERT_MSG_EQ(fabric, 3 * 2, "a link per leaf and spine");
+        Ptr<const Topology> t = MakeTopology(Hetero());
+        NS_TEST_ASSERT_MSG_EQ(t->GetRankRate(), 25e9, "the slowest host");
+        NS_TEST_ASSERT_MSG_EQ(t->GetGrid().dim1, 0, "no grid");
+        NS_TEST_ASSERT_MSG_EQ(t->GetAggregationTree({0, 3}, 0).nodes.size(), 0, "no tree");
+        // oversubscription 2 halves the derived uplinks; fabric-link-rate fixes them
+        TopologyConfig over = Hetero();
+        over.oversubscription = 2;
+        Ptr<const Topology> held = MakeTopology(over); // alive while h is used
+        const auto* h = dynamic_cast<const HeteroLeafSpineTopology*>(PeekPointer(held));
+        NS_TEST_ASSERT_MSG_EQ((h != nullptr), true, "its class");
+        NS_TEST_ASSERT_MSG_EQ(h->GetUplinkRate(2), 50e9, "2 x 100G / (2 spines x 2)");
+        TopologyConfig fixed = Hetero();
+        fixed.fabricLinkRate = "40Gbps";
+        held = MakeTopology(fixed);
+        h = dynamic_cast<const HeteroLeafSpineTopology*>(PeekPointer(held));
+        NS_TEST_ASSERT_MSG_EQ(h->GetUplinkRate(1), 40e9, "fabric-link-rate");
+        // bad host groups name the field and the item
+        for (const char* bad : {"",
+                                "4",
+                                "x25Gbps",
+                                "4x",
+                                "0x25Gbps",
+                                "4x25",
+                                "4x25Gbps,,1x1Gbps",
+                                "70000x1Gbps",
+                                "40000x1Gbps,40000x1Gbps",
+                                "1x25Gbps",
+                                "-1x1Gbps"})
+        {
+            TopologyConfig b = Hetero();
+            b.hostGroups = bad;
+            std::string what;
+            try
+            {
+                MakeTopology(b);
+            }
+            catch (const std::invalid_argument& e)
+            {
+                what = e.what();
+            }
+            std::string want = std::string(bad) == "1x25Gbps" ? "hetero-leaf-spine" : "host-groups";
+            NS_TEST_EXPECT_MSG_NE(what.find(want),
+                                  std::string::npos,
+                                  "'" << bad << "' refused naming " << want << ": " << what);
+        }
+        TopologyConfig nodes = Hetero();
+        nodes.nodes = 4;
+        bool threw = false;
+        try
+        {
+            MakeTopology(nodes);
+        }
+        catch (const std::invalid_argument& e)
+        {
+            threw = std::string(e.what()).find("nodes") == 0;
+        }
+        NS_TEST_EXPECT_MSG_EQ(threw, true, "nodes unlike the groups' hosts");
+    }
+};
+
+RoutesTestCase*
+HeteroRoutes()
+{
+    auto expect = [](uint32_t a, uint32_t b)
+    {
+        using V = std::vector<std::string>;
+        std::string la = "leaf" + std::to_string(kHeteroLeaf[a]);
+        std::string lb = "leaf" + std::to_string(kHeteroLeaf[b]);
+        if (la == lb)
+        {
+            return std::make_pair(V{la}, V{"host", "host"});
+        }
+        return std::make_pair(V{la, "spine*", lb}, V{"host", "fabric", "fabric", "host"});
+    };
+    return new RoutesTestCase("hetero-leaf-spine 3x25G,2x100G", Hetero(), expect);
+}
+
 // ---- dragonfly -----------------------------------------------------------
 
 TopologyConfig
@@ -750,6 +898,23 @@ public:
                         0,
                         15,
                         {{100, 500}, {40, 1000}, {40, 1000}, {40, 1000}, {40, 1000}, {100, 500}}),
+                    TestCase::QUICK);
+
+        AddTestCase(new HeteroShapeTestCase, TestCase::QUICK);
+        AddTestCase(HeteroRoutes(), TestCase::QUICK);
+        // rank 2 (25G, alone on leaf 1: 25G uplinks) to rank 3 (100G, leaf 2: 100G uplinks);
+        // 2:1 oversubscription halves them, so the message crosses a 12.5G uplink
+        AddTestCase(new TimingTestCase("hetero-leaf-spine 3x25G,2x100G",
+                                       Hetero(),
+                                       2,
+                                       3,
+                                       {{25, 500}, {25, 1000}, {100, 1000}, {100, 500}}),
+                    TestCase::QUICK);
+        AddTestCase(new TimingTestCase("hetero-leaf-spine 3x25G,2x100G 2:1",
+                                       HeteroOver(),
+                                       2,
+                                       3,
+                                       {{25, 500}, {12.5, 1000}, {50, 1000}, {100, 500}}),
                     TestCase::QUICK);
 
         // dragonfly a=4 p=2 h=2, g = 9: 72 hosts, 36 routers; 9 x 6 group

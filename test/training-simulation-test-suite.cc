@@ -383,6 +383,84 @@ private:
     }
 };
 
+/// (d2) pull sends hold the receiver's stream, not the sender's.
+class PullSendTestCase : public TestCase
+{
+public:
+    PullSendTestCase()
+        : TestCase("pull send occupies the receiver's stream, not the sender's")
+    {
+    }
+
+private:
+    void DoRun() override
+    {
+        // Rank 1 pulls from 0, then from 2: both hold rank 1's stream, so they serialise
+        // although the senders differ; then rank 1 pushes to 2, behind them on the same
+        // (pp) stream. Each transfer alone is one star step.
+        const uint64_t bytes = 1000000;
+        TrainingGraph g;
+        g.ranks = 3;
+        TrainingTask a = Send(0, 1, bytes);
+        a.pull = true;
+        TrainingTask b = Send(2, 1, bytes);
+        b.pull = true;
+        uint32_t ia = g.Add(a);
+        uint32_t ib = g.Add(b);
+        // a push from rank 1 to rank 2: the sender's stream is rank 1's, behind its pulls
+        uint32_t ic = g.Add(Send(1, 2, bytes));
+        Outcome o = RunJobs(Star(3), {Job(g)});
+        NS_TEST_ASSERT_MSG_EQ(o.finished, true, "finished");
+        double one = StarStep(bytes);
+        NS_TEST_EXPECT_MSG_EQ(o.runs[0][ia].start, Time(0), "first pull at once");
+        NS_TEST_EXPECT_MSG_EQ(o.runs[0][ib].start, o.runs[0][ia].end, "receiver's stream FIFO");
+        NS_TEST_EXPECT_MSG_EQ(o.runs[0][ic].start, o.runs[0][ib].end, "push behind the pulls");
+        NS_TEST_EXPECT_MSG_EQ_TOL(Seconds(o.runs[0][ib].end), 2 * one, 0.01 * 2 * one, "2 steps");
+        NS_TEST_EXPECT_MSG_EQ_TOL(Seconds(o.runs[0][ic].end), 3 * one, 0.01 * 3 * one, "3 steps");
+
+        // Two pulls from rank 0 by ranks 1 and 2: rank 0's stream is not held, so both start
+        // at 0; they share rank 0's link, so each takes two messages' serialisation.
+        TrainingGraph two;
+        two.ranks = 3;
+        TrainingTask p1 = Send(0, 1, bytes);
+        p1.pull = true;
+        TrainingTask p2 = Send(0, 2, bytes);
+        p2.pull = true;
+        two.Add(p1);
+        two.Add(p2);
+        o = RunJobs(Star(3), {Job(two)});
+        NS_TEST_ASSERT_MSG_EQ(o.finished, true, "finished");
+        NS_TEST_EXPECT_MSG_EQ(o.runs[0][0].start, Time(0), "pull 1 at once");
+        NS_TEST_EXPECT_MSG_EQ(o.runs[0][1].start, Time(0), "pull 2 at once: sender not held");
+        double shared = 2 * Wire(bytes) * 8 / B + 2 * D + (MTU) *8 / B;
+        NS_TEST_EXPECT_MSG_EQ_TOL(Seconds(o.runs[0][1].end),
+                                  shared,
+                                  0.02 * shared,
+                                  "two messages share the sender's link");
+        // the same two as pushes serialise on the sender's stream
+        two.tasks[0].pull = false;
+        two.tasks[1].pull = false;
+        o = RunJobs(Star(3), {Job(two)});
+        NS_TEST_EXPECT_MSG_EQ(o.runs[0][1].start, o.runs[0][0].end, "pushes: sender's FIFO");
+        // pull only on sends
+        TrainingGraph bad;
+        bad.ranks = 1;
+        TrainingTask c = Compute(0, 1);
+        c.pull = true;
+        bad.Add(c);
+        bool threw = false;
+        try
+        {
+            bad.Validate();
+        }
+        catch (const std::invalid_argument& e)
+        {
+            threw = std::string(e.what()).find("pull") != std::string::npos;
+        }
+        NS_TEST_EXPECT_MSG_EQ(threw, true, "pull on a compute names the field");
+    }
+};
+
 /// (e) a compute beside a DP collective: the iteration is the max, DP exposed the rest.
 class OverlapTestCase : public TestCase
 {
@@ -1098,6 +1176,7 @@ public:
         AddTestCase(new FreeCommunicationTestCase, TestCase::QUICK);
         AddTestCase(new CollectiveTestCase, TestCase::QUICK);
         AddTestCase(new SendTestCase, TestCase::QUICK);
+        AddTestCase(new PullSendTestCase, TestCase::QUICK);
         AddTestCase(new OverlapTestCase, TestCase::QUICK);
         AddTestCase(new FinishDelayTestCase, TestCase::QUICK);
         AddTestCase(new TwoJobsTestCase, TestCase::QUICK);

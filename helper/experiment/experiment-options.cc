@@ -4,6 +4,7 @@
 #include "experiment-options.h"
 
 #include "ns3/config-parse.h"
+#include "ns3/hetero-leaf-spine-topology.h"
 #include "ns3/topology.h"
 
 #include <algorithm>
@@ -74,6 +75,17 @@ TopologyOptions()
         UnsignedOption<T>("servers-per-leaf",
                           "gpu-leaf-spine: servers whose NICs share a leaf",
                           &T::serversPerLeaf),
+        CheckedTextOption<T>(
+            "host-groups",
+            "hetero-leaf-spine: hosts of each link rate in rank order, "
+            "COUNTxRATE items, e.g. 4x25Gbps,3x100Gbps (each group starts on a "
+            "new leaf)",
+            &T::hostGroups,
+            [](const std::string& v)
+            {
+                ParseHostGroups("host-groups", v);
+            },
+            true),
         RateOption<T>("link-rate",
                       "host-switch link rate (mesh/torus: every NPU-NPU link), e.g. 100Gbps",
                       &T::hostLinkRate),

@@ -50,6 +50,9 @@ struct SimulatedStage
     double syncSeconds{0};      //!< measured, per batch
     double transferSeconds{0};  //!< measured, per batch (activations out, gradients back)
     double waitSeconds{0};      //!< per batch idle waiting for a neighbour stage
+    /// per batch: from the first activation send of the stage's replicas to the last
+    /// one's end (the boundary's busy time when the sends overlap; 0 for the last stage)
+    double boundarySeconds{0};
 };
 
 /// \ingroup dlnet What running a plan on a simulated cluster gave.
@@ -71,6 +74,15 @@ struct PlanSimulationResult
  * scheduling"); std::invalid_argument for an infeasible plan or a bad config.
  */
 PlanSimulationResult SimulatePlan(const CostModel& model,
+                                  const PlanEvaluation& plan,
+                                  const PlanSimulationConfig& config);
+
+/**
+ * The same for a plan whose stages were timed elsewhere (a test's closed
+ * forms): the stages' predicted times and the plan's throughput are taken
+ * as given.
+ */
+PlanSimulationResult SimulatePlan(const SchedulingProblem& problem,
                                   const PlanEvaluation& plan,
                                   const PlanSimulationConfig& config);
 

@@ -442,11 +442,16 @@ WriteChromeTrace(const std::string& path, const TrainingResult& result)
                                  + ",\"ts\":" + Us(run.start)
                                  + ",\"dur\":" + Us(run.end - run.start)
                                  + ",\"tid\":" + std::to_string(tid) + ",\"args\":" + args + "}";
-            std::size_t members = task.kind == TrainingTaskKind::SEND ? 1 : task.ranks.size();
-            for (std::size_t m = 0; m < members; ++m)
+            if (task.kind == TrainingTaskKind::SEND)
             {
-                event("{\"ph\":\"X\",\"pid\":" + std::to_string(job.placement[task.ranks[m]])
-                      + common);
+                // a send shows on the rank whose stream it occupies
+                uint32_t r = task.ranks[task.pull ? 1 : 0];
+                event("{\"ph\":\"X\",\"pid\":" + std::to_string(job.placement[r]) + common);
+                continue;
+            }
+            for (uint32_t r : task.ranks)
+            {
+                event("{\"ph\":\"X\",\"pid\":" + std::to_string(job.placement[r]) + common);
             }
         }
     }

@@ -48,6 +48,7 @@ struct TopologyConfig
     std::string nvlinkRate{"450GBps"}; //!< GPU-NVSwitch links, per direction per GPU
     std::string nicRate{"400Gbps"};    //!< GPU NIC-leaf links
     uint32_t serversPerLeaf{2};        //!< gpu-leaf-spine: servers whose NICs share a leaf
+    std::string hostGroups{""}; //!< hetero-leaf-spine: COUNTxRATE,... hosts of each rate, in order
 
     std::string hostLinkRate{"100Gbps"}; //!< host-switch links (star, leaf-spine)
     std::string hostLinkDelay{"500ns"};  //!< host-switch links

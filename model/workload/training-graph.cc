@@ -162,6 +162,10 @@ TrainingGraph::Validate() const
         {
             fail("bytes", "is 0 (a " + ToString(t.kind) + " moves at least 1 byte)");
         }
+        if (t.pull && t.kind != TrainingTaskKind::SEND)
+        {
+            fail("pull", "is set on a " + ToString(t.kind) + " task (only a send may pull)");
+        }
         if (t.duration.IsStrictlyNegative() || t.finishDelay.IsStrictlyNegative())
         {
             fail("duration", "is negative");

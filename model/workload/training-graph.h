@@ -48,7 +48,8 @@ enum class TrainingTaskKind : uint8_t
 {
     COMPUTE,    //!< runs `duration` on its rank's compute stream
     COLLECTIVE, //!< a collective over `ranks` (communicator order) on the dimension's stream
-    SEND,       //!< `bytes` from ranks[0] to ranks[1] on the sender's dimension stream
+    SEND,       //!< `bytes` from ranks[0] to ranks[1] on the sender's dimension stream (the
+                //!< receiver's when `pull`)
     STREAM,     //!< `bytes` streamed from I/O controllers to every rank of `ranks` (WS)
     DELAY,      //!< waits `duration` on no stream (a fixed latency, e.g. a host-side step)
 };
@@ -80,7 +81,8 @@ std::string ToString(TrainingPhase phase);
  * CUDA stream does). COMPUTE occupies the compute stream of its rank;
  * COLLECTIVE the dimension's stream of every member; SEND the dimension's
  * stream of the sender only (the receiver posts no work: its consumer
- * depends on the SEND); STREAM the WS stream of every receiver; DELAY none.
+ * depends on the SEND), or of the receiver only when `pull` is set; STREAM
+ * the WS stream of every receiver; DELAY none.
  */
 struct TrainingTask
 {
@@ -101,6 +103,11 @@ struct TrainingTask
     int32_t microbatch{-1}; //!< -1 if none
     uint32_t iteration{0};  //!< 0-based
     std::string group;      //!< communicator name in records ("dp0", "tp3", ...)
+    /// SEND only: the transfer occupies the receiver's dimension stream instead of
+    /// the sender's (a receiver-driven transfer: an RPC reply the receiver waits
+    /// for, a parameter-server pull), so a sender serving many receivers does
+    /// not serialise them and a receiver's pulls queue behind its own work.
+    bool pull{false};
 };
 
 /**
@@ -131,7 +138,7 @@ struct TrainingGraph
      * label) and field: a rank not below `ranks`, a dep not earlier, a
      * collective with a rank twice or fewer than 2 members, a send to
      * itself, zero bytes, a negative duration, an iteration not below
-     * `iterations`.
+     * `iterations`, `pull` on a task that is not a SEND.
      */
     void Validate() const;
 };

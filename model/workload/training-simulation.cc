@@ -527,7 +527,7 @@ TrainingSimulation::StreamsOf(const TrainingTask& task)
             }
             break;
         case TrainingTaskKind::SEND:
-            out.push_back(task.ranks.at(0) * STREAMS + StreamOf(task.dimension));
+            out.push_back(task.ranks.at(task.pull ? 1 : 0) * STREAMS + StreamOf(task.dimension));
             break;
         case TrainingTaskKind::DELAY:
             break;

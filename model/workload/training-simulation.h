@@ -79,7 +79,8 @@ struct TrainingTaskRun
  * - SEND: SEND_RECV over the 2-member communicator (sender, receiver)
  *   through the dimension's backend, or ring when that backend has no
  *   point-to-point (every step schedule has); fp16 elements, an odd size
- *   rounded up by one byte.
+ *   rounded up by one byte. It holds the sender's dimension stream, or the
+ *   receiver's for a pull (TrainingTask::pull).
  * - STREAM: on a wafer topology only (Setup refuses others): each receiver's
  *   bytes come in equal shares (rounded up to whole 4-byte words) from every I/O
  *   controller

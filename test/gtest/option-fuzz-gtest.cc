@@ -69,6 +69,8 @@ const std::vector<std::string> kUnits
 
 const std::vector<std::string> kWords = {"star",
                                          "leaf-spine",
+                                         "hetero-leaf-spine",
+                                         "2x25Gbps,1x100Gbps",
                                          "mesh",
                                          "torus",
                                          "ring",
@@ -349,6 +351,14 @@ ExpectBoth(const Outcome& o)
 TEST(OptionFuzz, Topology)
 {
     ExpectBoth(Fuzz(TopologyOptions(), {{}, {{"topology", "leaf-spine"}}}, 1, 200));
+}
+
+TEST(OptionFuzz, HeteroTopology)
+{
+    ExpectBoth(Fuzz(TopologyOptions(),
+                    {{{"topology", "hetero-leaf-spine"}, {"host-groups", "3x25Gbps,2x100Gbps"}}},
+                    11,
+                    200));
 }
 
 TEST(OptionFuzz, Traffic)
