@@ -80,6 +80,8 @@ set(DLNET_SOURCES
   helper/experiment/training-experiment.cc
   helper/experiment/plan-simulation.cc
   helper/experiment/training-writer.cc
+  helper/experiment/heterps-experiment.cc
+  helper/experiment/heterps-writer.cc
   helper/experiment/traffic-experiment.cc
   helper/experiment/collective-experiment.cc
   helper/experiment/collective-report.cc
@@ -163,6 +165,8 @@ set(DLNET_HEADERS
   model/scheduler/plan-scheduler.h
   model/scheduler/pipeline-graph.h
   helper/experiment/plan-simulation.h
+  helper/experiment/heterps-experiment.h
+  helper/experiment/heterps-writer.h
   helper/collective-helper.h
   helper/experiment/command-line-options.h
   helper/experiment/experiment-options.h

@@ -42,6 +42,8 @@
 #include "ns3/gpu-server-topology.h"
 #include "ns3/grid-topology.h"
 #include "ns3/hetero-leaf-spine-topology.h"
+#include "ns3/heterps-experiment.h"
+#include "ns3/heterps-writer.h"
 #include "ns3/layer-profile.h"
 #include "ns3/leaf-spine-topology.h"
 #include "ns3/link-load-estimate.h"

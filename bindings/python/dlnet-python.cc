@@ -16,6 +16,8 @@
 
 #include "ns3/collective-experiment.h"
 #include "ns3/collective-report.h"
+#include "ns3/heterps-experiment.h"
+#include "ns3/heterps-writer.h"
 #include "ns3/log.h"
 #include "ns3/plot-writer.h"
 #include "ns3/result-writer.h"
@@ -442,6 +444,70 @@ RunTrainingPy(const std::optional<py::dict>& config,
     return out;
 }
 
+/**
+ * schedule / run_heterogeneous: result.json's dict ({'config', 'schedules', 'plan', 'sweep',
+ * 'headline', 'headline_summary', 'rl_curve', 'simulation', 'wall_seconds', ...}).
+ * \param simulate run_heterogeneous: the best plan also runs on a simulated cluster
+ */
+py::dict
+RunHeterpsPy(bool simulate,
+             const std::optional<py::dict>& config,
+             const py::object& resultsDir,
+             const py::object& ns3Attributes,
+             const py::kwargs& kwargs)
+{
+    ns3::HeterpsConfig c;
+    if (config)
+    {
+        ApplyOptions(ns3::HeterpsOptions(), c, *config);
+    }
+    ApplyOptions(ns3::HeterpsOptions(), c, kwargs);
+    if (!simulate && c.simulate)
+    {
+        throw std::invalid_argument(
+            "simulate: schedule only schedules; run_heterogeneous also simulates the plan");
+    }
+    if (simulate)
+    {
+        ns3::SetOption(ns3::HeterpsOptions(), c, "simulate", "true");
+    }
+    c.ns3Attributes = Ns3AttributesOf(ns3Attributes);
+    c.Validate();
+    std::string dir = ResultsDir(resultsDir);
+
+    ns3::HeterpsResult result;
+    RunWithoutGil(
+        [&]()
+        {
+            result = ns3::RunHeterps(c);
+            if (!dir.empty())
+            {
+                ns3::WriteHeterpsResults(c, result, dir);
+            }
+        });
+    py::dict out = ToPython(ns3::ToJson(c, result)).cast<py::dict>();
+    out["config"] = ConfigPy(ns3::HeterpsOptions(), c);
+    return out;
+}
+
+py::dict
+SchedulePy(const std::optional<py::dict>& config,
+           const py::object& resultsDir,
+           const py::object& ns3Attributes,
+           const py::kwargs& kwargs)
+{
+    return RunHeterpsPy(false, config, resultsDir, ns3Attributes, kwargs);
+}
+
+py::dict
+RunHeterogeneousPy(const std::optional<py::dict>& config,
+                   const py::object& resultsDir,
+                   const py::object& ns3Attributes,
+                   const py::kwargs& kwargs)
+{
+    return RunHeterpsPy(true, config, resultsDir, ns3Attributes, kwargs);
+}
+
 /// Every row type's fields: {table: [{'name', 'unit'}]}, in CSV column order.
 py::dict
 ResultFieldsPy()
@@ -457,6 +523,13 @@ ResultFieldsPy()
     j["training_jobs"] = ns3::FieldsJson(ns3::TrainingJobFields());
     j["training_ranks"] = ns3::FieldsJson(ns3::TrainingRankFields());
     j["training_comms"] = ns3::FieldsJson(ns3::TrainingCommFields());
+    j["heterps_schedules"] = ns3::FieldsJson(ns3::HeterpsScheduleFields());
+    j["heterps_sweep"] = ns3::FieldsJson(ns3::HeterpsSweepFields());
+    j["heterps_headline"] = ns3::FieldsJson(ns3::HeterpsHeadlineFields());
+    j["heterps_headline_summary"] = ns3::FieldsJson(ns3::HeterpsHeadlineSummaryFields());
+    j["heterps_plan"] = ns3::FieldsJson(ns3::HeterpsPlanFields());
+    j["heterps_simulation"] = ns3::FieldsJson(ns3::HeterpsSimulationFields());
+    j["heterps_rl_curve"] = ns3::FieldsJson(ns3::HeterpsCurveFields());
     return ToPython(j).cast<py::dict>();
 }
 
@@ -634,6 +707,44 @@ PYBIND11_MODULE(dlnet, m)
             return OptionsPy(ns3::TrainingOptions());
         },
         "The options of run_training: a list of {'name', 'help', 'default'}.");
+    static const std::string scheduleDoc = RunDoc(
+        "Schedule a model's layers onto a heterogeneous catalogue, HeterPS-style (the heterps\n"
+        "example without --simulate), and return result.json's dict: 'config', 'schedules' (one\n"
+        "row per scheduler at the limit: feasible, throughput, hourly_price, cost, stages, ...,\n"
+        "as schedules.csv), 'best_scheduler', 'plan' (plan.csv), 'sweep' (sweep.csv),\n"
+        "'headline' (headline.csv: cost_ratio, lower_cost_percent, throughput_ratio, driver per\n"
+        "limit and baseline), 'headline_summary' (the largest ratios per baseline), 'rl_curve'\n"
+        "(mean reward per episode), 'reachable', 'wall_seconds', 'scheduler_wall_seconds'.\n"
+        "`results_dir` also writes the CSV files, result.json and the PNG plots. Bad options\n"
+        "raise ValueError naming the field.\n",
+        ns3::HeterpsOptions());
+    m.def("schedule",
+          &SchedulePy,
+          py::arg("config") = py::none(),
+          py::kw_only(),
+          py::arg("results_dir") = py::none(),
+          py::arg("ns3_attributes") = py::none(),
+          scheduleDoc.c_str());
+    static const std::string runHeterogeneousDoc = RunDoc(
+        "Schedule as dlnet.schedule does, then run the best plan (exact's when it ran) on a\n"
+        "simulated heterogeneous cluster (simulate=True): the same dict, with 'simulation':\n"
+        "{'scheduler', 'predicted_throughput', 'simulated_throughput', 'difference', 'stages'\n"
+        "(simulation.csv), 'explanation', ...}.\n",
+        ns3::HeterpsOptions());
+    m.def("run_heterogeneous",
+          &RunHeterogeneousPy,
+          py::arg("config") = py::none(),
+          py::kw_only(),
+          py::arg("results_dir") = py::none(),
+          py::arg("ns3_attributes") = py::none(),
+          runHeterogeneousDoc.c_str());
+    m.def(
+        "heterps_options",
+        []()
+        {
+            return OptionsPy(ns3::HeterpsOptions());
+        },
+        "The options of schedule and run_heterogeneous: a list of {'name', 'help', 'default'}.");
     m.def("result_fields",
           &ResultFieldsPy,
           "The fields of every result row type: {table: [{'name', 'unit'}]}, in the column\n"
