@@ -273,7 +273,7 @@ class PsSyncTestCase : public TestCase
 {
 public:
     PsSyncTestCase()
-        : TestCase("parameter servers, k = 2, m = 2: SYNC = 2 S over nic")
+        : TestCase("parameter servers, k = 2, m = 2: SYNC = 2 (S over k) over nic")
     {
     }
 
@@ -284,14 +284,16 @@ private:
         SchedulingProblem p = Problem({Layer("embedding", 10e-3, 20e-3, 1, 1000, uint64_t(S))},
                                       SyncMode::PARAMETER_SERVER);
         double ct = 10e-3 / 2;
-        double sync = 2 * S * 8 / CPU_NIC; // m = ceil(2 x 25 / 25) = 2 servers
+        // a replica pushes and pulls the rows of its own half of the batch:
+        // m = ceil(2 x 25 / 25) = 2 servers
+        double sync = 2 * (S / 2) * 8 / CPU_NIC;
         PlanSimulationResult r
             = SimulatePlan(p, Plan({Stage(0, 0, 0, 2, ct, sync, 0, 2)}), Config());
         Print("ps k=2 m=2", r);
         NS_TEST_EXPECT_MSG_EQ(r.ranks, 4, "2 replicas and 2 servers");
-        // per replica: 2 pushes and 2 pulls of S/2, replica r starting at server r: no two
-        // messages share a NIC
-        double message = Wire(S / 2) * 8 / CPU_NIC + 2 * 500e-9 + MTU * 8 / CPU_NIC;
+        // per replica: 2 pushes and 2 pulls of (S/2)/2, replica r starting at server r: no
+        // two messages share a NIC
+        double message = Wire(S / 4) * 8 / CPU_NIC + 2 * 500e-9 + MTU * 8 / CPU_NIC;
         NS_TEST_EXPECT_MSG_EQ_TOL(
             r.stages[0].syncSeconds, 4 * message, 0.01 * 4 * message, "4 messages");
         NS_TEST_EXPECT_MSG_EQ_TOL(

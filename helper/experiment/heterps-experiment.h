@@ -43,9 +43,9 @@ struct HeterpsConfig
     std::string profile{""};        //!< a profile file (CSV or JSON) instead of model
     std::string catalogue{""};      //!< a preset or a catalogue JSON file; empty: the first preset
     uint64_t batch{4096};           //!< built-in models: samples per batch
-    double limit{100000};           //!< samples/s the plan must reach, > 0
+    double limit{3e6};              //!< samples/s the plan must reach, > 0
     double samples{HETERPS_DEFAULT_SAMPLES}; //!< samples trained (priced), > 0
-    std::string sync{"allreduce"};           //!< allreduce or ps
+    std::string sync{"ps"};                  //!< allreduce or ps (HeterPS: parameter servers)
     std::string psType{""};        //!< ps: the servers' type; empty: the catalogue's first CPU type
     std::string schedulers{"all"}; //!< comma list of SchedulerNames, or all (no exhaustive)
     uint32_t seed{1};

@@ -193,6 +193,7 @@ BuildPipelineGraph(const SchedulingProblem& problem, const PlanEvaluation& plan,
     // per stage: forward seconds (the rest of CT is backward) and sync bytes
     std::vector<double> forward(n, 0);
     std::vector<uint64_t> sync(n, 0);
+    std::vector<uint64_t> sparseSync(n, 0); // the embedding layers' part of sync
     for (uint32_t i = 0; i < n; ++i)
     {
         const PlanStage& s = plan.stages[i];
@@ -203,6 +204,10 @@ BuildPipelineGraph(const SchedulingProblem& problem, const PlanEvaluation& plan,
             double a = layer.parallelFraction;
             forward[i] += layer.seconds.at(s.type) * layer.forwardFraction * ((1 - a) + a / k);
             sync[i] += layer.syncBytes;
+            if (layer.kind == "embedding")
+            {
+                sparseSync[i] += layer.syncBytes;
+            }
         }
         forward[i] = std::min(forward[i], s.computeSeconds);
     }
@@ -417,8 +422,12 @@ BuildPipelineGraph(const SchedulingProblem& problem, const PlanEvaluation& plan,
                 else if (s.psServers > 0 && sync[i] > 0)
                 {
                     // pushes then pulls, starting at server r mod m: the replicas spread
+                    // the rows of its own samples (B / k of the batch's), the dense
+                    // gradients whole: the cost model's E / k + D
                     uint32_t m = s.psServers;
-                    uint64_t share = (sync[i] + m - 1) / m;
+                    uint64_t k = s.instances;
+                    uint64_t bytes = (sparseSync[i] + k - 1) / k + (sync[i] - sparseSync[i]);
+                    uint64_t share = std::max<uint64_t>(1, (bytes + m - 1) / m);
                     for (bool pull : {false, true})
                     {
                         for (uint32_t j = 0; j < m; ++j)

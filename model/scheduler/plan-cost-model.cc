@@ -110,6 +110,7 @@ CostModel::CostModel(SchedulingProblem problem)
     m_seconds.assign(types, std::vector<double>(n + 1, 0));
     m_parallelSeconds.assign(types, std::vector<double>(n + 1, 0));
     m_syncBytes.assign(n + 1, 0);
+    m_embeddingSyncBytes.assign(n + 1, 0);
     m_embeddings.assign(n + 1, 0);
     for (size_t l = 0; l < n; ++l)
     {
@@ -120,7 +121,10 @@ CostModel::CostModel(SchedulingProblem problem)
                 = m_parallelSeconds[t][l] + layers[l].seconds[t] * layers[l].parallelFraction;
         }
         m_syncBytes[l + 1] = m_syncBytes[l] + static_cast<double>(layers[l].syncBytes);
-        m_embeddings[l + 1] = m_embeddings[l] + (layers[l].kind == "embedding" ? 1 : 0);
+        const bool embedding = layers[l].kind == "embedding";
+        m_embeddings[l + 1] = m_embeddings[l] + (embedding ? 1 : 0);
+        m_embeddingSyncBytes[l + 1]
+            = m_embeddingSyncBytes[l] + (embedding ? static_cast<double>(layers[l].syncBytes) : 0);
     }
 }
 
@@ -172,7 +176,11 @@ CostModel::StageTime(
     {
         // Push the gradients, pull the parameters: each replica's NIC carries
         // S both ways whatever k, once there are enough servers not to limit it.
-        s.syncSeconds = 2 * syncBits / rt.nicRate;
+        // A sparse gradient holds the rows of the samples a replica ran (B / k of
+        // each batch); dense gradients are whole whatever the samples.
+        const double embeddingBits
+            = (m_embeddingSyncBytes[last + 1] - m_embeddingSyncBytes[first]) * 8;
+        s.syncSeconds = 2 * (embeddingBits / kd + (syncBits - embeddingBits)) / rt.nicRate;
         const double servers = std::ceil(kd * rt.nicRate / cat.types[m_problem.psType].nicRate);
         s.psServers = servers >= UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(servers);
     }

@@ -93,7 +93,10 @@ struct PlanEvaluation
  *   CT(k) = sum over its layers of s_l x ((1 - a_l) + a_l / k);
  *   SYNC(k) = 2 (k - 1) / k x S / nic (ring AllReduce of the stage's sync
  *   bytes S), or under PARAMETER_SERVER for a stage holding an embedding
- *   layer 2 S / nic with m = ceil(k x nic / nic_ps) servers (enough that
+ *   layer 2 (E / k + D) / nic, a push and a pull of the rows the replica's
+ *   own B / k samples touched (E: the embedding layers' sync bytes, which
+ *   are per batch) and of the dense layers' whole gradients D, with
+ *   m = ceil(k x nic / nic_ps) servers (enough that
  *   the replicas' NICs limit); DT(k) = 2 A / (k x BW(t, t_next)) for the
  *   activations A of its last layer (0 for the last stage).
  * - Throughput: min over stages of batch / ET.
@@ -158,7 +161,8 @@ private:
     std::vector<std::vector<double>> m_seconds;
     std::vector<std::vector<double>> m_parallelSeconds;
     std::vector<double> m_syncBytes;
-    std::vector<uint32_t> m_embeddings; //!< prefix count of embedding layers
+    std::vector<double> m_embeddingSyncBytes; //!< prefix sums of the embedding layers' sync bytes
+    std::vector<uint32_t> m_embeddings;       //!< prefix count of embedding layers
     mutable uint64_t m_evaluations{0};
 };
 

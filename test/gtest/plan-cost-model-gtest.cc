@@ -102,18 +102,23 @@ HandStageSeconds(const SchedulingProblem& p,
     const ResourceType& rt = p.catalogue.types[type];
     double ct = 0;
     double syncBytes = 0;
+    double sparseBytes = 0; // embedding layers': a replica's share shrinks with k under PS
     bool embedding = false;
     for (uint32_t l = first; l <= last; ++l)
     {
         const ProfiledLayer& layer = p.profile.layers[l];
         ct += layer.seconds[type] * ((1 - layer.parallelFraction) + layer.parallelFraction / k);
         syncBytes += layer.syncBytes;
-        embedding = embedding || layer.kind == "embedding";
+        if (layer.kind == "embedding")
+        {
+            embedding = true;
+            sparseBytes += layer.syncBytes;
+        }
     }
     double sync = 0;
     if (p.sync == SyncMode::PARAMETER_SERVER && embedding)
     {
-        sync = 2 * syncBytes * 8 / rt.nicRate;
+        sync = 2 * (sparseBytes / k + (syncBytes - sparseBytes)) * 8 / rt.nicRate;
     }
     else
     {
@@ -338,7 +343,8 @@ TEST(CostModel, AllReduceSync)
 TEST(CostModel, ParameterServerSync)
 {
     // An embedding stage on the gpu (100 Gbit/s) with servers on the cpu (25 Gbit/s):
-    // SYNC = 2 S 8 / 100e9 = 0.016 s for S = 1e8 whatever k; ET(1) = 0.216, ET(2) = 0.116;
+    // a replica pushes and pulls the rows of its own B / k samples, SYNC = 2 (S / k) 8 / 100e9
+    // for S = 1e8: 0.016 s at k = 1, 0.008 s at k = 2; ET(1) = 0.216, ET(2) = 0.1 + 0.008 = 0.108;
     // limit 800 -> k = 2 and ceil(2 x 100 / 25) = 8 cpu servers: 2 x 4 + 8 x 1 = 16 USD/h.
     SchedulingProblem p
         = Problem(CpuGpu(10, 8), {Layer("emb", "embedding", {1, 0.2}, 1, 0, 100000000)}, 100, 800);
@@ -350,12 +356,21 @@ TEST(CostModel, ParameterServerSync)
         ASSERT_TRUE(e.feasible) << e.reason;
         EXPECT_EQ(e.stages[0].instances, 2u);
         EXPECT_EQ(e.stages[0].psServers, 8u);
-        ExpectClose(2 * 1e8 * 8 / 100e9, e.stages[0].syncSeconds);
-        ExpectClose(100 / 0.116, e.throughput);
+        ExpectClose(2 * 0.5e8 * 8 / 100e9, e.stages[0].syncSeconds);
+        ExpectClose(100 / 0.108, e.throughput);
         EXPECT_DOUBLE_EQ(e.hourlyPrice, 16);
-        ExpectClose(1e6 / (100 / 0.116) / 3600 * 16, e.cost);
+        ExpectClose(1e6 / (100 / 0.108) / 3600 * 16, e.cost);
         EXPECT_EQ(model.StageTime(0, 0, 1, CostModel::NO_NEXT, 1).psServers, 4u);
         ExpectClose(0.016, model.StageTime(0, 0, 1, CostModel::NO_NEXT, 1).syncSeconds);
+    }
+    {
+        // A dense layer in the same stage synchronises its whole gradient whatever k:
+        // S_dense = 5e7 adds 2 x 5e7 x 8 / 100e9 = 0.008 s at every k.
+        SchedulingProblem q = p;
+        q.profile.layers.push_back(Layer("fc", "linear", {1, 1e-9}, 1, 0, 50000000));
+        CostModel model(q);
+        ExpectClose(0.008 + 0.008, model.StageTime(0, 1, 1, CostModel::NO_NEXT, 2).syncSeconds);
+        ExpectClose(0.016 + 0.008, model.StageTime(0, 1, 1, CostModel::NO_NEXT, 1).syncSeconds);
     }
     // 7 cpus cannot host 8 servers: the best is k = 1 with 4 servers, 100 / 0.216/s.
     p.catalogue.types[0].available = 7;

@@ -117,7 +117,7 @@ def test_profile_file():
     (dict(schedulers="all,exact"), "schedulers: 'all' stands alone"),
     (dict(catalogue="no-such-catalogue"), "catalogue"),
     (dict(sync="gossip"), "sync"),
-    (dict(ps_type="cpu"), "ps-type: applies only with sync=ps"),
+    (dict(sync="allreduce", ps_type="cpu"), "ps-type: applies only with sync=ps"),
     (dict(sweep="100,-1"), "sweep: limit '-1'"),
     (dict(spines=4), "spines: applies only with simulate"),
     (dict(catalogue=os.path.join(DATA, "zero-price.json")), r"types\[1\]\.price_per_hour"),
