@@ -220,7 +220,8 @@ ExplainPlanSimulation(const SchedulingProblem& problem,
         const ResourceType& ps = cat.types.at(problem.psType);
         os << ": " << p.instances << " replicas push to and pull from " << p.psServers << " "
            << ps.name << " server" << (p.psServers > 1 ? "s" : "") << " at " << Gbps(ps.nicRate)
-           << " each, " << 2 * p.psServers << " messages per batch with their latency";
+           << " each; a replica's " << p.psServers << " pushes run at once, then its "
+           << p.psServers << " pulls, and a server serves every replica in turn";
     }
     else if (worst.what == "sync")
     {
@@ -385,11 +386,27 @@ SimulatePlan(const SchedulingProblem& problem,
         double k = plan.stages[i].instances;
         Measured& m = measured[i];
         double previous = -1;
-        for (uint32_t t : pg.chain[rank])
+        const auto& chain = pg.chain[rank];
+        for (size_t c = 0; c < chain.size(); ++c)
         {
+            const uint32_t t = chain[c];
             const TrainingTaskRun& run = runs[t];
             double start = run.start.GetSeconds();
-            double span = (run.end - run.start).GetSeconds();
+            double finish = run.end.GetSeconds();
+            // a parameter-server sync is a run of concurrent pushes and pulls: one span,
+            // from its first start to its last end
+            size_t next = c + 1;
+            if (pg.roles[t] == PipelineRole::SYNC)
+            {
+                while (next < chain.size() && pg.roles[chain[next]] == PipelineRole::SYNC
+                       && g.tasks[chain[next]].iteration == g.tasks[t].iteration)
+                {
+                    start = std::min(start, runs[chain[next]].start.GetSeconds());
+                    finish = std::max(finish, runs[chain[next]].end.GetSeconds());
+                    ++next;
+                }
+            }
+            double span = finish - start;
             bool counted = g.tasks[t].iteration >= warmup && g.tasks[t].iteration < batches;
             if (counted)
             {
@@ -413,7 +430,8 @@ SimulatePlan(const SchedulingProblem& problem,
                     m.wait += std::max(0.0, start - previous) * share;
                 }
             }
-            previous = run.end.GetSeconds();
+            previous = finish;
+            c = next - 1;
         }
     }
     // per stage and batch: the span of its activation sends

@@ -421,30 +421,56 @@ BuildPipelineGraph(const SchedulingProblem& problem, const PlanEvaluation& plan,
                 }
                 else if (s.psServers > 0 && sync[i] > 0)
                 {
-                    // pushes then pulls, starting at server r mod m: the replicas spread
-                    // the rows of its own samples (B / k of the batch's), the dense
-                    // gradients whole: the cost model's E / k + D
+                    // A replica pushes to all its servers at once and then pulls from
+                    // them (an asynchronous RPC client, as PaddlePaddle's PS client is),
+                    // so its own NIC is the limit, as in the cost model. Pushes are
+                    // receiver-driven on the server's DP stream, pulls answered on its
+                    // PP stream (a server has no pipeline work): a server receives and
+                    // sends at once, as a full-duplex NIC does.
                     uint32_t m = s.psServers;
                     uint64_t k = s.instances;
                     uint64_t bytes = (sparseSync[i] + k - 1) / k + (sync[i] - sparseSync[i]);
                     uint64_t share = std::max<uint64_t>(1, (bytes + m - 1) / m);
-                    for (bool pull : {false, true})
+                    const uint32_t before = last[rank];
+                    auto addSync = [&](TrainingTask t)
                     {
-                        for (uint32_t j = 0; j < m; ++j)
+                        t.phase = TrainingPhase::OPTIMIZER;
+                        t.group = "ps" + std::to_string(i);
+                        uint32_t index = g.Add(std::move(t));
+                        out.roles.push_back(PipelineRole::SYNC);
+                        out.chain[rank].push_back(index);
+                        return index;
+                    };
+                    std::vector<uint32_t> pulls;
+                    for (uint32_t j = 0; j < m; ++j)
+                    {
+                        uint32_t server = firstServer[i] + (r + j) % m;
+                        std::string tag = " s" + std::to_string(i) + " r" + std::to_string(r)
+                                          + " ps" + std::to_string((r + j) % m) + " b"
+                                          + std::to_string(op.batch);
+                        TrainingTask push = send(rank, server, share, true, op);
+                        push.dimension = TrainingDimension::DP;
+                        push.label = "push" + tag;
+                        if (before != NONE)
                         {
-                            uint32_t server = firstServer[i] + (r + j) % m;
-                            TrainingTask t = pull ? send(server, rank, share, true, op)
-                                                  : send(rank, server, share, false, op);
-                            t.dimension = TrainingDimension::DP;
-                            t.phase = TrainingPhase::OPTIMIZER;
-                            t.group = "ps" + std::to_string(i);
-                            t.label = std::string(pull ? "pull" : "push") + " s" + std::to_string(i)
-                                      + " r" + std::to_string(r) + " ps"
-                                      + std::to_string((r + j) % m) + " b"
-                                      + std::to_string(op.batch);
-                            add(rank, t, PipelineRole::SYNC);
+                            push.deps.push_back(before);
                         }
+                        uint32_t pushed = addSync(push);
+                        TrainingTask pull = send(server, rank, share, false, op);
+                        pull.dimension = TrainingDimension::PP;
+                        pull.label = "pull" + tag;
+                        pull.deps.push_back(pushed);
+                        pulls.push_back(addSync(pull));
                     }
+                    // the chain goes on once every pull is back
+                    TrainingTask join;
+                    join.kind = TrainingTaskKind::DELAY;
+                    join.ranks = {rank};
+                    join.label = "synced s" + std::to_string(i) + " r" + std::to_string(r) + " b"
+                                 + std::to_string(op.batch);
+                    join.iteration = op.batch;
+                    join.deps = pulls;
+                    last[rank] = addSync(join);
                 }
                 else if (s.instances >= 2 && sync[i] > 0)
                 {
