@@ -70,6 +70,7 @@ set(DLNET_SOURCES
   model/scheduler/plan-scheduler.cc
   model/scheduler/exact-scheduler.cc
   model/scheduler/baseline-schedulers.cc
+  model/scheduler/rl-scheduler.cc
   helper/collective-helper.cc
   helper/experiment/command-line-options.cc
   helper/experiment/experiment-options.cc
