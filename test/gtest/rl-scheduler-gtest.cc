@@ -148,7 +148,7 @@ FractionNearOptimum(uint64_t seed)
     const uint32_t problems = 10;
     for (uint32_t p = 0; p < problems; ++p)
     {
-        const uint32_t layers = 4 + (p * 7 + seed) % 7;
+        const uint32_t layers = 4 + (p + seed) % 7;
         const uint32_t types = 2 + p % 2;
         CostModel model(SmallProblem(layers, types, p % 3 == 0, 1000 + p));
         const PlanEvaluation optimum = Enumerate(model);
