@@ -70,7 +70,7 @@ set(DLNET_SOURCES
   model/scheduler/plan-scheduler.cc
   model/scheduler/exact-scheduler.cc
   model/scheduler/baseline-schedulers.cc
-  model/scheduler/rl-scheduler.cc
+  model/scheduler/rl-scheduler-loader.cc
   helper/collective-helper.cc
   helper/experiment/command-line-options.cc
   helper/experiment/experiment-options.cc

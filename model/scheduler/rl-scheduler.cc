@@ -3,8 +3,11 @@
  */
 // The HeterPS-style RL scheduler: an LSTM policy over the layer chain,
 // trained by REINFORCE on the provisioned cost (doc/heterps-rl.md). The only
-// file that includes LibTorch: it takes ~15 s to compile and must stay out of
-// every header.
+// file that includes LibTorch (it takes ~15 s to compile and must stay out of
+// every header). It is built as its own module, libns3-dlnet-rl.so, that
+// rl-scheduler-loader.cc opens the first time "rl" runs: LibTorch and the
+// ~290 libraries it needs map ~550 MB of address space and take ~0.9 s to
+// load, which every other program of the suite would pay otherwise.
 
 #include "plan-scheduler.h"
 
@@ -396,10 +399,16 @@ RunRl(const CostModel& model, const SchedulerOptions& options)
 
 } // namespace
 
-static const bool g_rlRegistered = SchedulerRegistry::Add(
-    {"rl",
-     2,
-     "HeterPS-style: an LSTM policy over the layers trained by REINFORCE on the provisioned cost",
-     RunRl});
-
 } // namespace ns3
+
+/**
+ * The entry rl-scheduler-loader.cc finds with dlsym: C linkage keeps its
+ * name plain; exceptions (std::invalid_argument) pass through to the caller.
+ */
+extern "C" void
+DlnetRunRlScheduler(const ns3::CostModel* model,
+                    const ns3::SchedulerOptions* options,
+                    ns3::ScheduleResult* result)
+{
+    *result = ns3::RunRl(*model, *options);
+}
