@@ -72,6 +72,7 @@ set(DLNET_SOURCES
   model/scheduler/exact-scheduler.cc
   model/scheduler/baseline-schedulers.cc
   model/scheduler/pipeline-graph.cc
+  model/scheduler/rl-scheduler-loader.cc
   helper/collective-helper.cc
   helper/experiment/command-line-options.cc
   helper/experiment/experiment-options.cc
