@@ -461,6 +461,63 @@ private:
     }
 };
 
+/// Detached sends hold no stream: a sender's two pushes run at once and share its link.
+class DetachedSendTestCase : public TestCase
+{
+public:
+    DetachedSendTestCase()
+        : TestCase("detached sends hold no stream: one sender's two run at once")
+    {
+    }
+
+private:
+    void DoRun() override
+    {
+        // Rank 0 sends to 1 and to 2, both detached: both start at 0 and share rank 0's
+        // link (two messages' serialisation); the same two attached would serialise.
+        const uint64_t bytes = 1000000;
+        TrainingGraph g;
+        g.ranks = 3;
+        TrainingTask a = Send(0, 1, bytes);
+        a.detached = true;
+        TrainingTask b = Send(0, 2, bytes);
+        b.detached = true;
+        g.Add(a);
+        g.Add(b);
+        Outcome o = RunJobs(Star(3), {Job(g)});
+        NS_TEST_ASSERT_MSG_EQ(o.finished, true, "finished");
+        NS_TEST_EXPECT_MSG_EQ(o.runs[0][0].start, Time(0), "first at once");
+        NS_TEST_EXPECT_MSG_EQ(o.runs[0][1].start, Time(0), "second at once: no stream held");
+        g.tasks[0].detached = false;
+        g.tasks[1].detached = false;
+        Outcome attached = RunJobs(Star(3), {Job(g)});
+        NS_TEST_EXPECT_MSG_EQ(
+            attached.runs[0][1].start, attached.runs[0][0].end, "attached: the sender's FIFO");
+        double shared = 2 * Wire(bytes) * 8 / B + 2 * D + (MTU) *8 / B;
+        NS_TEST_EXPECT_MSG_EQ_TOL(Seconds(o.runs[0][1].end),
+                                  shared,
+                                  0.03 * shared,
+                                  "two messages share the sender's link");
+        // detached only on a send that does not pull
+        TrainingGraph bad;
+        bad.ranks = 2;
+        TrainingTask c = Send(0, 1, bytes);
+        c.detached = true;
+        c.pull = true;
+        bad.Add(c);
+        bool threw = false;
+        try
+        {
+            bad.Validate();
+        }
+        catch (const std::invalid_argument& e)
+        {
+            threw = std::string(e.what()).find("detached") != std::string::npos;
+        }
+        NS_TEST_EXPECT_MSG_EQ(threw, true, "detached on a pull names the field");
+    }
+};
+
 /// (e) a compute beside a DP collective: the iteration is the max, DP exposed the rest.
 class OverlapTestCase : public TestCase
 {
@@ -1177,6 +1234,7 @@ public:
         AddTestCase(new CollectiveTestCase, TestCase::QUICK);
         AddTestCase(new SendTestCase, TestCase::QUICK);
         AddTestCase(new PullSendTestCase, TestCase::QUICK);
+        AddTestCase(new DetachedSendTestCase, TestCase::QUICK);
         AddTestCase(new OverlapTestCase, TestCase::QUICK);
         AddTestCase(new FinishDelayTestCase, TestCase::QUICK);
         AddTestCase(new TwoJobsTestCase, TestCase::QUICK);

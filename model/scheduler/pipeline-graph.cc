@@ -422,11 +422,9 @@ BuildPipelineGraph(const SchedulingProblem& problem, const PlanEvaluation& plan,
                 else if (s.psServers > 0 && sync[i] > 0)
                 {
                     // A replica pushes to all its servers at once and then pulls from
-                    // them (an asynchronous RPC client, as PaddlePaddle's PS client is),
-                    // so its own NIC is the limit, as in the cost model. Pushes are
-                    // receiver-driven on the server's DP stream, pulls answered on its
-                    // PP stream (a server has no pipeline work): a server receives and
-                    // sends at once, as a full-duplex NIC does.
+                    // them (an asynchronous RPC client, as PaddlePaddle's PS client is):
+                    // the transfers are detached, so its own NIC and the servers' NICs,
+                    // shared by the network, are the limit, as in the cost model.
                     uint32_t m = s.psServers;
                     uint64_t k = s.instances;
                     uint64_t bytes = (sparseSync[i] + k - 1) / k + (sync[i] - sparseSync[i]);
@@ -448,7 +446,8 @@ BuildPipelineGraph(const SchedulingProblem& problem, const PlanEvaluation& plan,
                         std::string tag = " s" + std::to_string(i) + " r" + std::to_string(r)
                                           + " ps" + std::to_string((r + j) % m) + " b"
                                           + std::to_string(op.batch);
-                        TrainingTask push = send(rank, server, share, true, op);
+                        TrainingTask push = send(rank, server, share, false, op);
+                        push.detached = true;
                         push.dimension = TrainingDimension::DP;
                         push.label = "push" + tag;
                         if (before != NONE)
@@ -457,7 +456,8 @@ BuildPipelineGraph(const SchedulingProblem& problem, const PlanEvaluation& plan,
                         }
                         uint32_t pushed = addSync(push);
                         TrainingTask pull = send(server, rank, share, false, op);
-                        pull.dimension = TrainingDimension::PP;
+                        pull.detached = true;
+                        pull.dimension = TrainingDimension::DP;
                         pull.label = "pull" + tag;
                         pull.deps.push_back(pushed);
                         pulls.push_back(addSync(pull));

@@ -166,6 +166,12 @@ TrainingGraph::Validate() const
         {
             fail("pull", "is set on a " + ToString(t.kind) + " task (only a send may pull)");
         }
+        if (t.detached && (t.kind != TrainingTaskKind::SEND || t.pull))
+        {
+            fail("detached",
+                 "is set on a " + std::string(t.pull ? "pull" : ToString(t.kind))
+                     + " (only a send that does not pull may be detached)");
+        }
         if (t.duration.IsStrictlyNegative() || t.finishDelay.IsStrictlyNegative())
         {
             fail("duration", "is negative");

@@ -49,7 +49,7 @@ enum class TrainingTaskKind : uint8_t
     COMPUTE,    //!< runs `duration` on its rank's compute stream
     COLLECTIVE, //!< a collective over `ranks` (communicator order) on the dimension's stream
     SEND,       //!< `bytes` from ranks[0] to ranks[1] on the sender's dimension stream (the
-                //!< receiver's when `pull`)
+                //!< receiver's when `pull`, none when `detached`)
     STREAM,     //!< `bytes` streamed from I/O controllers to every rank of `ranks` (WS)
     DELAY,      //!< waits `duration` on no stream (a fixed latency, e.g. a host-side step)
 };
@@ -81,8 +81,9 @@ std::string ToString(TrainingPhase phase);
  * CUDA stream does). COMPUTE occupies the compute stream of its rank;
  * COLLECTIVE the dimension's stream of every member; SEND the dimension's
  * stream of the sender only (the receiver posts no work: its consumer
- * depends on the SEND), or of the receiver only when `pull` is set; STREAM
- * the WS stream of every receiver; DELAY none.
+ * depends on the SEND), or of the receiver only when `pull` is set, or no
+ * stream when `detached` is set; STREAM the WS stream of every receiver;
+ * DELAY none.
  */
 struct TrainingTask
 {
@@ -108,6 +109,11 @@ struct TrainingTask
     /// for, a parameter-server pull), so a sender serving many receivers does
     /// not serialise them and a receiver's pulls queue behind its own work.
     bool pull{false};
+    /// SEND only: the transfer occupies no stream (one of many an RPC library
+    /// runs at once in the background, such as a replica's pushes to every
+    /// parameter-server shard); only its deps order it, and the network
+    /// shares the links among the transfers in flight.
+    bool detached{false};
 };
 
 /**

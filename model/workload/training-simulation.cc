@@ -527,7 +527,11 @@ TrainingSimulation::StreamsOf(const TrainingTask& task)
             }
             break;
         case TrainingTaskKind::SEND:
-            out.push_back(task.ranks.at(task.pull ? 1 : 0) * STREAMS + StreamOf(task.dimension));
+            if (!task.detached)
+            {
+                out.push_back(task.ranks.at(task.pull ? 1 : 0) * STREAMS
+                              + StreamOf(task.dimension));
+            }
             break;
         case TrainingTaskKind::DELAY:
             break;
