@@ -9,9 +9,9 @@
 // bench/README.md and doc/heterps-cost-model.md.
 //
 //   ./build/bench/scheduler-bench [--layers=10,50,200] [--types=2,3,4,5]
-//       [--schedulers=exact,greedy,genetic,random] [--seed=1]
+//       [--schedulers=exact,rl,greedy,genetic,random] [--seed=1]
 //
-// Any registered scheduler can be listed ("rl" once it is built in, "all-cpu", ...).
+// Any registered scheduler can be listed ("all-cpu", ...).
 
 #include "ns3/command-line.h"
 #include "ns3/config-parse.h"
@@ -112,7 +112,7 @@ main(int argc, char* argv[])
 {
     std::string layersText = "10,50,200";
     std::string typesText = "2,3,4,5";
-    std::string schedulersText = "exact,greedy,genetic,random";
+    std::string schedulersText = "exact,rl,greedy,genetic,random";
     uint64_t seed = 1;
     CommandLine cmd(__FILE__);
     cmd.AddValue("layers", "comma-separated layer counts L", layersText);
