@@ -72,6 +72,50 @@ Tokens(const std::string& s)
     return v;
 }
 
+/// Flip one to four random bits of s (not empty).
+void
+FlipBits(std::string& s, Rng& rng)
+{
+    for (uint32_t n = 1 + rng.Below(4); n > 0; --n)
+    {
+        s[rng.Below(s.size())] ^= static_cast<char>(1u << rng.Below(8));
+    }
+}
+
+/// The tokens of s that start with a digit.
+std::vector<std::pair<std::size_t, std::size_t>>
+DigitTokens(const std::string& s, const std::vector<std::pair<std::size_t, std::size_t>>& toks)
+{
+    std::vector<std::pair<std::size_t, std::size_t>> nums;
+    for (auto t : toks)
+    {
+        if (std::isdigit(static_cast<unsigned char>(s[t.first])))
+        {
+            nums.push_back(t);
+        }
+    }
+    return nums;
+}
+
+/// Duplicate or delete a random line of s (not empty).
+void
+DuplicateOrDeleteLine(std::string& s, Rng& rng)
+{
+    std::size_t a = s.rfind('\n', rng.Below(s.size()));
+    a = a == std::string::npos ? 0 : a + 1;
+    std::size_t b = s.find('\n', a);
+    b = b == std::string::npos ? s.size() : b + 1;
+    std::string line = s.substr(a, b - a);
+    if (rng.Below(2) == 0)
+    {
+        s.insert(a, line);
+    }
+    else
+    {
+        s.erase(a, b - a);
+    }
+}
+
 } // namespace
 
 #endif /* DLNET_FUZZ_MUTATE_H */

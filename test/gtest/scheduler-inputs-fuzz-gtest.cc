@@ -50,10 +50,7 @@ Mutate(const std::string& in, Rng& rng)
                 s.resize(rng.Below(s.size()));
                 break;
             case 1: // flip bits
-                for (uint32_t n = 1 + rng.Below(4); n > 0; --n)
-                {
-                    s[rng.Below(s.size())] ^= static_cast<char>(1u << rng.Below(8));
-                }
+                FlipBits(s, rng);
                 break;
             case 2: // a token replaced by a bad value
             case 3:
@@ -80,14 +77,7 @@ Mutate(const std::string& in, Rng& rng)
                 break;
             case 6: // a number replaced by a small valid one (keeps more cases parsable)
             {
-                std::vector<std::pair<std::size_t, std::size_t>> nums;
-                for (auto t : toks)
-                {
-                    if (std::isdigit(static_cast<unsigned char>(s[t.first])))
-                    {
-                        nums.push_back(t);
-                    }
-                }
+                auto nums = DigitTokens(s, toks);
                 if (!nums.empty())
                 {
                     auto t = nums[rng.Below(nums.size())];
@@ -95,23 +85,9 @@ Mutate(const std::string& in, Rng& rng)
                 }
                 break;
             }
-            default:
-            { // a line duplicated or deleted
-                std::size_t a = s.rfind('\n', rng.Below(s.size()));
-                a = a == std::string::npos ? 0 : a + 1;
-                std::size_t b = s.find('\n', a);
-                b = b == std::string::npos ? s.size() : b + 1;
-                std::string line = s.substr(a, b - a);
-                if (rng.Below(2) == 0)
-                {
-                    s.insert(a, line);
-                }
-                else
-                {
-                    s.erase(a, b - a);
-                }
+            default: // duplicate or delete a line
+                DuplicateOrDeleteLine(s, rng);
                 break;
-            }
         }
     }
     return s;

@@ -63,14 +63,7 @@ Mutate(const std::string& in, Rng& rng)
         {
             case 8:
             { // a valid-looking small number (keeps more cases importable)
-                std::vector<std::pair<std::size_t, std::size_t>> nums;
-                for (auto t : toks)
-                {
-                    if (std::isdigit(static_cast<unsigned char>(s[t.first])))
-                    {
-                        nums.push_back(t);
-                    }
-                }
+                auto nums = DigitTokens(s, toks);
                 if (!nums.empty())
                 {
                     auto t = nums[rng.Below(nums.size())];
@@ -128,10 +121,7 @@ Mutate(const std::string& in, Rng& rng)
                 s.resize(rng.Below(s.size()));
                 break;
             case 1: // byte flips
-                for (uint32_t n = 1 + rng.Below(4); n > 0; --n)
-                {
-                    s[rng.Below(s.size())] ^= static_cast<char>(1u << rng.Below(8));
-                }
+                FlipBits(s, rng);
                 break;
             case 2: // delete a token
                 if (!toks.empty())
@@ -183,23 +173,9 @@ Mutate(const std::string& in, Rng& rng)
                 }
                 break;
             }
-            default:
-            { // duplicate or delete a line
-                std::size_t a = s.rfind('\n', rng.Below(s.size()));
-                a = a == std::string::npos ? 0 : a + 1;
-                std::size_t b = s.find('\n', a);
-                b = b == std::string::npos ? s.size() : b + 1;
-                std::string line = s.substr(a, b - a);
-                if (rng.Below(2) == 0)
-                {
-                    s.insert(a, line);
-                }
-                else
-                {
-                    s.erase(a, b - a);
-                }
+            default: // duplicate or delete a line
+                DuplicateOrDeleteLine(s, rng);
                 break;
-            }
         }
     }
     return s;
