@@ -4,6 +4,7 @@
 #include "hetero-leaf-spine-topology.h"
 
 #include "cluster-builder.h"
+#include "leaf-spine-topology.h"
 
 #include "ns3/config-parse.h"
 #include "ns3/log.h"
@@ -85,11 +86,7 @@ HeteroLeafSpineTopology::HeteroLeafSpineTopology(const TopologyConfig& c)
     }
     CheckPositive("hosts-per-leaf", c.hostsPerLeaf);
     CheckPositive("spines", m_spines);
-    if (!(c.oversubscription > 0) || !std::isfinite(c.oversubscription))
-    {
-        throw std::invalid_argument("oversubscription: got " + std::to_string(c.oversubscription)
-                                    + "; expected a number greater than 0 (1 = non-blocking)");
-    }
+    CheckOversubscription(c.oversubscription);
     std::vector<HostGroup> groups = ParseHostGroups("host-groups", c.hostGroups);
     for (const HostGroup& g : groups)
     {
@@ -127,16 +124,8 @@ HeteroLeafSpineTopology::HeteroLeafSpineTopology(const TopologyConfig& c)
         // the leaf as if full: a group's last leaf, partly filled, gets the uplinks of its
         // others (a lone host on it must not find an uplink slower than its own link)
         double sum = double(m_hostRate[m_firstRank[l]].GetBitRate()) * c.hostsPerLeaf;
-        double uplink = sum / (double(m_spines) * c.oversubscription);
-        if (!(uplink >= 1 && uplink <= double(dlnet::MAX_RATE_BPS)))
-        {
-            throw std::invalid_argument("oversubscription: gives leaf " + std::to_string(l)
-                                        + " an uplink rate of " + std::to_string(uplink)
-                                        + " bit/s; expected 1bps to "
-                                        + std::to_string(dlnet::MAX_RATE_BPS / 1000000000ULL)
-                                        + "Gbps: change it or set fabric-link-rate");
-        }
-        m_uplinkRate.push_back(DataRate(static_cast<uint64_t>(std::llround(uplink))));
+        m_uplinkRate.push_back(
+            LeafUplinkRate(sum, m_spines, c.oversubscription, "leaf " + std::to_string(l) + " "));
     }
     m_fabricDelay = c.fabricLinkDelay.empty()
                         ? m_hostDelay

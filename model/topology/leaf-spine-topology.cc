@@ -38,11 +38,7 @@ LeafSpineTopology::LeafSpineTopology(const TopologyConfig& c)
     }
     CheckPositive("leaves", m_leaves);
     CheckPositive("spines", m_spines);
-    if (!(c.oversubscription > 0) || !std::isfinite(c.oversubscription))
-    {
-        throw std::invalid_argument("oversubscription: got " + std::to_string(c.oversubscription)
-                                    + "; expected a number greater than 0 (1 = non-blocking)");
-    }
+    CheckOversubscription(c.oversubscription);
     CheckRankCount("leaf-spine", uint64_t(m_leaves) * m_hostsPerLeaf);
     if (!c.fabricLinkRate.empty())
     {
@@ -50,16 +46,8 @@ LeafSpineTopology::LeafSpineTopology(const TopologyConfig& c)
     }
     else
     {
-        double uplink = m_hostRate.GetBitRate() * double(m_hostsPerLeaf)
-                        / (double(m_spines) * c.oversubscription);
-        if (!(uplink >= 1 && uplink <= double(dlnet::MAX_RATE_BPS)))
-        {
-            throw std::invalid_argument("oversubscription: gives an uplink rate of "
-                                        + std::to_string(uplink) + " bit/s; expected 1bps to "
-                                        + std::to_string(dlnet::MAX_RATE_BPS / 1000000000ULL)
-                                        + "Gbps: change it or set fabric-link-rate");
-        }
-        m_fabricRate = DataRate(static_cast<uint64_t>(std::llround(uplink)));
+        m_fabricRate = LeafUplinkRate(
+            m_hostRate.GetBitRate() * double(m_hostsPerLeaf), m_spines, c.oversubscription);
     }
     m_fabricDelay = c.fabricLinkDelay.empty()
                         ? m_hostDelay
@@ -222,5 +210,30 @@ static const bool g_registered
                              {
                                  return Ptr<const Topology>(Create<LeafSpineTopology>(c));
                              }});
+
+void
+CheckOversubscription(double oversubscription)
+{
+    if (!(oversubscription > 0) || !std::isfinite(oversubscription))
+    {
+        throw std::invalid_argument("oversubscription: got " + std::to_string(oversubscription)
+                                    + "; expected a number greater than 0 (1 = non-blocking)");
+    }
+}
+
+DataRate
+LeafUplinkRate(double hostBits, uint32_t spines, double oversubscription, const std::string& leaf)
+{
+    CheckOversubscription(oversubscription);
+    double uplink = hostBits / (double(spines) * oversubscription);
+    if (!(uplink >= 1 && uplink <= double(dlnet::MAX_RATE_BPS)))
+    {
+        throw std::invalid_argument("oversubscription: gives " + leaf + "an uplink rate of "
+                                    + std::to_string(uplink) + " bit/s; expected 1bps to "
+                                    + std::to_string(dlnet::MAX_RATE_BPS / 1000000000ULL)
+                                    + "Gbps: change it or set fabric-link-rate");
+    }
+    return DataRate(static_cast<uint64_t>(std::llround(uplink)));
+}
 
 } // namespace ns3

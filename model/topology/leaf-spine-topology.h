@@ -7,6 +7,8 @@
 #include "topology-helper.h"
 #include "topology.h"
 
+#include <string>
+
 namespace ns3
 {
 
@@ -46,6 +48,22 @@ private:
     DataRate m_fabricRate;
     Time m_fabricDelay;
 };
+
+/// Throw std::invalid_argument naming oversubscription unless it is a finite number above 0.
+void CheckOversubscription(double oversubscription);
+
+/**
+ * \ingroup dlnet
+ * The uplink rate of a leaf whose hosts send hostBits bit/s in all:
+ * hostBits / (spines x oversubscription). Throws std::invalid_argument naming
+ * oversubscription when it is not a finite number above 0, or when the rate
+ * falls outside 1 bit/s .. the largest rate (`leaf` names the leaf in the
+ * message, e.g. "leaf 3 ", or is empty).
+ */
+DataRate LeafUplinkRate(double hostBits,
+                        uint32_t spines,
+                        double oversubscription,
+                        const std::string& leaf = "");
 
 } // namespace ns3
 
