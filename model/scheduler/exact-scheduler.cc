@@ -540,7 +540,6 @@ private:
                                     || (x.price == y.price && x.throughput > y.throughput);
                          });
         std::vector<uint32_t> kept;
-        const auto& types = m_problem.catalogue.types;
         for (uint32_t x : order)
         {
             const Label& lx = m_labels[x];
@@ -556,15 +555,7 @@ private:
                 {
                     continue;
                 }
-                const uint64_t* ux = Usage(x);
-                const uint64_t* uy = Usage(y);
-                bool covers = true;
-                for (uint32_t u = 0; u < m_types && covers; ++u)
-                {
-                    const double room = static_cast<double>(types[u].available) - uy[u];
-                    covers = uy[u] <= ux[u] || std::floor(budget / types[u].pricePerHour) <= room;
-                }
-                if (covers)
+                if (Covers(y, x, budget))
                 {
                     dominated = true;
                     break;
@@ -578,6 +569,27 @@ private:
         return kept;
     }
 
+    /**
+     * \return whether label y's usage serves wherever x's does: per type,
+     * y uses no more than x, or the budget left cannot buy enough instances
+     * of it to exhaust what y leaves
+     */
+    bool Covers(uint32_t y, uint32_t x, double budget) const
+    {
+        const auto& types = m_problem.catalogue.types;
+        const uint64_t* ux = Usage(x);
+        const uint64_t* uy = Usage(y);
+        for (uint32_t u = 0; u < m_types; ++u)
+        {
+            const double room = static_cast<double>(types[u].available) - uy[u];
+            if (!(uy[u] <= ux[u] || std::floor(budget / types[u].pricePerHour) <= room))
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /// \return the bucket without labels Smallest may drop (see there)
     std::vector<uint32_t> PruneSmallest(const std::vector<uint32_t>& bucket, double most) const
     {
@@ -587,7 +599,6 @@ private:
             order.emplace_back(Prefix(id), id);
         }
         std::sort(order.begin(), order.end());
-        const auto& types = m_problem.catalogue.types;
         std::vector<uint32_t> kept;
         for (const auto& [prefix, x] : order)
         {
@@ -601,15 +612,7 @@ private:
                 {
                     continue;
                 }
-                const uint64_t* ux = Usage(x);
-                const uint64_t* uy = Usage(y);
-                bool covers = true;
-                for (uint32_t u = 0; u < m_types && covers; ++u)
-                {
-                    const double room = static_cast<double>(types[u].available) - uy[u];
-                    covers = uy[u] <= ux[u] || std::floor(budget / types[u].pricePerHour) <= room;
-                }
-                if (covers)
+                if (Covers(y, x, budget))
                 {
                     dominated = true;
                     break;
