@@ -9,6 +9,9 @@ set(DLNET_SOURCES
   model/fabric/switch-program.cc
   model/fabric/fabric-switch.cc
   model/fabric/fabric-endpoint.cc
+  model/fabric/message-transport.cc
+  model/flow/max-min-solver.cc
+  model/flow/flow-network.cc
   model/topology/fabric-helper.cc
   model/topology/cluster.cc
   model/topology/topology-helper.cc
@@ -107,6 +110,9 @@ set(DLNET_HEADERS
   model/fabric/fabric-switch.h
   model/fabric/fabric-message.h
   model/fabric/fabric-endpoint.h
+  model/fabric/message-transport.h
+  model/flow/max-min-solver.h
+  model/flow/flow-network.h
   model/topology/fabric-helper.h
   model/topology/cluster.h
   model/topology/topology-helper.h

@@ -148,6 +148,11 @@ TopologyOptions()
         UnsignedOption<T>("ecmp-seed", "perturbation of the ECMP hash", &T::ecmpSeed),
         TextOption<T>(
             "pcap", "non-empty: write a PCAP file per device with this prefix", &T::pcapPrefix),
+        ChoiceOption<T>("network",
+                        "packet (every packet through devices and switches) or flow (messages as "
+                        "max-min fair flows over the same routes)",
+                        &T::network,
+                        {"packet", "flow"}),
     });
     return options;
 }

@@ -121,6 +121,7 @@ FabricEndpoint::DoDispose()
         m_device = nullptr;
     }
     m_receiveCallback = MessageCallback();
+    m_transport = nullptr;
     Object::DoDispose();
 }
 
@@ -200,6 +201,21 @@ FabricEndpoint::Send(uint32_t dst,
                                     "packets; raise the Mtu");
     }
     uint32_t id = m_nextMsgId++;
+    if (m_transport)
+    {
+        FabricMessage message;
+        message.src = m_address;
+        message.dst = dst;
+        message.msgId = id;
+        message.bytes = bytes;
+        message.packets = static_cast<uint32_t>(total);
+        message.tc = tc;
+        message.sent = Simulator::Now();
+        message.data = std::move(data);
+        ++m_carried;
+        m_transport->Carry(*this, message, vc ? 1 : 0, onDelivered);
+        return id;
+    }
     OutMessage& m = m_out[id];
     m.dst = dst;
     m.bytes = bytes;
@@ -454,6 +470,13 @@ FabricEndpoint::SendRaw(
     Ptr<Packet> packet, uint32_t dst, uint8_t protocol, uint8_t tc, bool payload)
 {
     NS_ASSERT_MSG(protocol > FabricHeader::ACK, "raw packets use their own protocol number");
+    if (m_transport)
+    {
+        throw std::invalid_argument(std::string("network: a protocol of its own (in-network "
+                                                "aggregation, FRED) sends packets, and the ")
+                                    + m_transport->GetModelName()
+                                    + "-level network carries messages only; use network=packet");
+    }
     FabricHeader h;
     h.m_src = m_address;
     h.m_dst = dst;
@@ -699,7 +722,37 @@ FabricEndpoint::GetRetransmittedPackets() const
 uint32_t
 FabricEndpoint::GetPendingMessages() const
 {
-    return m_out.size();
+    return m_out.size() + m_carried;
+}
+
+void
+FabricEndpoint::SetTransport(Ptr<MessageTransport> transport)
+{
+    m_transport = transport;
+}
+
+Ptr<MessageTransport>
+FabricEndpoint::GetTransport() const
+{
+    return m_transport;
+}
+
+void
+FabricEndpoint::DeliverCarried(const FabricMessage& message)
+{
+    ++m_delivered;
+    m_deliveredTrace(message);
+    if (!m_receiveCallback.IsNull())
+    {
+        m_receiveCallback(message);
+    }
+}
+
+void
+FabricEndpoint::CarriedDone()
+{
+    NS_ASSERT(m_carried > 0);
+    --m_carried;
 }
 
 } // namespace ns3

@@ -6,6 +6,7 @@
 
 #include "fabric-header.h"
 #include "fabric-message.h"
+#include "message-transport.h"
 
 #include "ns3/callback.h"
 #include "ns3/event-id.h"
@@ -142,6 +143,26 @@ public:
     /// Called through the directory by a destination; fills in the send time.
     void NotifyDelivered(FabricMessage& message);
 
+    /**
+     * Hand every later message to a transport instead of the packet fabric
+     * (the flow-level network). Raw packets (SendRaw) have no meaning there
+     * and are refused.
+     * \param transport the transport, or null for packets again
+     */
+    void SetTransport(Ptr<MessageTransport> transport);
+    /// \return the transport, or null when messages go as packets
+    Ptr<MessageTransport> GetTransport() const;
+
+    /**
+     * Called by the transport when a message it carried has arrived here:
+     * counts it, fires MessageDelivered and the receive callback, as a
+     * message reassembled from packets does.
+     * \param message its record (delivered time set)
+     */
+    void DeliverCarried(const FabricMessage& message);
+    /// Called by the transport on the source when one of its messages has arrived.
+    void CarriedDone();
+
 protected:
     void DoDispose() override;
 
@@ -254,6 +275,8 @@ private:
     std::map<uint32_t, DeliveredIds> m_done; //!< lossy mode: delivered ids per source
 
     uint64_t m_delivered{0};
+    Ptr<MessageTransport> m_transport;
+    uint32_t m_carried{0}; //!< messages handed to the transport and not yet delivered
     uint64_t m_duplicates{0};
     uint64_t m_retransmitted{0};
     MessageCallback m_receiveCallback;

@@ -97,6 +97,14 @@ ClusterBuilder::Finish()
         link.a->Setup();
         link.b->Setup();
     }
+    if (m_config.network == "flow")
+    {
+        m_cluster.flow = CreateObject<FlowNetwork>();
+        for (const auto& endpoint : m_cluster.endpoints)
+        {
+            m_cluster.flow->Attach(endpoint);
+        }
+    }
     if (!m_config.pcapPrefix.empty())
     {
         for (const auto& link : m_cluster.links)

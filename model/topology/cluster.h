@@ -7,6 +7,7 @@
 #include "ns3/fabric-endpoint.h"
 #include "ns3/fabric-net-device.h"
 #include "ns3/fabric-switch.h"
+#include "ns3/flow-network.h"
 #include "ns3/node-container.h"
 
 #include <string>
@@ -39,8 +40,9 @@ struct Cluster
     std::vector<std::string> switchNames;       //!< by switch index
     std::vector<Link> links;                    //!< every link
     Ptr<FabricEndpointDirectory> directory;     //!< endpoints by address
-    uint32_t rows{0};                           //!< mesh/torus: rows (Y)
-    uint32_t cols{0};                           //!< mesh/torus: columns (X)
+    Ptr<FlowNetwork> flow; //!< network=flow: carries the endpoints' messages; null: packets
+    uint32_t rows{0};      //!< mesh/torus: rows (Y)
+    uint32_t cols{0};      //!< mesh/torus: columns (X)
 
     /// \return number of ranks
     uint32_t GetNRanks() const

@@ -45,7 +45,8 @@ TopologyConfig::IsFabricOption(const std::string& option)
                                                  "retransmit-timeout",
                                                  "load-balancing",
                                                  "ecmp-seed",
-                                                 "pcap"};
+                                                 "pcap",
+                                                 "network"};
     return fabric.count(option) > 0;
 }
 
@@ -93,6 +94,18 @@ TopologyConfig::ValidateFabric() const
     }
     dlnet::ParseChoice("flow-control", flowControl, {"lossless", "lossy"});
     dlnet::ParseChoice("load-balancing", loadBalancing, {"flow", "packet"});
+    dlnet::ParseChoice("network", network, {"packet", "flow"});
+    if (network == "flow" && flowControl == "lossy")
+    {
+        throw std::invalid_argument("network: flow models lossless fabrics only (no drops, "
+                                    "no retransmission); use network=packet with "
+                                    "flow-control=lossy");
+    }
+    if (network == "flow" && !pcapPrefix.empty())
+    {
+        throw std::invalid_argument("pcap: network=flow sends no packets to capture; use "
+                                    "network=packet");
+    }
     if (!(lossRate >= 0 && lossRate < 1))
     {
         throw std::invalid_argument("loss-rate: got " + std::to_string(lossRate)

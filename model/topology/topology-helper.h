@@ -70,6 +70,7 @@ struct TopologyConfig
     std::string loadBalancing{"flow"};    //!< flow (ECMP hash per message) or packet (spraying)
     uint32_t ecmpSeed{0};                 //!< ECMP hash perturbation
     std::string pcapPrefix{""};           //!< non-empty: write PCAP files with this prefix
+    std::string network{"packet"};        //!< packet (the fabric) or flow (FlowNetwork)
 
     /// Options the user set (option names): one that does not apply to the kind is refused.
     std::set<std::string> given;

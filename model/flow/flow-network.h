@@ -1,0 +1,230 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef DLNET_FLOW_NETWORK_H
+#define DLNET_FLOW_NETWORK_H
+
+#include "max-min-solver.h"
+
+#include "ns3/callback.h"
+#include "ns3/event-id.h"
+#include "ns3/fabric-endpoint.h"
+#include "ns3/message-transport.h"
+#include "ns3/nstime.h"
+#include "ns3/traced-callback.h"
+
+#include <deque>
+#include <map>
+#include <queue>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace ns3
+{
+
+class FabricNetDevice;
+class FabricSwitch;
+
+/**
+ * \ingroup dlnet
+ * \brief The links a flow crosses, with the share of its rate on each.
+ */
+struct FlowRoute
+{
+    std::vector<std::pair<uint32_t, double>> uses; //!< (directed link, weight), first hop first
+    double latency{0}; //!< s: propagation, switching, one packet's store and forward per hop
+    uint32_t hops{0};  //!< switches crossed (the longest path of a sprayed flow)
+};
+
+/**
+ * \ingroup dlnet
+ * \brief A flow-level network over a built packet fabric: the same devices,
+ * links and forwarding tables, no packets.
+ *
+ * Every message is a flow over the route its packets would take: each switch's
+ * forwarding table, ECMP by FabricSwitch::FlowHash of the same (source,
+ * destination, message id), a sprayed message split evenly over the
+ * equal-cost ports. Flows share links max-min fairly, traffic classes by
+ * strict priority (class 0 first); rates are recomputed when flows start or
+ * end, once per instant however many do, and only for the flows that share a
+ * link with one that changed, directly or through others (a connected
+ * component). A message's bytes on the wire (a FabricHeader per packet of
+ * at most the Mtu) leave at the flow's rate; it is delivered a fixed latency
+ * after its last byte left: propagation, switching latency and one packet's
+ * store and forward on every hop after the first. As at packet level, the
+ * messages one endpoint sends to one destination in one class and virtual
+ * channel go one after another (a queue pair), different destinations share.
+ *
+ * Lossless fabrics only (no drops, so credits need no model). Not modelled:
+ * queueing delay, head-of-line blocking, credit stalls, per-packet
+ * interleaving.
+ *
+ * In-network protocols build their own flows (StartFlow) from the links of
+ * routes (Resolve) and of devices (GetLink): a flow may use any set of links
+ * (a reduction tree moves at one rate) and have a cap (a window over a
+ * round trip).
+ */
+class FlowNetwork : public MessageTransport
+{
+public:
+    /// Signature of the FlowDone trace source: flow id, wire bytes, start time.
+    typedef void (*FlowDoneTracedCallback)(uint32_t flow, double bytes, Time started);
+
+    static TypeId GetTypeId();
+    FlowNetwork();
+    ~FlowNetwork() override;
+
+    /**
+     * Carry an endpoint's messages from now on (sets its transport).
+     * \param endpoint an endpoint set up on its device
+     */
+    void Attach(Ptr<FabricEndpoint> endpoint);
+
+    // MessageTransport
+    void Carry(FabricEndpoint& source,
+               const FabricMessage& message,
+               uint8_t vc,
+               Callback<void, const FabricMessage&> onDelivered) override;
+    const char* GetModelName() const override;
+
+    /**
+     * The route of a message, as its packets would take it.
+     * \param src source address (an attached endpoint)
+     * \param dst destination address (an attached endpoint)
+     * \param msgId the message id (picks the ECMP ports)
+     * \param packetBytes bytes of its largest packet (store and forward)
+     * \return the route; throws std::invalid_argument when a switch has no route
+     */
+    FlowRoute Resolve(uint32_t src, uint32_t dst, uint32_t msgId, double packetBytes);
+
+    /// \param device a sending device \return its directed link (to its peer)
+    uint32_t GetLink(Ptr<FabricNetDevice> device);
+    /// \param link a link \return its capacity, bytes per second
+    double GetCapacity(uint32_t link) const;
+
+    /// A flow of an in-network protocol.
+    struct FlowSpec
+    {
+        std::vector<std::pair<uint32_t, double>> uses; //!< (link, weight) it loads
+        double bytes{0};                               //!< bytes it moves at its rate
+        uint8_t priority{0};                           //!< traffic class (0 first)
+        double cap{MaxMinSolver::NO_CAP};              //!< its largest rate, B/s
+    };
+
+    /**
+     * Start a flow now.
+     * \param spec the flow
+     * \param onSent called when its last byte has left (add a latency yourself)
+     * \return its id
+     */
+    uint32_t StartFlow(const FlowSpec& spec, Callback<void> onSent);
+
+    /// \param device a sending device \return bytes that have crossed its link so far
+    double GetCarriedBytes(Ptr<FabricNetDevice> device);
+    /// \return messages carried (delivered)
+    uint64_t GetMessages() const;
+    /// \return rate computations (each over one or more components)
+    uint64_t GetSolves() const;
+    /// \return the most flows active at once
+    uint32_t GetMaxActiveFlows() const;
+
+protected:
+    void DoDispose() override;
+
+private:
+    /// A directed link: a sending device and its peer.
+    struct Link
+    {
+        const FabricNetDevice* device;
+        double capacity;             //!< B/s
+        double delay;                //!< s: propagation + the peer's ingress (switch) latency
+        FabricSwitch* peerSwitch;    //!< the switch the peer port belongs to, or null
+        const FabricNetDevice* peer; //!< the receiving device
+        std::vector<uint32_t> flows; //!< active flows on it
+        double carried{0};           //!< bytes that finished crossing it
+        uint32_t stamp{0};           //!< component search mark
+    };
+
+    /// A flow in progress.
+    struct Flow
+    {
+        std::vector<std::pair<uint32_t, double>> uses;
+        std::vector<uint32_t> slot; //!< by use: its index in the link's flow list
+        double bytes{0};
+        double remaining{0};
+        double rate{0};
+        double cap{MaxMinSolver::NO_CAP};
+        Time last;
+        Time started;
+        uint8_t priority{0};
+        uint32_t version{0};
+        uint32_t stamp{0};
+        bool active{false};
+        Callback<void> onSent;
+    };
+
+    /// A message waiting for its queue pair.
+    struct Pending
+    {
+        FabricMessage message;
+        Callback<void, const FabricMessage&> onDelivered;
+        FlowRoute route;
+    };
+
+    /// Queue pair key: source, destination, 2 x class + virtual channel.
+    typedef std::tuple<uint32_t, uint32_t, uint32_t> QueueKey;
+
+    struct Finish
+    {
+        Time at;
+        uint32_t flow;
+        uint32_t version;
+        bool operator>(const Finish& o) const
+        {
+            return at != o.at ? at > o.at : flow > o.flow;
+        }
+    };
+
+    void StartHead(const QueueKey& key);
+    void MessageSent(QueueKey key);
+    void Deliver(Pending message);
+    double Walk(uint32_t src,
+                uint32_t dst,
+                uint32_t msgId,
+                double packetBytes,
+                const FabricNetDevice* device,
+                double share,
+                uint32_t hop,
+                FlowRoute& route);
+    void Touch(uint32_t link);
+    void Update();
+    void OnFinish();
+    void Reschedule();
+    void Remove(uint32_t flow);
+
+    std::vector<FabricEndpoint*> m_endpoints; //!< by address
+    std::unordered_map<const FabricNetDevice*, uint32_t> m_linkOf;
+    std::vector<Link> m_links;
+    std::vector<Flow> m_flows;
+    std::vector<uint32_t> m_freeFlows;
+    std::map<QueueKey, std::deque<Pending>> m_queues;
+
+    std::vector<uint32_t> m_dirty; //!< links whose flows changed
+    bool m_updatePending{false};
+    uint32_t m_stamp{0};
+    MaxMinSolver m_solver;
+    std::priority_queue<Finish, std::vector<Finish>, std::greater<Finish>> m_finishes;
+    EventId m_finishEvent;
+    Time m_finishAt;
+    uint32_t m_active{0};
+
+    uint64_t m_messages{0};
+    uint64_t m_solves{0};
+    uint32_t m_maxActive{0};
+    TracedCallback<uint32_t, double, Time> m_flowDoneTrace;
+};
+
+} // namespace ns3
+
+#endif /* DLNET_FLOW_NETWORK_H */

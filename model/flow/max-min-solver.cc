@@ -1,0 +1,225 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "max-min-solver.h"
+
+#include "ns3/assert.h"
+
+#include <algorithm>
+#include <map>
+#include <queue>
+
+namespace ns3
+{
+
+void
+MaxMinSolver::Reset(uint32_t links)
+{
+    m_capacity.assign(links, 0);
+    m_priority.clear();
+    m_cap.clear();
+    m_rate.clear();
+    m_nUses.clear();
+    if (m_linkFlows.size() < links)
+    {
+        m_linkFlows.resize(links);
+    }
+}
+
+void
+MaxMinSolver::SetCapacity(uint32_t link, double capacity)
+{
+    NS_ASSERT(link < m_capacity.size());
+    m_capacity[link] = capacity;
+}
+
+uint32_t
+MaxMinSolver::AddFlow(uint8_t priority, double cap)
+{
+    uint32_t f = m_priority.size();
+    m_priority.push_back(priority);
+    m_cap.push_back(cap);
+    m_rate.push_back(0);
+    m_nUses.push_back(0);
+    if (m_uses.size() <= f)
+    {
+        m_uses.emplace_back();
+    }
+    return f;
+}
+
+void
+MaxMinSolver::AddUse(uint32_t flow, uint32_t link, double weight)
+{
+    NS_ASSERT(flow < m_priority.size() && link < m_capacity.size() && weight > 0);
+    std::vector<Use>& uses = m_uses[flow];
+    uint32_t& n = m_nUses[flow];
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        if (uses[i].link == link)
+        {
+            uses[i].weight += weight; // paths of a sprayed flow that meet again
+            return;
+        }
+    }
+    if (uses.size() <= n)
+    {
+        uses.push_back({link, weight});
+    }
+    else
+    {
+        uses[n] = {link, weight};
+    }
+    ++n;
+}
+
+uint32_t
+MaxMinSolver::GetNFlows() const
+{
+    return m_priority.size();
+}
+
+double
+MaxMinSolver::GetRate(uint32_t flow) const
+{
+    return m_rate[flow];
+}
+
+void
+MaxMinSolver::Solve()
+{
+    uint32_t links = m_capacity.size();
+    m_weight.assign(links, 0);
+    m_used.assign(links, 0);
+    m_version.assign(links, 0);
+    m_frozen.assign(m_priority.size(), false);
+    // flows by priority, in flow order within one
+    std::map<uint8_t, std::vector<uint32_t>> byPriority;
+    for (uint32_t f = 0; f < m_priority.size(); ++f)
+    {
+        byPriority[m_priority[f]].push_back(f);
+    }
+    for (const auto& [priority, flows] : byPriority)
+    {
+        SolvePriority(flows);
+        // what this priority uses is gone for the next ones
+        for (uint32_t f : flows)
+        {
+            for (uint32_t i = 0; i < m_nUses[f]; ++i)
+            {
+                const Use& u = m_uses[f][i];
+                m_capacity[u.link] = std::max(0.0, m_capacity[u.link] - u.weight * m_rate[f]);
+            }
+        }
+    }
+}
+
+void
+MaxMinSolver::SolvePriority(const std::vector<uint32_t>& flows)
+{
+    // Progressive filling: every unfrozen flow runs at the common level; a
+    // link is full at level (capacity - used by frozen flows) / unfrozen weight.
+    struct Event
+    {
+        double level;
+        uint32_t index;   //!< a link, or a flow for a cap
+        uint32_t version; //!< link: the version it was computed at; cap: UINT32_MAX
+        bool operator>(const Event& o) const
+        {
+            if (level != o.level)
+            {
+                return level > o.level;
+            }
+            if (version != o.version)
+            {
+                return version > o.version;
+            }
+            return index > o.index;
+        }
+    };
+    constexpr uint32_t CAP = UINT32_MAX;
+    std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events;
+
+    std::vector<uint32_t> touched;
+    for (uint32_t f : flows)
+    {
+        for (uint32_t i = 0; i < m_nUses[f]; ++i)
+        {
+            const Use& u = m_uses[f][i];
+            if (m_weight[u.link] == 0 && m_linkFlows[u.link].empty())
+            {
+                touched.push_back(u.link);
+            }
+            m_weight[u.link] += u.weight;
+            m_linkFlows[u.link].push_back(f);
+        }
+        if (m_cap[f] != NO_CAP)
+        {
+            events.push({m_cap[f], f, CAP});
+        }
+        else if (m_nUses[f] == 0)
+        {
+            m_rate[f] = NO_CAP;
+            m_frozen[f] = true;
+        }
+    }
+    for (uint32_t l : touched)
+    {
+        m_used[l] = 0;
+        events.push({m_capacity[l] / m_weight[l], l, m_version[l]});
+    }
+
+    auto freeze = [&](uint32_t f, double level)
+    {
+        m_frozen[f] = true;
+        m_rate[f] = level;
+        for (uint32_t i = 0; i < m_nUses[f]; ++i)
+        {
+            const Use& u = m_uses[f][i];
+            m_used[u.link] += u.weight * level;
+            m_weight[u.link] -= u.weight;
+            ++m_version[u.link];
+            if (m_weight[u.link] > 1e-12)
+            {
+                double next = (m_capacity[u.link] - m_used[u.link]) / m_weight[u.link];
+                events.push({std::max(next, level), u.link, m_version[u.link]});
+            }
+            else
+            {
+                m_weight[u.link] = 0;
+            }
+        }
+    };
+
+    while (!events.empty())
+    {
+        Event e = events.top();
+        events.pop();
+        if (e.version == CAP)
+        {
+            if (!m_frozen[e.index])
+            {
+                freeze(e.index, e.level);
+            }
+            continue;
+        }
+        if (e.version != m_version[e.index] || m_weight[e.index] == 0)
+        {
+            continue; // stale, or every flow on it already frozen
+        }
+        for (uint32_t f : m_linkFlows[e.index])
+        {
+            if (!m_frozen[f])
+            {
+                freeze(f, e.level);
+            }
+        }
+    }
+    for (uint32_t l : touched)
+    {
+        m_linkFlows[l].clear();
+        m_weight[l] = 0;
+    }
+}
+
+} // namespace ns3

@@ -1,0 +1,81 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef DLNET_MAX_MIN_SOLVER_H
+#define DLNET_MAX_MIN_SOLVER_H
+
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup dlnet
+ * \brief Max-min fair rates over shared links, with strict priority between
+ * classes and an optional cap per flow (progressive filling).
+ *
+ * A flow uses each of its links with a weight: 1 for a single path, 1/n on
+ * each of n equal-cost paths a sprayed flow is split over (so a link carries
+ * weight x rate of the flow). Priority 0 is served first: its flows share
+ * the full capacities max-min fairly; priority 1 shares what priority 0 left,
+ * and so on. Within a priority every flow's rate rises together until a link
+ * it uses is full or it reaches its cap; flows whose link is full keep that
+ * rate, the others rise on.
+ *
+ * Links and flows are numbered from 0 by the caller; buffers are kept
+ * between solves so that a solve allocates nothing once warm.
+ */
+class MaxMinSolver
+{
+public:
+    static constexpr double NO_CAP = std::numeric_limits<double>::infinity(); //!< no rate cap
+
+    /// Forget every link and flow. \param links the number of links of the next problem
+    void Reset(uint32_t links);
+    /// \param link a link \param capacity its capacity (units per second, > 0)
+    void SetCapacity(uint32_t link, double capacity);
+    /**
+     * Add a flow.
+     * \param priority its class (0 first)
+     * \param cap its largest rate (NO_CAP: none)
+     * \return its number
+     */
+    uint32_t AddFlow(uint8_t priority, double cap = NO_CAP);
+    /// \param flow a flow \param link a link it uses \param weight its share of the flow's rate
+    void AddUse(uint32_t flow, uint32_t link, double weight = 1.0);
+
+    /// Compute every flow's rate (a flow with neither links nor cap gets NO_CAP).
+    void Solve();
+    /// \param flow a flow \return its rate (after Solve)
+    double GetRate(uint32_t flow) const;
+    /// \return the number of flows
+    uint32_t GetNFlows() const;
+
+private:
+    struct Use
+    {
+        uint32_t link;
+        double weight;
+    };
+
+    void SolvePriority(const std::vector<uint32_t>& flows);
+
+    std::vector<double> m_capacity; //!< by link: what higher priorities left
+    std::vector<uint8_t> m_priority;
+    std::vector<double> m_cap;
+    std::vector<double> m_rate;
+    std::vector<std::vector<Use>> m_uses; //!< by flow
+    std::vector<uint32_t> m_nUses;        //!< by flow: uses in m_uses (entries kept warm)
+    // per-solve scratch, by link
+    std::vector<double> m_weight;                   //!< unfrozen flows' weights
+    std::vector<double> m_used;                     //!< frozen flows' usage
+    std::vector<uint32_t> m_version;                //!< bumps on every change of a link's level
+    std::vector<std::vector<uint32_t>> m_linkFlows; //!< flows of the priority being solved
+    std::vector<bool> m_frozen;                     //!< by flow
+};
+
+} // namespace ns3
+
+#endif /* DLNET_MAX_MIN_SOLVER_H */
