@@ -8,6 +8,8 @@
 // the links packet level loads, byte for byte), functional mode, determinism
 // and the refusal of what the flow level does not model.
 
+#include "one-size-collective.h"
+
 #include "ns3/dlnet-module.h"
 #include "ns3/simulator.h"
 #include "ns3/test.h"
@@ -27,12 +29,7 @@ namespace
 CollectiveConfig
 Collective(const TopologyConfig& t, std::string op, std::string alg, uint64_t bytes)
 {
-    CollectiveConfig c;
-    c.topology = t;
-    c.op = op;
-    c.algorithm = alg;
-    c.minBytes = c.maxBytes = bytes;
-    return c;
+    return OneSizeCollective(t, op, alg, bytes);
 }
 
 /// \return the collective's time at one network level
