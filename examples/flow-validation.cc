@@ -21,6 +21,7 @@
 
 #include "ns3/dlnet-module.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -335,9 +336,22 @@ main(int argc, char* argv[])
             Gnuplot plot;
             plot.SetTitle("Flow level against packet level (" + set + ")");
             plot.SetLegend("buffer size (bytes)", "flow / packet - 1 (%)");
-            plot.AppendExtra("set logscale x 2\nset grid\nset key outside right\n"
-                             "set arrow from graph 0, first 3 to graph 1, first 3 nohead dt 2\n"
-                             "set arrow from graph 0, first -3 to graph 1, first -3 nohead dt 2");
+            // the sizes that ran as binary-unit tics, half a step of room each side
+            std::string tics = "set xtics (";
+            for (std::size_t i = 0; i < sizes.size(); ++i)
+            {
+                tics
+                    += (i ? ", \"" : "\"") + SizeLabel(sizes[i]) + "\" " + std::to_string(sizes[i]);
+            }
+            tics += ")\nset xrange ["
+                    + std::to_string(double(*std::min_element(sizes.begin(), sizes.end())) / 2)
+                    + ":"
+                    + std::to_string(double(*std::max_element(sizes.begin(), sizes.end())) * 2)
+                    + "]";
+            plot.AppendExtra("set logscale x 2\nset grid\nset key outside right\n" + tics
+                             + "\nset arrow from graph 0, first 3 to graph 1, first 3 nohead dt 2"
+                               "\nset arrow from graph 0, first -3 to graph 1, first -3 nohead dt "
+                               "2");
             for (auto& [alg, data] : byAlgorithm)
             {
                 plot.AddDataset(data);

@@ -104,11 +104,12 @@ public:
     const char* GetModelName() const override;
 
     /**
-     * The route of a message, as its packets would take it.
+     * The route of a stream of equal packets (an in-network protocol's), as
+     * they would take it.
      * \param src source address (an attached endpoint)
      * \param dst destination address (an attached endpoint)
      * \param msgId the message id (picks the ECMP ports)
-     * \param packetBytes bytes of its largest packet (store and forward)
+     * \param packetBytes bytes of each packet, header included (store and forward)
      * \return the route; throws std::invalid_argument when a switch has no route
      */
     FlowRoute Resolve(uint32_t src, uint32_t dst, uint32_t msgId, double packetBytes);
