@@ -260,7 +260,7 @@ class RoutingTablesTestCase : public TestCase
         for (const auto& [name, tables] : got)
         {
             auto it = want.find(name);
-            NS_TEST_ASSERT_MSG_EQ(it != want.end(), true, "case " << name << " not in " << path);
+            NS_TEST_ASSERT_MSG_EQ((it != want.end()), true, "case " << name << " not in " << path);
             if (it->second != tables)
             {
                 // the first line that differs
