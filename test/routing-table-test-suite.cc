@@ -49,7 +49,11 @@ Cases()
     std::vector<TableCase> cases;
     auto add = [&cases](const std::string& name, const TopologyConfig& c)
     {
-        cases.push_back({name, [c]() { return BuildCluster(c); }});
+        cases.push_back({name,
+                         [c]()
+                         {
+                             return BuildCluster(c);
+                         }});
     };
     TopologyConfig c = Kind("star");
     c.hosts = 5;
@@ -123,7 +127,11 @@ Cases()
     {
         WaferConfig w;
         w.variant = variant;
-        cases.push_back({"wafer " + variant, [w]() { return BuildWafer(w).cluster; }});
+        cases.push_back({"wafer " + variant,
+                         [w]()
+                         {
+                             return BuildWafer(w).cluster;
+                         }});
         add("topology " + variant, WaferTopology(w));
     }
     return cases;
@@ -233,13 +241,13 @@ Sections(const std::string& dump)
 
 class RoutingTablesTestCase : public TestCase
 {
-  public:
+public:
     RoutingTablesTestCase()
         : TestCase("every topology's forwarding tables equal the per-destination tables")
     {
     }
 
-  private:
+private:
     void DoRun() override
     {
         std::string dump = DumpAll();
@@ -280,22 +288,93 @@ class RoutingTablesTestCase : public TestCase
                         break;
                     }
                 }
-                NS_TEST_ASSERT_MSG_EQ(lb,
-                                      la,
-                                      name << ", " << where << ": table differs from the reference");
+                NS_TEST_ASSERT_MSG_EQ(
+                    lb, la, name << ", " << where << ": table differs from the reference");
                 NS_TEST_ASSERT_MSG_EQ(tables.size(), it->second.size(), name << ": table length");
             }
         }
     }
 };
 
+/// SetRoute and SetRoutes in a random order against a table of one entry per
+/// address: overlapping ranges, removals (no ports), the ends of the address space.
+class RouteRangesTestCase : public TestCase
+{
+public:
+    RouteRangesTestCase()
+        : TestCase("route ranges: random SetRoute and SetRoutes against one entry per address")
+    {
+    }
+
+private:
+    void DoRun() override
+    {
+        Ptr<FabricSwitch> sw = CreateObject<FabricSwitch>();
+        for (uint32_t p = 0; p < 4; ++p)
+        {
+            sw->AddPort(CreateObject<FabricNetDevice>());
+        }
+        const std::vector<std::vector<uint32_t>> sets{{}, {0}, {1}, {2, 3}, {3, 2}, {0, 1, 2, 3}};
+        // addresses 0..63 and the top 64 of the 32-bit space
+        auto address = [](uint32_t i)
+        {
+            return i < 64 ? i : 0xffffffffu - (127 - i);
+        };
+        std::vector<int> want(128, 0); // index into sets
+        uint64_t x = 12345;
+        auto next = [&x](uint32_t n)
+        {
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            return uint32_t((x >> 33) % n);
+        };
+        for (uint32_t round = 0; round < 2000; ++round)
+        {
+            uint32_t a = next(128);
+            uint32_t b = std::min<uint32_t>(127, a + (next(4) == 0 ? next(128) : next(6)));
+            if (a < 64 && b >= 64)
+            {
+                b = 63; // a range does not cross from the low to the high addresses
+            }
+            int set = next(sets.size());
+            if (a == b && next(2) == 0)
+            {
+                sw->SetRoute(address(a), sets[set]);
+            }
+            else
+            {
+                sw->SetRoutes(address(a), address(b), sets[set]);
+            }
+            for (uint32_t i = a; i <= b; ++i)
+            {
+                want[i] = set;
+            }
+            for (uint32_t i = 0; i < 128; ++i)
+            {
+                NS_TEST_ASSERT_MSG_EQ(Ports(sw->GetRoute(address(i))),
+                                      Ports(sets[want[i]]),
+                                      "round " << round << ", address " << address(i));
+            }
+            // merged: no more ranges than runs of equal, non-empty routes
+            uint32_t runs = 0;
+            for (uint32_t i = 0; i < 128; ++i)
+            {
+                bool adjacent = i > 0 && address(i) == address(i - 1) + 1;
+                runs += want[i] != 0 && !(adjacent && want[i] == want[i - 1]);
+            }
+            NS_TEST_ASSERT_MSG_EQ(sw->GetNRouteRanges(), runs, "round " << round);
+        }
+        sw->Dispose();
+    }
+};
+
 class RoutingTableTestSuite : public TestSuite
 {
-  public:
+public:
     RoutingTableTestSuite()
         : TestSuite("dlnet-routing-tables", UNIT)
     {
         AddTestCase(new RoutingTablesTestCase, TestCase::QUICK);
+        AddTestCase(new RouteRangesTestCase, TestCase::QUICK);
     }
 };
 

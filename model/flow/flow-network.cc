@@ -3,7 +3,6 @@
  */
 #include "flow-network.h"
 
-#include "ns3/enum.h"
 #include "ns3/fabric-channel.h"
 #include "ns3/fabric-header.h"
 #include "ns3/fabric-net-device.h"
@@ -12,7 +11,6 @@
 #include "ns3/node.h"
 #include "ns3/simulator.h"
 #include "ns3/trace-source-accessor.h"
-#include "ns3/uinteger.h"
 
 #include <cmath>
 #include <stdexcept>
@@ -186,28 +184,9 @@ FlowNetwork::Walk(uint32_t src,
         throw std::invalid_argument("network=flow: a switch has no route to "
                                     + std::to_string(dst));
     }
-    // the switch's balancing attributes (read per hop: switches are few per path)
-    if (ports.size() == 1)
+    uint32_t port = sw->SelectPort(ports, src, dst, msgId);
+    if (port != FabricSwitch::SPRAY)
     {
-        return t
-               + Walk(src,
-                      dst,
-                      msgId,
-                      packetBytes,
-                      PeekPointer(sw->GetPort(ports[0])),
-                      share,
-                      hop + 1,
-                      route);
-    }
-    EnumValue lb;
-    sw->GetAttribute("LoadBalancing", lb);
-    if (lb.Get() != FabricSwitch::PER_PACKET)
-    {
-        UintegerValue seed;
-        sw->GetAttribute("EcmpSeed", seed);
-        uint32_t port
-            = ports[FabricSwitch::FlowHash(src, dst, msgId, static_cast<uint32_t>(seed.Get()))
-                    % ports.size()];
         return t
                + Walk(src,
                       dst,
@@ -220,14 +199,14 @@ FlowNetwork::Walk(uint32_t src,
     }
     // spraying: an even split over the equal-cost ports
     double slowest = 0;
-    for (uint32_t port : ports)
+    for (uint32_t each : ports)
     {
         slowest = std::max(slowest,
                            Walk(src,
                                 dst,
                                 msgId,
                                 packetBytes,
-                                PeekPointer(sw->GetPort(port)),
+                                PeekPointer(sw->GetPort(each)),
                                 share / ports.size(),
                                 hop + 1,
                                 route));
