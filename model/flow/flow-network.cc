@@ -12,6 +12,7 @@
 #include "ns3/simulator.h"
 #include "ns3/trace-source-accessor.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -120,6 +121,12 @@ FlowNetwork::GetCapacity(uint32_t link) const
 FlowRoute
 FlowNetwork::Resolve(uint32_t src, uint32_t dst, uint32_t msgId, double packetBytes)
 {
+    return Resolve(src, dst, msgId, PacketTrain{0, packetBytes, packetBytes});
+}
+
+FlowRoute
+FlowNetwork::Resolve(uint32_t src, uint32_t dst, uint32_t msgId, const PacketTrain& train)
+{
     if (src >= m_endpoints.size() || !m_endpoints[src] || dst >= m_endpoints.size()
         || !m_endpoints[dst])
     {
@@ -129,22 +136,62 @@ FlowNetwork::Resolve(uint32_t src, uint32_t dst, uint32_t msgId, double packetBy
                                       "endpoints (ranks) only");
     }
     FlowRoute route;
-    route.latency = Walk(
-        src, dst, msgId, packetBytes, PeekPointer(m_endpoints[src]->GetDevice()), 1.0, 0, route);
+    std::vector<uint32_t> path;
+    Walk(src, dst, msgId, train, PeekPointer(m_endpoints[src]->GetDevice()), 1.0, path, route);
     return route;
 }
 
 double
+FlowNetwork::StoreAndForward(const std::vector<double>& rates, const PacketTrain& train)
+{
+    if (rates.empty())
+    {
+        return 0;
+    }
+    double slowest = *std::min_element(rates.begin(), rates.end());
+    double inverse = 0;
+    for (double c : rates)
+    {
+        inverse += 1 / c;
+    }
+    if (train.packets == 0)
+    {
+        return train.largest * (inverse - 1 / slowest); // a long stream of equal packets
+    }
+    if (train.packets <= 1)
+    {
+        return train.last * (inverse - 1 / slowest);
+    }
+    // The longest monotone path through the (packet, link) grid: the full
+    // packets up to link j (all but the last cross the slowest link met so
+    // far), then the last packet from link j on.
+    double best = 0;
+    double head = 0;
+    double tail = inverse;
+    double slowestSoFar = rates[0];
+    for (double c : rates)
+    {
+        head += 1 / c;
+        slowestSoFar = std::min(slowestSoFar, c);
+        best = std::max(
+            best, train.largest * (head + (train.packets - 2) / slowestSoFar) + train.last * tail);
+        tail -= 1 / c;
+    }
+    double bytes = (train.packets - 1) * train.largest + train.last;
+    return std::max(0.0, best - bytes / slowest);
+}
+
+void
 FlowNetwork::Walk(uint32_t src,
                   uint32_t dst,
                   uint32_t msgId,
-                  double packetBytes,
+                  const PacketTrain& train,
                   const FabricNetDevice* device,
                   double share,
-                  uint32_t hop,
+                  std::vector<uint32_t>& path,
                   FlowRoute& route)
 {
-    if (hop >= MAX_HOPS)
+    if (path.size() >= MAX_HOPS)
     {
         throw std::invalid_argument("network=flow: no loop-free route from " + std::to_string(src)
                                     + " to " + std::to_string(dst));
@@ -164,12 +211,23 @@ FlowNetwork::Walk(uint32_t src,
     {
         route.uses.emplace_back(index, share);
     }
+    path.push_back(index);
     const Link& link = m_links[index];
-    double t = link.delay + (hop > 0 ? packetBytes / link.capacity : 0);
     if (link.peer == PeekPointer(m_endpoints[dst]->GetDevice()))
     {
-        route.hops = std::max(route.hops, hop);
-        return t;
+        // one path done: its delays and the store and forward its rates make
+        double delay = 0;
+        std::vector<double> rates;
+        rates.reserve(path.size());
+        for (uint32_t l : path)
+        {
+            delay += m_links[l].delay;
+            rates.push_back(m_links[l].capacity);
+        }
+        route.latency = std::max(route.latency, delay + StoreAndForward(rates, train));
+        route.hops = std::max<uint32_t>(route.hops, path.size() - 1);
+        path.pop_back();
+        return;
     }
     FabricSwitch* sw = link.peerSwitch;
     if (!sw)
@@ -187,31 +245,24 @@ FlowNetwork::Walk(uint32_t src,
     uint32_t port = sw->SelectPort(ports, src, dst, msgId);
     if (port != FabricSwitch::SPRAY)
     {
-        return t
-               + Walk(src,
-                      dst,
-                      msgId,
-                      packetBytes,
-                      PeekPointer(sw->GetPort(port)),
-                      share,
-                      hop + 1,
-                      route);
+        Walk(src, dst, msgId, train, PeekPointer(sw->GetPort(port)), share, path, route);
     }
-    // spraying: an even split over the equal-cost ports
-    double slowest = 0;
-    for (uint32_t each : ports)
+    else
     {
-        slowest = std::max(slowest,
-                           Walk(src,
-                                dst,
-                                msgId,
-                                packetBytes,
-                                PeekPointer(sw->GetPort(each)),
-                                share / ports.size(),
-                                hop + 1,
-                                route));
+        // spraying: an even split over the equal-cost ports
+        for (uint32_t each : ports)
+        {
+            Walk(src,
+                 dst,
+                 msgId,
+                 train,
+                 PeekPointer(sw->GetPort(each)),
+                 share / ports.size(),
+                 path,
+                 route);
+        }
     }
-    return t + slowest;
+    path.pop_back();
 }
 
 void
@@ -224,8 +275,12 @@ FlowNetwork::Carry(FabricEndpoint& source,
     p.message = message;
     p.onDelivered = onDelivered;
     uint32_t segment = source.GetDevice()->GetMaxPacketSize() - FabricHeader::SERIALIZED_SIZE;
-    double largest = std::min<double>(message.bytes, segment) + FabricHeader::SERIALIZED_SIZE;
-    p.route = Resolve(message.src, message.dst, message.msgId, largest);
+    PacketTrain train;
+    train.packets = message.packets;
+    train.largest = std::min<double>(message.bytes, segment) + FabricHeader::SERIALIZED_SIZE;
+    train.last = double(message.bytes - uint64_t(message.packets - 1) * segment)
+                 + FabricHeader::SERIALIZED_SIZE;
+    p.route = Resolve(message.src, message.dst, message.msgId, train);
     p.message.hops = p.route.hops;
     QueueKey key{message.src, message.dst, 2u * message.tc + vc};
     std::deque<Pending>& queue = m_queues[key];
@@ -245,6 +300,7 @@ FlowNetwork::StartHead(const QueueKey& key)
     spec.bytes
         = double(p.message.bytes) + double(p.message.packets) * FabricHeader::SERIALIZED_SIZE;
     spec.priority = p.message.tc;
+    spec.vc = std::get<2>(key) & 1;
     StartFlow(spec, MakeCallback(&FlowNetwork::MessageSent, this, key));
 }
 
@@ -312,7 +368,8 @@ FlowNetwork::StartFlow(const FlowSpec& spec, Callback<void> onSent)
     f.cap = spec.cap;
     f.last = Simulator::Now();
     f.started = f.last;
-    f.priority = spec.priority;
+    // a device serves its classes by strict priority, and within one VC 1 first
+    f.priority = static_cast<uint8_t>(2 * spec.priority + (spec.vc ? 0 : 1));
     ++f.version;
     f.active = true;
     f.onSent = onSent;

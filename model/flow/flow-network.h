@@ -33,8 +33,20 @@ class FabricSwitch;
 struct FlowRoute
 {
     std::vector<std::pair<uint32_t, double>> uses; //!< (directed link, weight), first hop first
-    double latency{0}; //!< s: propagation, switching, one packet's store and forward per hop
+    double latency{0}; //!< s: propagation, switching and the store and forward a flow at the
+                       //!< path's bottleneck rate does not account for (see FlowNetwork)
     uint32_t hops{0};  //!< switches crossed (the longest path of a sprayed flow)
+};
+
+/**
+ * \ingroup dlnet
+ * \brief The packets of a message, for the store-and-forward part of its latency.
+ */
+struct PacketTrain
+{
+    double packets{0}; //!< how many (0: a long stream)
+    double largest{0}; //!< bytes of a full packet, header included
+    double last{0};    //!< bytes of the last one, header included
 };
 
 /**
@@ -46,13 +58,16 @@ struct FlowRoute
  * forwarding table, ECMP by FabricSwitch::FlowHash of the same (source,
  * destination, message id), a sprayed message split evenly over the
  * equal-cost ports. Flows share links max-min fairly, traffic classes by
- * strict priority (class 0 first); rates are recomputed when flows start or
+ * strict priority (class 0 first, and within a class virtual channel 1
+ * before 0, as a device serves its queues); rates are recomputed when flows start or
  * end, once per instant however many do, and only for the flows that share a
  * link with one that changed, directly or through others (a connected
  * component). A message's bytes on the wire (a FabricHeader per packet of
  * at most the Mtu) leave at the flow's rate; it is delivered a fixed latency
  * after its last byte left: propagation, switching latency and one packet's
- * store and forward on every hop after the first. As at packet level, the
+ * store and forward its packets need beyond the time the flow's bytes take at
+ * the path's bottleneck (exactly what a lone message's packets take over
+ * links of unequal rates, see StoreAndForward). As at packet level, the
  * messages one endpoint sends to one destination in one class and virtual
  * channel go one after another (a queue pair), different destinations share.
  *
@@ -97,6 +112,27 @@ public:
      * \return the route; throws std::invalid_argument when a switch has no route
      */
     FlowRoute Resolve(uint32_t src, uint32_t dst, uint32_t msgId, double packetBytes);
+    /**
+     * The route of a message of known packets.
+     * \param src source address \param dst destination address \param msgId the message id
+     * \param train its packets
+     * \return the route; throws std::invalid_argument when a switch has no route
+     */
+    FlowRoute Resolve(uint32_t src, uint32_t dst, uint32_t msgId, const PacketTrain& train);
+
+    /**
+     * The time a train of packets takes over a path of store-and-forward links
+     * alone, beyond its bytes at the slowest link's rate (propagation not
+     * included): packet k leaves link i once it has left link i-1 and packet
+     * k-1 has left link i, so the time is the longest monotone path through
+     * the (packet, link) grid of serialisation times. For equal packets of s
+     * bytes over links of rates c_i that is s (sum 1/c_i - 1/min c): one
+     * packet per link beyond the first only when the first is the slowest.
+     * \param rates the links' rates in path order, bytes per second
+     * \param train the packets
+     * \return seconds
+     */
+    static double StoreAndForward(const std::vector<double>& rates, const PacketTrain& train);
 
     /// \param device a sending device \return its directed link (to its peer)
     uint32_t GetLink(Ptr<FabricNetDevice> device);
@@ -110,6 +146,7 @@ public:
         double bytes{0};                               //!< bytes it moves at its rate
         uint8_t priority{0};                           //!< traffic class (0 first)
         double cap{MaxMinSolver::NO_CAP};              //!< its largest rate, B/s
+        uint8_t vc{0}; //!< virtual channel: within a class, 1 goes before 0
     };
 
     /**
@@ -157,7 +194,7 @@ private:
         double cap{MaxMinSolver::NO_CAP};
         Time last;
         Time started;
-        uint8_t priority{0};
+        uint8_t priority{0}; //!< solver level: 2 x class + (VC 1 ? 0 : 1)
         uint32_t version{0};
         uint32_t stamp{0};
         bool active{false};
@@ -189,14 +226,14 @@ private:
     void StartHead(const QueueKey& key);
     void MessageSent(QueueKey key);
     void Deliver(Pending message);
-    double Walk(uint32_t src,
-                uint32_t dst,
-                uint32_t msgId,
-                double packetBytes,
-                const FabricNetDevice* device,
-                double share,
-                uint32_t hop,
-                FlowRoute& route);
+    void Walk(uint32_t src,
+              uint32_t dst,
+              uint32_t msgId,
+              const PacketTrain& train,
+              const FabricNetDevice* device,
+              double share,
+              std::vector<uint32_t>& path,
+              FlowRoute& route);
     void Touch(uint32_t link);
     void Update();
     void OnFinish();
