@@ -3,7 +3,6 @@
  */
 #include "flow-network.h"
 
-#include "ns3/enum.h"
 #include "ns3/fabric-channel.h"
 #include "ns3/fabric-header.h"
 #include "ns3/fabric-net-device.h"
@@ -12,7 +11,6 @@
 #include "ns3/node.h"
 #include "ns3/simulator.h"
 #include "ns3/trace-source-accessor.h"
-#include "ns3/uinteger.h"
 
 #include <algorithm>
 #include <cmath>
@@ -62,10 +60,17 @@ FlowNetwork::DoDispose()
         }
     }
     m_endpoints.clear();
+    m_endpointDev.clear();
+    m_endpointLink.clear();
     m_queues.clear();
+    m_pending.clear();
+    m_freePending.clear();
     m_flows.clear();
     m_links.clear();
     m_linkOf.clear();
+    m_switches.clear();
+    m_switchOf.clear();
+    m_done.clear();
     MessageTransport::DoDispose();
 }
 
@@ -82,8 +87,12 @@ FlowNetwork::Attach(Ptr<FabricEndpoint> endpoint)
     if (address >= m_endpoints.size())
     {
         m_endpoints.resize(address + 1, nullptr);
+        m_endpointDev.resize(address + 1, nullptr);
+        m_endpointLink.resize(address + 1, NONE);
     }
     m_endpoints[address] = PeekPointer(endpoint);
+    m_endpointDev[address] = PeekPointer(endpoint->GetDevice());
+    m_endpointLink[address] = NONE;
     endpoint->SetTransport(this);
 }
 
@@ -107,11 +116,41 @@ FlowNetwork::GetLink(Ptr<FabricNetDevice> device)
     link.delay = device->GetFabricChannel()->GetDelay().GetSeconds()
                  + peer->GetIngressLatency().GetSeconds();
     link.peerSwitch = PeekPointer(peer->GetNode()->GetObject<FabricSwitch>());
+    link.peerSwitchIndex = NONE;
+    if (link.peerSwitch)
+    {
+        auto sw = m_switchOf.find(link.peerSwitch);
+        if (sw == m_switchOf.end())
+        {
+            sw = m_switchOf.emplace(link.peerSwitch, m_switches.size()).first;
+            m_switches.push_back(SwitchLinks{
+                link.peerSwitch, std::vector<uint32_t>(link.peerSwitch->GetNPorts(), NONE)});
+        }
+        link.peerSwitchIndex = sw->second;
+    }
     link.peer = PeekPointer(peer);
     uint32_t index = m_links.size();
     m_links.push_back(std::move(link));
     m_linkOf[PeekPointer(device)] = index;
     return index;
+}
+
+uint32_t
+FlowNetwork::LinkOut(uint32_t sw, uint32_t port)
+{
+    std::vector<uint32_t>& ports = m_switches[sw].portLink;
+    if (port >= ports.size())
+    {
+        ports.resize(port + 1, NONE);
+    }
+    uint32_t link = ports[port];
+    if (link == NONE)
+    {
+        // GetLink may add switches: m_switches is read again
+        link = GetLink(m_switches[sw].sw->GetPort(port));
+        m_switches[sw].portLink[port] = link;
+    }
+    return link;
 }
 
 double
@@ -137,9 +176,13 @@ FlowNetwork::Resolve(uint32_t src, uint32_t dst, uint32_t msgId, const PacketTra
                                     + ": the flow-level network carries messages between "
                                       "endpoints (ranks) only");
     }
+    if (m_endpointLink[src] == NONE)
+    {
+        m_endpointLink[src] = GetLink(m_endpoints[src]->GetDevice());
+    }
     FlowRoute route;
-    std::vector<uint32_t> path;
-    Walk(src, dst, msgId, train, PeekPointer(m_endpoints[src]->GetDevice()), 1.0, path, route);
+    m_path.clear();
+    Walk(src, dst, msgId, train, m_endpointLink[src], 1.0, route);
     return route;
 }
 
@@ -188,17 +231,16 @@ FlowNetwork::Walk(uint32_t src,
                   uint32_t dst,
                   uint32_t msgId,
                   const PacketTrain& train,
-                  const FabricNetDevice* device,
+                  uint32_t index,
                   double share,
-                  std::vector<uint32_t>& path,
                   FlowRoute& route)
 {
+    std::vector<uint32_t>& path = m_path;
     if (path.size() >= MAX_HOPS)
     {
         throw std::invalid_argument("network=flow: no loop-free route from " + std::to_string(src)
                                     + " to " + std::to_string(dst));
     }
-    uint32_t index = GetLink(Ptr<FabricNetDevice>(const_cast<FabricNetDevice*>(device)));
     bool merged = false;
     for (auto& use : route.uses)
     {
@@ -215,12 +257,12 @@ FlowNetwork::Walk(uint32_t src,
     }
     path.push_back(index);
     const Link& link = m_links[index];
-    if (link.peer == PeekPointer(m_endpoints[dst]->GetDevice()))
+    if (link.peer == m_endpointDev[dst])
     {
         // one path done: its delays and the store and forward its rates make
         double delay = 0;
-        std::vector<double> rates;
-        rates.reserve(path.size());
+        std::vector<double>& rates = m_rates;
+        rates.clear();
         for (uint32_t l : path)
         {
             delay += m_links[l].delay;
@@ -232,6 +274,7 @@ FlowNetwork::Walk(uint32_t src,
         return;
     }
     FabricSwitch* sw = link.peerSwitch;
+    uint32_t swIndex = link.peerSwitchIndex; // (link goes stale as links are added)
     if (!sw)
     {
         throw std::invalid_argument("network=flow: the route from " + std::to_string(src) + " to "
@@ -244,38 +287,17 @@ FlowNetwork::Walk(uint32_t src,
         throw std::invalid_argument("network=flow: a switch has no route to "
                                     + std::to_string(dst));
     }
-    // the switch's balancing attributes (read per hop: switches are few per path)
-    if (ports.size() == 1)
+    uint32_t port = sw->SelectPort(ports, src, dst, msgId);
+    if (port != FabricSwitch::SPRAY)
     {
-        Walk(src, dst, msgId, train, PeekPointer(sw->GetPort(ports[0])), share, path, route);
+        Walk(src, dst, msgId, train, LinkOut(swIndex, port), share, route);
     }
     else
     {
-        EnumValue lb;
-        sw->GetAttribute("LoadBalancing", lb);
-        if (lb.Get() != FabricSwitch::PER_PACKET)
+        // spraying: an even split over the equal-cost ports
+        for (uint32_t each : ports)
         {
-            UintegerValue seed;
-            sw->GetAttribute("EcmpSeed", seed);
-            uint32_t port
-                = ports[FabricSwitch::FlowHash(src, dst, msgId, static_cast<uint32_t>(seed.Get()))
-                        % ports.size()];
-            Walk(src, dst, msgId, train, PeekPointer(sw->GetPort(port)), share, path, route);
-        }
-        else
-        {
-            // spraying: an even split over the equal-cost ports
-            for (uint32_t port : ports)
-            {
-                Walk(src,
-                     dst,
-                     msgId,
-                     train,
-                     PeekPointer(sw->GetPort(port)),
-                     share / ports.size(),
-                     path,
-                     route);
-            }
+            Walk(src, dst, msgId, train, LinkOut(swIndex, each), share / ports.size(), route);
         }
     }
     path.pop_back();
@@ -287,82 +309,117 @@ FlowNetwork::Carry(FabricEndpoint& source,
                    uint8_t vc,
                    Callback<void, const FabricMessage&> onDelivered)
 {
-    Pending p;
-    p.message = message;
-    p.onDelivered = onDelivered;
     uint32_t segment = source.GetDevice()->GetMaxPacketSize() - FabricHeader::SERIALIZED_SIZE;
     PacketTrain train;
     train.packets = message.packets;
     train.largest = std::min<double>(message.bytes, segment) + FabricHeader::SERIALIZED_SIZE;
     train.last = double(message.bytes - uint64_t(message.packets - 1) * segment)
                  + FabricHeader::SERIALIZED_SIZE;
-    p.route = Resolve(message.src, message.dst, message.msgId, train);
-    p.message.hops = p.route.hops;
-    QueueKey key{message.src, message.dst, 2u * message.tc + vc};
-    std::deque<Pending>& queue = m_queues[key];
-    queue.push_back(std::move(p));
-    if (queue.size() == 1)
+    FlowRoute route = Resolve(message.src, message.dst, message.msgId, train);
+    uint32_t index;
+    if (!m_freePending.empty())
     {
-        StartHead(key);
+        index = m_freePending.back();
+        m_freePending.pop_back();
+    }
+    else
+    {
+        index = m_pending.size();
+        m_pending.emplace_back();
+    }
+    Pending& p = m_pending[index];
+    p.message = message;
+    p.onDelivered = onDelivered;
+    p.route = std::move(route);
+    p.message.hops = p.route.hops;
+    p.vc = vc;
+    p.next = NONE;
+    QueueKey key{message.src, message.dst, 2u * message.tc + vc};
+    auto [it, first] = m_queues.emplace(key, Queue{index, index});
+    if (first)
+    {
+        StartHead(index);
+    }
+    else
+    {
+        m_pending[it->second.tail].next = index;
+        it->second.tail = index;
     }
 }
 
 void
-FlowNetwork::StartHead(const QueueKey& key)
+FlowNetwork::StartHead(uint32_t pending)
 {
-    const Pending& p = m_queues[key].front();
-    FlowSpec spec;
-    spec.uses = p.route.uses;
-    spec.bytes
-        = double(p.message.bytes) + double(p.message.packets) * FabricHeader::SERIALIZED_SIZE;
-    spec.priority = p.message.tc;
-    spec.vc = std::get<2>(key) & 1;
-    StartFlow(spec, MakeCallback(&FlowNetwork::MessageSent, this, key));
+    const Pending& p = m_pending[pending];
+    Start(p.route.uses,
+          double(p.message.bytes) + double(p.message.packets) * FabricHeader::SERIALIZED_SIZE,
+          p.message.tc,
+          p.vc,
+          MaxMinSolver::NO_CAP,
+          pending,
+          Callback<void>());
 }
 
 void
-FlowNetwork::MessageSent(QueueKey key)
+FlowNetwork::MessageSent(uint32_t pending)
 {
-    auto it = m_queues.find(key);
-    NS_ASSERT(it != m_queues.end() && !it->second.empty());
-    Pending p = std::move(it->second.front());
-    it->second.pop_front();
-    Simulator::Schedule(Seconds(p.route.latency), &FlowNetwork::Deliver, this, p);
-    if (it->second.empty())
+    const Pending& p = m_pending[pending];
+    auto it = m_queues.find(QueueKey{p.message.src, p.message.dst, 2u * p.message.tc + p.vc});
+    NS_ASSERT(it != m_queues.end() && it->second.head == pending);
+    uint32_t next = p.next;
+    Simulator::Schedule(Seconds(p.route.latency), &FlowNetwork::Deliver, this, pending);
+    if (next == NONE)
     {
         m_queues.erase(it);
     }
     else
     {
-        StartHead(key);
+        it->second.head = next;
+        StartHead(next);
     }
 }
 
 void
-FlowNetwork::Deliver(Pending p)
+FlowNetwork::Deliver(uint32_t pending)
 {
+    // out of the pool first: the callbacks may carry new messages
+    FabricMessage message = std::move(m_pending[pending].message);
+    Callback<void, const FabricMessage&> onDelivered = m_pending[pending].onDelivered;
+    m_pending[pending].onDelivered = Callback<void, const FabricMessage&>();
+    m_freePending.push_back(pending);
     ++m_messages;
-    p.message.delivered = Simulator::Now();
-    FabricEndpoint* source
-        = p.message.src < m_endpoints.size() ? m_endpoints[p.message.src] : nullptr;
+    message.delivered = Simulator::Now();
+    FabricEndpoint* source = message.src < m_endpoints.size() ? m_endpoints[message.src] : nullptr;
     FabricEndpoint* destination
-        = p.message.dst < m_endpoints.size() ? m_endpoints[p.message.dst] : nullptr;
+        = message.dst < m_endpoints.size() ? m_endpoints[message.dst] : nullptr;
     if (source)
     {
         source->CarriedDone();
     }
-    if (!p.onDelivered.IsNull())
+    if (!onDelivered.IsNull())
     {
-        p.onDelivered(p.message);
+        onDelivered(message);
     }
     if (destination)
     {
-        destination->DeliverCarried(p.message);
+        destination->DeliverCarried(message);
     }
 }
 
 uint32_t
 FlowNetwork::StartFlow(const FlowSpec& spec, Callback<void> onSent)
+{
+    return Start(spec.uses, spec.bytes, spec.priority, spec.vc, spec.cap, NONE, onSent);
+}
+
+uint32_t
+FlowNetwork::Start(const std::vector<std::pair<uint32_t, double>>& uses,
+                   double bytes,
+                   uint8_t priority,
+                   uint8_t vc,
+                   double cap,
+                   uint32_t pending,
+                   Callback<void> onSent)
 {
     uint32_t id;
     if (!m_freeFlows.empty())
@@ -376,18 +433,19 @@ FlowNetwork::StartFlow(const FlowSpec& spec, Callback<void> onSent)
         m_flows.emplace_back();
     }
     Flow& f = m_flows[id];
-    f.uses = spec.uses;
+    f.uses = uses;
     f.slot.resize(f.uses.size());
-    f.bytes = spec.bytes;
-    f.remaining = spec.bytes;
+    f.bytes = bytes;
+    f.remaining = bytes;
     f.rate = 0;
-    f.cap = spec.cap;
+    f.cap = cap;
     f.last = Simulator::Now();
     f.started = f.last;
     // a device serves its classes by strict priority, and within one VC 1 first
-    f.priority = static_cast<uint8_t>(2 * spec.priority + (spec.vc ? 0 : 1));
+    f.priority = static_cast<uint8_t>(2 * priority + (vc ? 0 : 1));
     ++f.version;
     f.active = true;
+    f.pending = pending;
     f.onSent = onSent;
     for (std::size_t i = 0; i < f.uses.size(); ++i)
     {
@@ -431,8 +489,10 @@ FlowNetwork::Update()
     }
     // the flows that share a link with a changed one, directly or through others
     ++m_stamp;
-    std::vector<uint32_t> linkQueue;
-    std::vector<uint32_t> flows;
+    std::vector<uint32_t>& linkQueue = m_linkQueue;
+    std::vector<uint32_t>& flows = m_solveFlows;
+    linkQueue.clear();
+    flows.clear();
     for (uint32_t l : m_dirty)
     {
         if (m_links[l].stamp != m_stamp)
@@ -470,12 +530,10 @@ FlowNetwork::Update()
     ++m_solves;
     Time now = Simulator::Now();
     // local link numbers: the order the search met them
-    std::unordered_map<uint32_t, uint32_t> local;
-    local.reserve(linkQueue.size());
     m_solver.Reset(linkQueue.size());
     for (uint32_t i = 0; i < linkQueue.size(); ++i)
     {
-        local[linkQueue[i]] = i;
+        m_links[linkQueue[i]].local = i;
         m_solver.SetCapacity(i, m_links[linkQueue[i]].capacity);
     }
     for (uint32_t f : flows)
@@ -490,7 +548,7 @@ FlowNetwork::Update()
         uint32_t s = m_solver.AddFlow(flow.priority, flow.cap);
         for (const auto& use : flow.uses)
         {
-            m_solver.AddUse(s, local[use.first], use.second);
+            m_solver.AddUse(s, m_links[use.first].local, use.second);
         }
     }
     m_solver.Solve();
@@ -562,7 +620,8 @@ void
 FlowNetwork::OnFinish()
 {
     Time now = Simulator::Now();
-    std::vector<Callback<void>> done;
+    std::vector<Done> done;
+    done.swap(m_done); // (kept warm; empty)
     while (!m_finishes.empty() && m_finishes.top().at <= now)
     {
         Finish e = m_finishes.top();
@@ -573,16 +632,25 @@ FlowNetwork::OnFinish()
             continue;
         }
         m_flowDoneTrace(e.flow, flow.bytes, flow.started);
-        done.push_back(flow.onSent);
+        done.push_back(Done{flow.pending, flow.onSent});
         Remove(e.flow);
     }
     Reschedule();
-    for (auto& cb : done)
+    for (auto& d : done)
     {
-        if (!cb.IsNull())
+        if (d.pending != NONE)
         {
-            cb();
+            MessageSent(d.pending);
         }
+        else if (!d.onSent.IsNull())
+        {
+            d.onSent();
+        }
+    }
+    done.clear();
+    if (m_done.capacity() < done.capacity())
+    {
+        m_done.swap(done);
     }
 }
 
@@ -613,6 +681,7 @@ FlowNetwork::Remove(uint32_t id)
         Touch(flow.uses[i].first);
     }
     flow.active = false;
+    flow.pending = NONE;
     flow.onSent = Callback<void>();
     ++flow.version;
     --m_active;

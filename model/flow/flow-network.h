@@ -13,9 +13,9 @@
 #include "ns3/nstime.h"
 #include "ns3/traced-callback.h"
 
-#include <deque>
-#include <map>
+#include <functional>
 #include <queue>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -171,6 +171,8 @@ protected:
     void DoDispose() override;
 
 private:
+    static constexpr uint32_t NONE = 0xffffffff; //!< no index
+
     /// A directed link: a sending device and its peer.
     struct Link
     {
@@ -178,10 +180,19 @@ private:
         double capacity;             //!< B/s
         double delay;                //!< s: propagation + the peer's ingress (switch) latency
         FabricSwitch* peerSwitch;    //!< the switch the peer port belongs to, or null
+        uint32_t peerSwitchIndex;    //!< its index in m_switches, or NONE
         const FabricNetDevice* peer; //!< the receiving device
         std::vector<uint32_t> flows; //!< active flows on it
         double carried{0};           //!< bytes that finished crossing it
         uint32_t stamp{0};           //!< component search mark
+        uint32_t local{0};           //!< its number in the solve it was last met in
+    };
+
+    /// A switch some route crosses: the links out of its ports, found on first use.
+    struct SwitchLinks
+    {
+        FabricSwitch* sw;
+        std::vector<uint32_t> portLink; //!< by port: the link, or NONE until first crossed
     };
 
     /// A flow in progress.
@@ -199,19 +210,39 @@ private:
         uint32_t version{0};
         uint32_t stamp{0};
         bool active{false};
+        uint32_t pending{NONE}; //!< the message it carries (m_pending), or NONE: onSent
         Callback<void> onSent;
     };
 
-    /// A message waiting for its queue pair.
+    /// A message waiting for its queue pair, in flight, or waiting for delivery.
     struct Pending
     {
         FabricMessage message;
         Callback<void, const FabricMessage&> onDelivered;
         FlowRoute route;
+        uint8_t vc{0};       //!< its virtual channel (the queue pair's)
+        uint32_t next{NONE}; //!< the next message of its queue pair
     };
 
     /// Queue pair key: source, destination, 2 x class + virtual channel.
     typedef std::tuple<uint32_t, uint32_t, uint32_t> QueueKey;
+
+    /// Hash of a queue pair key.
+    struct QueueKeyHash
+    {
+        std::size_t operator()(const QueueKey& k) const
+        {
+            uint64_t x = (uint64_t(std::get<0>(k)) << 32) ^ std::get<1>(k);
+            return std::hash<uint64_t>()(x * 0x9e3779b97f4a7c15ull ^ std::get<2>(k));
+        }
+    };
+
+    /// A queue pair's messages, first to last (linked through Pending::next).
+    struct Queue
+    {
+        uint32_t head;
+        uint32_t tail;
+    };
 
     struct Finish
     {
@@ -224,16 +255,30 @@ private:
         }
     };
 
-    void StartHead(const QueueKey& key);
-    void MessageSent(QueueKey key);
-    void Deliver(Pending message);
+    /// A flow that finished: the message it carried, or the callback of StartFlow.
+    struct Done
+    {
+        uint32_t pending;
+        Callback<void> onSent;
+    };
+
+    void StartHead(uint32_t pending);
+    uint32_t Start(const std::vector<std::pair<uint32_t, double>>& uses,
+                   double bytes,
+                   uint8_t priority,
+                   uint8_t vc,
+                   double cap,
+                   uint32_t pending,
+                   Callback<void> onSent);
+    void MessageSent(uint32_t pending);
+    void Deliver(uint32_t pending);
+    uint32_t LinkOut(uint32_t sw, uint32_t port);
     void Walk(uint32_t src,
               uint32_t dst,
               uint32_t msgId,
               const PacketTrain& train,
-              const FabricNetDevice* device,
+              uint32_t link,
               double share,
-              std::vector<uint32_t>& path,
               FlowRoute& route);
     void Touch(uint32_t link);
     void Update();
@@ -241,12 +286,18 @@ private:
     void Reschedule();
     void Remove(uint32_t flow);
 
-    std::vector<FabricEndpoint*> m_endpoints; //!< by address
+    std::vector<FabricEndpoint*> m_endpoints;          //!< by address
+    std::vector<const FabricNetDevice*> m_endpointDev; //!< by address: the endpoint's device
+    std::vector<uint32_t> m_endpointLink;              //!< by address: its link, or NONE
     std::unordered_map<const FabricNetDevice*, uint32_t> m_linkOf;
     std::vector<Link> m_links;
+    std::unordered_map<const FabricSwitch*, uint32_t> m_switchOf;
+    std::vector<SwitchLinks> m_switches;
     std::vector<Flow> m_flows;
     std::vector<uint32_t> m_freeFlows;
-    std::map<QueueKey, std::deque<Pending>> m_queues;
+    std::vector<Pending> m_pending;
+    std::vector<uint32_t> m_freePending;
+    std::unordered_map<QueueKey, Queue, QueueKeyHash> m_queues;
 
     std::vector<uint32_t> m_dirty; //!< links whose flows changed
     bool m_updatePending{false};
@@ -256,6 +307,13 @@ private:
     EventId m_finishEvent;
     Time m_finishAt;
     uint32_t m_active{0};
+
+    // scratch, kept warm between calls
+    std::vector<uint32_t> m_path;       //!< Walk: the links of the path being walked
+    std::vector<double> m_rates;        //!< Walk: their rates
+    std::vector<uint32_t> m_linkQueue;  //!< Update: the component's links
+    std::vector<uint32_t> m_solveFlows; //!< Update: its flows
+    std::vector<Done> m_done;           //!< OnFinish: the flows that finished
 
     uint64_t m_messages{0};
     uint64_t m_solves{0};
