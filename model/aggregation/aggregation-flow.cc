@@ -119,21 +119,21 @@ FlowLeg::Latency(double bytes) const
 }
 
 FlowLeg
-LegOver(const FlowNetwork& network, const std::vector<uint32_t>& links)
+LegOver(const FlowNetwork& network, const FlowUses& uses)
 {
     FlowLeg leg;
-    leg.memory = links.empty();
-    for (std::size_t i = 0; i < links.size(); ++i)
+    leg.uses = uses;
+    leg.memory = uses.empty();
+    for (std::size_t i = 0; i < uses.size(); ++i)
     {
-        leg.uses.emplace_back(links[i], 1.0);
-        leg.delay += network.GetDelay(links[i]);
+        const auto& [link, share] = uses[i];
+        double capacity = network.GetCapacity(link);
+        leg.delay += share * network.GetDelay(link);
+        leg.perByte += share / capacity;
         if (i == 0)
         {
-            leg.first = network.GetCapacity(links[i]);
-        }
-        else
-        {
-            leg.perByte += 1 / network.GetCapacity(links[i]);
+            leg.first = capacity;
+            leg.perByte -= 1 / capacity; // its serialisation comes first, before the latency
         }
     }
     return leg;
@@ -142,21 +142,11 @@ LegOver(const FlowNetwork& network, const std::vector<uint32_t>& links)
 FlowLeg
 RouteLeg(FlowNetwork& network, uint32_t src, uint32_t dst)
 {
-    FlowLeg leg;
     if (src == dst)
     {
-        leg.memory = true; // an aggregator on the worker's own host
-        return leg;
+        return FlowLeg{{}, 0, 0, 0, true}; // an aggregator on the worker's own host
     }
-    // the route's latency is linear in the packet's size: its delays, then
-    // one store and forward per hop after the first
-    FlowRoute none = network.Resolve(src, dst, 0, 0);
-    FlowRoute one = network.Resolve(src, dst, 0, 1);
-    leg.uses = none.uses;
-    leg.delay = none.latency;
-    leg.perByte = one.latency - none.latency;
-    leg.first = network.GetCapacity(none.uses.at(0).first);
-    return leg;
+    return LegOver(network, network.Resolve(src, dst, 0, 0).uses);
 }
 
 } // namespace ns3

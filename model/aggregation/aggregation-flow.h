@@ -52,9 +52,9 @@ void AddUses(FlowUses& uses, const FlowUses& route, double weight);
  */
 struct FlowLeg
 {
-    FlowUses uses;      //!< the links (weights: a sprayed route's shares)
+    FlowUses uses;      //!< the links, first hop first (weights: a sprayed route's shares)
     double first{0};    //!< capacity of the first link, B/s (0: no link, memory)
-    double delay{0};    //!< s: every link's propagation and switching latency
+    double delay{0};    //!< s: propagation and switching latency of every link
     double perByte{0};  //!< s per byte: store and forward on each link after the first
     bool memory{false}; //!< no wire: to the same host
 
@@ -65,10 +65,12 @@ struct FlowLeg
 };
 
 /**
- * \param network the network \param links links a packet crosses in order
+ * \param network the network
+ * \param uses links a packet crosses in order, each with the share of the
+ *        packets that cross it (a sprayed route's paths: their mean time)
  * \return the leg over them
  */
-FlowLeg LegOver(const FlowNetwork& network, const std::vector<uint32_t>& links);
+FlowLeg LegOver(const FlowNetwork& network, const FlowUses& uses);
 
 /**
  * \param network the network \param src an endpoint \param dst another (or src: memory)

@@ -91,9 +91,10 @@ OmniReduceFlow::Start(const Cluster& cluster,
         for (uint32_t w = 0; w < n; ++w)
         {
             uint32_t rank = job.workers[w];
-            ups[0].push_back(
-                LegOver(*network, {network->GetLink(cluster.endpoints[rank]->GetDevice())}));
-            downs[0].push_back(LegOver(*network, {network->GetLink(sw->GetPort(portOf.at(rank)))}));
+            uint32_t up = network->GetLink(cluster.endpoints[rank]->GetDevice());
+            uint32_t down = network->GetLink(sw->GetPort(portOf.at(rank)));
+            ups[0].push_back(LegOver(*network, {{up, 1.0}}));
+            downs[0].push_back(LegOver(*network, {{down, 1.0}}));
         }
     }
     else
@@ -176,7 +177,7 @@ OmniReduceFlow::Start(const Cluster& cluster,
             longest = std::max(longest, lane[l].size());
         }
         uint32_t rounds = 1 + longest;
-        Part parts[2]; // every round but the last; the last
+        Part parts[3]; // round 0 (every worker sends); the rounds after it; the last
         for (auto& p : parts)
         {
             p.up.assign(n, 0);
@@ -185,7 +186,7 @@ OmniReduceFlow::Start(const Cluster& cluster,
         std::vector<uint32_t> current(f);
         for (uint32_t r = 0; r < rounds; ++r)
         {
-            Part& p = parts[r + 1 == rounds ? 1 : 0];
+            Part& p = parts[r + 1 == rounds ? 2 : (r == 0 ? 0 : 1)];
             double values = 0;
             for (uint32_t l = 0; l < f; ++l)
             {
@@ -235,10 +236,11 @@ OmniReduceFlow::Start(const Cluster& cluster,
             state->record.aggregatorBytes[distinct[agg]] += uint64_t(values) * n;
         }
 
-        // every round but the last, capped at one round per round trip; the
-        // last one, then its round trip less the worker's serialisation
-        std::vector<FlowStage> stages(2);
-        for (uint32_t s = 0; s < 2; ++s)
+        // every round but the last, capped at one round per round trip (round
+        // 0, where every worker sends, apart); the last one, then its round
+        // trip less the worker's serialisation
+        std::vector<FlowStage> stages(3);
+        for (uint32_t s = 0; s < 3; ++s)
         {
             const Part& p = parts[s];
             FlowStage& stage = stages[s];
@@ -258,9 +260,8 @@ OmniReduceFlow::Start(const Cluster& cluster,
                 if (p.upPackets[w] > 0)
                 {
                     double packet = p.up[w] / p.upPackets[w];
-                    upTime = std::max(upTime,
-                                      s == 0 ? ups[agg][w].Time(packet)
-                                             : ups[agg][w].Latency(packet));
+                    upTime = std::max(
+                        upTime, s < 2 ? ups[agg][w].Time(packet) : ups[agg][w].Latency(packet));
                 }
                 downTime = std::max(downTime, downs[agg][w].Time(result));
             }
@@ -269,7 +270,7 @@ OmniReduceFlow::Start(const Cluster& cluster,
                 stage.spec.uses.emplace_back(uint32_t(processor[agg]), p.contributions / p.down);
             }
             double roundTrip = upTime + packetTime * p.contributions / p.rounds + downTime;
-            if (s == 0)
+            if (s < 2)
             {
                 stage.spec.cap = roundTrip > 0 ? result / roundTrip : MaxMinSolver::NO_CAP;
             }

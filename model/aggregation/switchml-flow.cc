@@ -109,8 +109,17 @@ SwitchmlFlow::Start(const Cluster& cluster,
             upLinks.push_back(up[w]);
             downLinks.insert(downLinks.begin(), down[w]);
         }
-        ups.push_back(LegOver(*network, upLinks));
-        downs.push_back(LegOver(*network, downLinks));
+        FlowUses upUses, downUses;
+        for (uint32_t link : upLinks)
+        {
+            upUses.emplace_back(link, 1.0);
+        }
+        for (uint32_t link : downLinks)
+        {
+            downUses.emplace_back(link, 1.0);
+        }
+        ups.push_back(LegOver(*network, upUses));
+        downs.push_back(LegOver(*network, downUses));
         for (uint32_t link : upLinks)
         {
             treeLinks.insert(link);

@@ -225,7 +225,10 @@ private:
     TracedCallback<uint32_t, double, Time> m_flowDoneTrace;
 
 public:
-    /// \param link a link \return its delay, s: propagation and the receiving port's latency
+    /**
+     * \param link a link
+     * \return its fixed delay, s: propagation plus the receiving switch's latency
+     */
     double GetDelay(uint32_t link) const;
 
     /**
