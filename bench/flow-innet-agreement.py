@@ -76,10 +76,28 @@ CASES = [
     ("omnireduce star colocated 4, d 0.5, 256 KiB, pool 16 (window)",
      STAR + ["--hosts=4", "--mtu=9000", "--algorithm=omnireduce", "--density=0.5",
              "--aggregator-placement=colocated", "--pool-slots=16", *size("256KiB")]),
+    ("switchml leaf-spine 4x4, pool 256, small sizes",
+     LEAF_SPINE + ["--algorithm=switchml", "--min-bytes=4", "--max-bytes=1MiB",
+                   "--step-factor=16"]),
+    ("omnireduce star servers 8+8, d 0.5, small sizes",
+     STAR + ["--hosts=16", "--mtu=9000", "--ranks=0-7", "--algorithm=omnireduce",
+             "--density=0.5", "--min-bytes=1KiB", "--max-bytes=1MiB", "--step-factor=4"]),
+    ("omnireduce star colocated 4, d 0.3, pool 3, fused 2 (window), 1 MiB",
+     STAR + ["--hosts=4", "--mtu=9000", "--algorithm=omnireduce", "--density=0.3",
+             "--aggregator-placement=colocated", "--pool-slots=3", "--message-blocks=2",
+             *size("1MiB")]),
     ("omnireduce star colocated 8, d 0.1, 4 MiB, pool 64",
      STAR + ["--hosts=8", "--mtu=9000", "--algorithm=omnireduce", "--density=0.1",
              "--aggregator-placement=colocated", "--pool-slots=64", *size("4MiB")]),
 ]
+
+
+def size_text(n):
+    """A byte count as text: 4 KiB, 16 MiB."""
+    for unit, scale in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= scale and n % scale == 0:
+            return f"{n // scale} {unit}"
+    return f"{n} B"
 
 
 def run(binary, args, results):
@@ -95,7 +113,7 @@ def run(binary, args, results):
 
 def row(name, packet, flow, walls):
     diff = (flow - packet) / packet * 100
-    wall = "" if walls is None else f" | {walls[0]:.2f} / {walls[1]:.2f}"
+    wall = " | " if walls is None else f" | {walls[0]:.2f} / {walls[1]:.2f}"
     return f"| {name} | {packet * 1e6:.2f} | {flow * 1e6:.2f} | {diff:+.2f}{wall} |"
 
 
@@ -113,10 +131,12 @@ def main():
         for name, args in CASES:
             out = {}
             for net in ("packet", "flow"):
-                rows, wall = run(bench, args + ["--network=" + net], os.path.join(tmp, net))
-                out[net] = (float(rows[0]["time_s"]), wall)
-            print(row(name, out["packet"][0], out["flow"][0],
-                      (out["packet"][1], out["flow"][1])), flush=True)
+                out[net] = run(bench, args + ["--network=" + net], os.path.join(tmp, net))
+            walls = (out["packet"][1], out["flow"][1])
+            for p, f in zip(out["packet"][0], out["flow"][0]):
+                label = name if len(out["packet"][0]) == 1 else f"{name}, {size_text(int(p['bytes']))}"
+                print(row(label, float(p["time_s"]), float(f["time_s"]),
+                          walls if len(out["packet"][0]) == 1 else None), flush=True)
 
         sweep = ["--quick"] if opts.quick else []
         both = {}

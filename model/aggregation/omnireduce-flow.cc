@@ -35,6 +35,82 @@ struct Part
     std::vector<double> upPackets; //!< per worker: packets sent
 };
 
+/// A mean round of a part, alone on the network.
+struct RoundTime
+{
+    double roundTrip{0}; //!< s: the first contribution leaves .. the last result arrives
+    double busiest{0};   //!< s: the round's bytes on its busiest link
+};
+
+/// The bytes a mean round of `p` puts on each link, per worker's way.
+void
+LoadOfRound(std::map<uint32_t, double>& load,
+            const std::vector<FlowLeg>& legs,
+            const std::vector<double>& bytes)
+{
+    for (std::size_t w = 0; w < legs.size(); ++w)
+    {
+        for (const auto& [link, share] : legs[w].uses)
+        {
+            load[link] += share * bytes[w];
+        }
+    }
+}
+
+/**
+ * A round: every sender's packet up its way, the round's packets in a train
+ * on the busiest link up (the aggregator's, where they meet), then the
+ * results down, in a train on the busiest link down (the aggregator's).
+ */
+RoundTime
+TimeOfRound(const FlowNetwork& network,
+            const std::vector<FlowLeg>& ups,
+            const std::vector<FlowLeg>& downs,
+            const Part& p)
+{
+    uint32_t n = ups.size();
+    double result = p.down / p.rounds;
+    std::vector<double> upBytes(n), downBytes(n, result);
+    double upTime = 0;
+    double downTime = 0;
+    double upOne = 0;   // one packet's serialisation on its first link up, the longest
+    double downOne = 0; // the same down
+    for (uint32_t w = 0; w < n; ++w)
+    {
+        upBytes[w] = p.up[w] / p.rounds;
+        if (p.upPackets[w] > 0 && !ups[w].memory)
+        {
+            double packet = p.up[w] / p.upPackets[w];
+            upTime = std::max(upTime, ups[w].Time(packet));
+            upOne = std::max(upOne, packet / ups[w].first);
+        }
+        if (!downs[w].memory)
+        {
+            downTime = std::max(downTime, downs[w].Time(result));
+            downOne = std::max(downOne, result / downs[w].first);
+        }
+    }
+    std::map<uint32_t, double> up, down, both;
+    LoadOfRound(up, ups, upBytes);
+    LoadOfRound(down, downs, downBytes);
+    LoadOfRound(both, ups, upBytes);
+    LoadOfRound(both, downs, downBytes);
+    auto busiest = [&network](const std::map<uint32_t, double>& load)
+    {
+        double t = 0;
+        for (const auto& [link, bytes] : load)
+        {
+            t = std::max(t, bytes / network.GetCapacity(link));
+        }
+        return t;
+    };
+    RoundTime t;
+    t.roundTrip = upTime + std::max(0.0, busiest(up) - upOne) + downTime
+                  + std::max(0.0, busiest(down) - downOne);
+    t.busiest = busiest(both);
+    return t;
+}
+
 /// What the job's slots share until the last is over.
 struct Job
 {
@@ -237,8 +313,8 @@ OmniReduceFlow::Start(const Cluster& cluster,
         }
 
         // every round but the last, capped at one round per round trip (round
-        // 0, where every worker sends, apart); the last one, then its round
-        // trip less the worker's serialisation
+        // 0, where every worker sends, apart); the last one, then the rest of
+        // its round trip
         std::vector<FlowStage> stages(3);
         for (uint32_t s = 0; s < 3; ++s)
         {
@@ -250,33 +326,26 @@ OmniReduceFlow::Start(const Cluster& cluster,
                 continue; // a slot of one round
             }
             stage.spec.bytes = p.down;
-            double result = p.down / p.rounds;
-            double upTime = 0;
-            double downTime = 0;
             for (uint32_t w = 0; w < n; ++w)
             {
                 AddUses(stage.spec.uses, ups[agg][w].uses, p.up[w] / p.down);
                 AddUses(stage.spec.uses, downs[agg][w].uses, 1.0);
-                if (p.upPackets[w] > 0)
-                {
-                    double packet = p.up[w] / p.upPackets[w];
-                    upTime = std::max(
-                        upTime, s < 2 ? ups[agg][w].Time(packet) : ups[agg][w].Latency(packet));
-                }
-                downTime = std::max(downTime, downs[agg][w].Time(result));
             }
+            RoundTime t = TimeOfRound(*network, ups[agg], downs[agg], p);
+            t.roundTrip += packetTime * p.contributions / p.rounds;
             if (processor[agg] >= 0)
             {
                 stage.spec.uses.emplace_back(uint32_t(processor[agg]), p.contributions / p.down);
             }
-            double roundTrip = upTime + packetTime * p.contributions / p.rounds + downTime;
             if (s < 2)
             {
-                stage.spec.cap = roundTrip > 0 ? result / roundTrip : MaxMinSolver::NO_CAP;
+                stage.spec.cap
+                    = t.roundTrip > 0 ? p.down / p.rounds / t.roundTrip : MaxMinSolver::NO_CAP;
             }
             else
             {
-                stage.after = roundTrip;
+                // the flow's own time is the round's busiest link; the rest follows it
+                stage.after = std::max(0.0, t.roundTrip - t.busiest);
             }
         }
         slots.push_back(std::move(stages));

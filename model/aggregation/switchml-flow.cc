@@ -172,7 +172,19 @@ SwitchmlFlow::Start(const Cluster& cluster,
     // the last round: nothing left to wait for before sending it
     stages[2].spec.bytes = lastBytes;
     stages[2].notBefore = stages[1].notBefore;
-    stages[2].after = roundTrip(full, false);
+    // ... and its packets come back: the last chunk's (it may be short) or a
+    // full one sent just before it, whose store and forward takes longer
+    double shortest = 4.0 * (elements - (chunks - 1) * k) + header;
+    stages[2].after = roundTrip(shortest, false);
+    if (lastChunks > 1)
+    {
+        double slowest = ups[0].first;
+        for (const auto& leg : ups)
+        {
+            slowest = std::min(slowest, leg.first);
+        }
+        stages[2].after = std::max(stages[2].after, roundTrip(full, false) - shortest / slowest);
+    }
 
     auto record = std::make_shared<SwitchmlJobRecord>();
     record->start = Simulator::Now();
