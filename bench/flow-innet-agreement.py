@@ -82,6 +82,10 @@ CASES = [
     ("omnireduce star servers 8+8, d 0.5, small sizes",
      STAR + ["--hosts=16", "--mtu=9000", "--ranks=0-7", "--algorithm=omnireduce",
              "--density=0.5", "--min-bytes=1KiB", "--max-bytes=1MiB", "--step-factor=4"]),
+    ("omnireduce star colocated 4, d 0.5, small sizes",
+     STAR + ["--hosts=4", "--mtu=9000", "--algorithm=omnireduce", "--density=0.5",
+             "--aggregator-placement=colocated", "--min-bytes=1KiB", "--max-bytes=1MiB",
+             "--step-factor=4"]),
     ("omnireduce star colocated 4, d 0.3, pool 3, fused 2 (window), 1 MiB",
      STAR + ["--hosts=4", "--mtu=9000", "--algorithm=omnireduce", "--density=0.3",
              "--aggregator-placement=colocated", "--pool-slots=3", "--message-blocks=2",
@@ -145,7 +149,7 @@ def main():
             both[net], walls[net] = run(sparse, sweep + ["--network=" + net],
                                         os.path.join(tmp, "sparse-" + net))
         print()
-        print(f"sparse-allreduce {' '.join(sweep)} (star, aggregators on servers, 1 block per "
+        print(f"sparse-allreduce{''.join(' ' + a for a in sweep)} (star, aggregators on servers, 1 block per "
               f"packet, mtu 9000): wall {walls['packet']:.1f} s packet, "
               f"{walls['flow']:.1f} s flow")
         print()

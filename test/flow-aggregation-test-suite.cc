@@ -70,33 +70,15 @@ PrintRow(const std::string& name, const Twin& t)
                 t.flowWall);
 }
 
+/// A fabric of the default links (100 Gbit/s, 500 ns, mtu 4096; a leaf-spine of 2
+/// leaves of 4 hosts under 2 spines, 1:1) whose switches take 100 ns.
 TopologyConfig
-Star(uint32_t hosts)
+Fabric(const std::string& kind, uint32_t hosts = 8)
 {
     TopologyConfig t;
-    t.kind = "star";
+    t.kind = kind;
     t.hosts = hosts;
-    t.hostLinkRate = "100Gbps";
-    t.hostLinkDelay = "500ns";
     t.switchLatency = "100ns";
-    t.mtu = 4096;
-    return t;
-}
-
-TopologyConfig
-LeafSpine()
-{
-    TopologyConfig t;
-    t.kind = "leaf-spine";
-    t.leaves = 2;
-    t.hostsPerLeaf = 4;
-    t.spines = 2;
-    t.oversubscription = 1;
-    t.hostLinkRate = "100Gbps";
-    t.hostLinkDelay = "500ns";
-    t.fabricLinkDelay = "500ns";
-    t.switchLatency = "100ns";
-    t.mtu = 4096;
     return t;
 }
 
@@ -223,7 +205,7 @@ CollectiveConfig
 Omni(const std::string& placement, uint32_t n, double density, uint64_t bytes)
 {
     CollectiveConfig c;
-    c.topology = Star(placement == "servers" ? 2 * n : n);
+    c.topology = Fabric("star", placement == "servers" ? 2 * n : n);
     c.topology.mtu = 9000;
     c.ranks = "0-" + std::to_string(n - 1);
     c.algorithm = "omnireduce";
@@ -296,7 +278,7 @@ private:
     static std::vector<std::vector<float>> Outputs(const std::string& network,
                                                    const std::vector<std::vector<float>>& in)
     {
-        TopologyConfig t = LeafSpine();
+        TopologyConfig t = Fabric("leaf-spine");
         t.network = network;
         std::vector<std::vector<float>> out;
         SimulationScope scope(1, 1);
@@ -380,9 +362,9 @@ public:
     FlowAggregationTestSuite()
         : TestSuite("dlnet-flow-aggregation", UNIT)
     {
-        AddTestCase(new SwitchmlTestCase("star", Star(8), 4 << 20, {256, 16, 8, 4}),
+        AddTestCase(new SwitchmlTestCase("star", Fabric("star"), 4 << 20, {256, 16, 8, 4}),
                     TestCase::QUICK);
-        AddTestCase(new SwitchmlTestCase("leaf-spine", LeafSpine(), 4 << 20, {256, 16, 4}),
+        AddTestCase(new SwitchmlTestCase("leaf-spine", Fabric("leaf-spine"), 4 << 20, {256, 16, 4}),
                     TestCase::QUICK);
         AddTestCase(new SwitchmlOutputsTestCase, TestCase::QUICK);
         for (std::string placement : {"servers", "colocated", "switch"})
