@@ -47,6 +47,9 @@ set(DLNET_SOURCES
   model/aggregation/switchml-helper.cc
   model/aggregation/omnireduce-helper.cc
   model/aggregation/aggregation-backend-util.cc
+  model/aggregation/aggregation-flow.cc
+  model/aggregation/switchml-flow.cc
+  model/aggregation/omnireduce-flow.cc
   model/aggregation/switchml-backend.cc
   model/aggregation/omnireduce-backend.cc
   model/fred/fred-header.cc
@@ -149,6 +152,9 @@ set(DLNET_HEADERS
   model/aggregation/switchml-helper.h
   model/aggregation/omnireduce-helper.h
   model/aggregation/aggregation-backend-util.h
+  model/aggregation/aggregation-flow.h
+  model/aggregation/switchml-flow.h
+  model/aggregation/omnireduce-flow.h
   model/aggregation/switchml-backend.h
   model/aggregation/omnireduce-backend.h
   model/fred/fred-header.h

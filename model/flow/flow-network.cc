@@ -713,4 +713,27 @@ FlowNetwork::GetMaxActiveFlows() const
     return m_maxActive;
 }
 
+double
+FlowNetwork::GetDelay(uint32_t link) const
+{
+    return m_links.at(link).delay;
+}
+
+uint32_t
+FlowNetwork::AddLink(double capacity)
+{
+    if (!(capacity > 0))
+    {
+        throw std::invalid_argument("network=flow: a link needs a positive capacity");
+    }
+    Link link;
+    link.device = nullptr;
+    link.capacity = capacity;
+    link.delay = 0;
+    link.peerSwitch = nullptr;
+    link.peer = nullptr;
+    m_links.push_back(std::move(link));
+    return m_links.size() - 1;
+}
+
 } // namespace ns3

@@ -319,6 +319,22 @@ private:
     uint64_t m_solves{0};
     uint32_t m_maxActive{0};
     TracedCallback<uint32_t, double, Time> m_flowDoneTrace;
+
+public:
+    /**
+     * \param link a link
+     * \return its fixed delay, s: propagation plus the receiving switch's latency
+     */
+    double GetDelay(uint32_t link) const;
+
+    /**
+     * A link that is no device's: a resource flows share as they share a
+     * link (an aggregator's processor: capacity in its own units, e.g.
+     * packets per second, the weights of the uses in the same units).
+     * \param capacity its capacity, units per second (> 0)
+     * \return its link number
+     */
+    uint32_t AddLink(double capacity);
 };
 
 } // namespace ns3
