@@ -52,6 +52,7 @@ set(DLNET_SOURCES
   model/fred/fred-header.cc
   model/fred/fred-switch-program.cc
   model/fred/fred-engine.cc
+  model/fred/fred-flow-engine.cc
   model/fred/fred-routing.cc
   model/fred/weight-streaming.cc
   model/fred/fred-collectives.cc
@@ -154,6 +155,7 @@ set(DLNET_HEADERS
   model/fred/fred-header.h
   model/fred/fred-switch-program.h
   model/fred/fred-engine.h
+  model/fred/fred-flow-engine.h
   model/fred/fred-routing.h
   model/fred/weight-streaming.h
   model/fred/fred-collectives.h

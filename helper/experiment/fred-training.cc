@@ -104,6 +104,7 @@ FredTrainingConfig::Validate() const
     {
         throw std::invalid_argument("iterations: got 0; at least 1");
     }
+    dlnet::ParseChoice("network", network, {"packet", "flow"});
     for (const auto& w : workloads)
     {
         for (const auto& v : variants)
@@ -124,6 +125,8 @@ FredTrainingRun(const FredTrainingConfig& config,
     c.topology.kind = v == "mesh" ? "wafer-mesh" : v;
     c.topology.mtu = config.mtu;
     c.topology.given.insert("mtu");
+    c.topology.network = config.network;
+    c.topology.given.insert("network");
     c.device = "fred-npu";
     c.type = "fp16"; // the paper's fp16 gradients (ResNet's zoo default is fp32)
     c.iterations = config.iterations;
@@ -447,7 +450,8 @@ WriteFredTrainingResults(const FredTrainingConfig& config,
                    {"variants", config.variants},
                    {"layers", config.layers},
                    {"mtu", config.mtu},
-                   {"iterations", config.iterations}};
+                   {"iterations", config.iterations},
+                   {"network", config.network}};
     j["fields"] = FieldsJson(FredTrainingFields());
     j["rows"] = RowsJson(FredTrainingFields(), rows);
     WriteJson(written[1], j);

@@ -122,9 +122,14 @@ LinkBytes
 CountLinkBytes(const Wafer& w)
 {
     LinkBytes b;
+    auto sent = [&w](Ptr<FabricNetDevice> device)
+    {
+        return w.cluster.flow ? uint64_t(std::llround(w.cluster.flow->GetCarriedBytes(device)))
+                              : device->GetTxBytes();
+    };
     for (const auto& link : w.cluster.links)
     {
-        uint64_t bytes = link.a->GetTxBytes() + link.b->GetTxBytes();
+        uint64_t bytes = sent(link.a) + sent(link.b);
         if (link.tier == "io")
         {
             b.io += bytes;
@@ -441,6 +446,15 @@ WaferOptions()
                 return UnsignedOption<W>("middle-stages",
                                          "FRED switches: middle subnetworks m of Fred_m(P)",
                                          &W::middleStages);
+            }),
+        WaferField(
+            []
+            {
+                return ChoiceOption<W>("network",
+                                       "packet (the fabric, packet by packet) or flow (max-min "
+                                       "fair flows over the same routes and switch trees)",
+                                       &W::network,
+                                       {"packet", "flow"});
             }),
     };
     return options;

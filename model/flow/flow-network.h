@@ -223,6 +223,23 @@ private:
     uint64_t m_solves{0};
     uint32_t m_maxActive{0};
     TracedCallback<uint32_t, double, Time> m_flowDoneTrace;
+
+public:
+    /**
+     * \param link a link
+     * \return its fixed delay, s: propagation plus the receiving switch's latency
+     */
+    double GetDelay(uint32_t link) const;
+
+    /**
+     * The latency of one packet along links a packet crosses one after
+     * another (as Resolve counts it): every link's delay, and the store and
+     * forward of the packet on every link after the first.
+     * \param links the links, first hop first
+     * \param packetBytes the packet's bytes on the wire
+     * \return s
+     */
+    double GetPathLatency(const std::vector<uint32_t>& links, double packetBytes) const;
 };
 
 } // namespace ns3

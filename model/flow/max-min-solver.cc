@@ -108,7 +108,11 @@ MaxMinSolver::Solve()
             for (uint32_t i = 0; i < m_nUses[f]; ++i)
             {
                 const Use& u = m_uses[f][i];
-                m_capacity[u.link] = std::max(0.0, m_capacity[u.link] - u.weight * m_rate[f]);
+                // a link filled up to rounding is full: a residue of a few ulps would give
+                // the next priorities rates near 0 and finish times beyond any horizon
+                double before = m_capacity[u.link];
+                double after = before - u.weight * m_rate[f];
+                m_capacity[u.link] = after > 1e-9 * before ? after : 0.0;
             }
         }
     }

@@ -90,6 +90,9 @@ public:
     std::vector<std::vector<uint32_t>> MeshTree(uint32_t io) const;
 
 private:
+    /// network=flow, mesh: every controller's stream as one flow over its relay tree.
+    void StartMeshFlows(uint64_t bytes, uint64_t packets);
+
     struct State;
     Wafer& m_wafer;
     FredCollectives* m_shared; //!< shared FRED engine and programs (null: its own)

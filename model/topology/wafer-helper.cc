@@ -138,6 +138,7 @@ WaferConfig::Validate() const
                                     + std::to_string(FabricHeader::SERIALIZED_SIZE)
                                     + "-byte FabricHeader makes packets of at most 1 MiB)");
     }
+    dlnet::ParseChoice("network", network, {"packet", "flow"});
     if (middleStages < 1)
     {
         throw std::invalid_argument("middle-stages: got 0; expected a whole number of at least 1");
@@ -169,6 +170,7 @@ WaferTopology(const WaferConfig& config)
     t.mtu = config.payloadBytes + FabricHeader::SERIALIZED_SIZE;
     t.trafficClasses = 4;
     t.flowControl = "lossless";
+    t.network = config.network;
     WaferVariant variant = ParseWaferVariant("variant", config.variant);
     if (variant == WaferVariant::MESH)
     {

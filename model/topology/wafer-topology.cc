@@ -109,6 +109,10 @@ AttachIo(Wafer& wafer, const FabricHelper& helper, Ptr<FabricSwitch> sw, DataRat
     cluster.links.push_back(
         Cluster::Link{"io", "io" + std::to_string(index), swName, ioDev, swDev});
     cluster.endpoints.push_back(helper.InstallEndpoint(node, ioDev, rank, cluster.directory));
+    if (cluster.flow)
+    {
+        cluster.flow->Attach(cluster.endpoints.back()); // built after the NPUs' network
+    }
     wafer.ioRanks.push_back(rank);
     return port;
 }
@@ -274,15 +278,16 @@ WaferScaleTopology::WaferScaleTopology(const WaferConfig& config)
 WaferConfig
 WaferScaleTopology::FromTopologyConfig(const TopologyConfig& config, WaferVariant variant)
 {
-    static const std::set<std::string> taken = {"topology", "link-rate", "link-delay", "mtu"};
+    static const std::set<std::string> taken
+        = {"topology", "link-rate", "link-delay", "mtu", "network"};
     for (const auto& option : config.given)
     {
         if (!taken.count(option))
         {
             throw std::invalid_argument(option + ": does not apply to a " + WaferKindName(variant)
                                         + "; a wafer takes link-rate (NPU bandwidth), link-delay "
-                                          "and mtu (it is lossless, 4 traffic classes, switch "
-                                          "latency 0)");
+                                          ", mtu and network (it is lossless, 4 traffic "
+                                          "classes, switch latency 0)");
         }
     }
     WaferConfig w;
@@ -303,6 +308,7 @@ WaferScaleTopology::FromTopologyConfig(const TopologyConfig& config, WaferVarian
             + std::to_string(FabricHeader::SERIALIZED_SIZE) + "-byte header");
     }
     w.payloadBytes = config.mtu - FabricHeader::SERIALIZED_SIZE;
+    w.network = config.network;
     w.Validate();
     return w;
 }
