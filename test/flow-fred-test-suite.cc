@@ -47,8 +47,8 @@ public:
     /// meant to be within 5 % (latency-bound sizes)
     WaferTwinCase(const std::string& scenario, uint64_t bytes, uint32_t chunks = 64)
         : TestCase("flow against packet level: wafer scenario " + scenario + ", "
-                   + std::to_string(bytes >> 10) + " KiB per NPU, " + std::to_string(chunks)
-                   + " chunks")
+                   + std::to_string(bytes >> 10) + " KiB"
+                   + (chunks == 64 ? "" : ", " + std::to_string(chunks) + " chunks"))
         , m_scenario(scenario)
         , m_bytes(bytes)
         , m_chunks(chunks)

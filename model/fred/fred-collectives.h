@@ -32,6 +32,11 @@ namespace ns3
  * are the local indices of the NPUs of its fullest L1, so that data-parallel
  * groups (one NPU per L1, same local index) each keep to one L2, and the
  * wafer-wide group spreads over all four.
+ *
+ * On a wafer built with network=flow (Cluster::flow set) the jobs run on a
+ * FredFlowEngine instead of the FredEngine: the same plans, installed on the
+ * same programs (so the Fred_m(P) check refuses, or serialises, the same
+ * jobs), carried as flows of the cluster's FlowNetwork.
  */
 class FredCollectives
 {

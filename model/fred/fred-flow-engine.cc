@@ -107,23 +107,12 @@ private:
         const bool root = f.parents.empty();
         auto sendDown = [&](uint32_t except)
         {
-            if (f.reduce && !f.targetPort.empty())
-            {
-                uint32_t port = m_target < f.targetPort.size() ? f.targetPort[m_target]
-                                                               : FredSwitchFlow::NONE;
-                if (port != FredSwitchFlow::NONE)
-                {
-                    Send(sw, f, port, true, t);
-                }
-                return;
-            }
-            for (uint32_t port : f.outputs)
-            {
-                if (port != except)
-                {
-                    Send(sw, f, port, true, t);
-                }
-            }
+            f.ForEachDownPort(m_target,
+                              except,
+                              [&](uint32_t port)
+                              {
+                                  Send(sw, f, port, true, t);
+                              });
         };
         auto sendUp = [&]()
         {
@@ -247,41 +236,22 @@ FredFlowEngine::Trees(const FredJob& job, const FredPlan& plan)
         return m_endpoints.at(address)->GetDevice();
     };
 
-    std::vector<FlowTree> trees;
-    if (job.Reduces())
-    {
-        // one tree: every source sends every class; a switch merges them
-        FlowTree tree;
-        for (uint32_t t = 0; t < parts.size(); ++t)
-        {
-            for (uint32_t j = 0; j < planes; ++j)
-            {
-                double wire = ClassWire(parts[t], job.payloadBytes, planes, j);
-                if (wire <= 0)
-                {
-                    continue;
-                }
-                TreeWalk walk(*m_network, plan, packet);
-                for (uint32_t s : job.sources)
-                {
-                    walk.From(deviceOf(s), t, j);
-                }
-                for (uint32_t link : walk.links)
-                {
-                    tree.wire[link] += wire;
-                }
-                tree.sourceWire += wire;
-                tree.latency = std::max(tree.latency, walk.latency);
-            }
-        }
-        trees.push_back(tree);
-        return trees;
-    }
-    // a copying job: each source's part on its own multicast tree
+    // A reducing job is one tree (every source sends every class, a switch merges
+    // them); a copying job one tree per source (its own part on its own tree).
+    std::vector<std::vector<uint32_t>> senders; // sources (by index) per tree
     for (uint32_t s = 0; s < job.sources.size(); ++s)
     {
+        if (!job.Reduces() || senders.empty())
+        {
+            senders.emplace_back();
+        }
+        senders.back().push_back(s);
+    }
+    std::vector<FlowTree> trees;
+    for (const auto& group : senders)
+    {
         FlowTree tree;
-        for (uint32_t t : FredPartsSent(job, parts, s))
+        for (uint32_t t : FredPartsSent(job, parts, group.front()))
         {
             for (uint32_t j = 0; j < planes; ++j)
             {
@@ -291,7 +261,10 @@ FredFlowEngine::Trees(const FredJob& job, const FredPlan& plan)
                     continue;
                 }
                 TreeWalk walk(*m_network, plan, packet);
-                walk.From(deviceOf(job.sources[s]), t, j);
+                for (uint32_t s : group)
+                {
+                    walk.From(deviceOf(job.sources[s]), t, j);
+                }
                 for (uint32_t link : walk.links)
                 {
                     tree.wire[link] += wire;

@@ -45,6 +45,13 @@ struct StreamingRecord
  * the switches copy: one distribution flow per switch (FredCollectives): its
  * own, or one shared with in-switch collectives (fred-in-switch), whose engine
  * then runs the streams and the collectives side by side.
+ *
+ * At network=flow (the wafer's Cluster::flow set) no packet is sent: on the
+ * mesh every controller's stream is one flow over its relay tree (each copy
+ * an NPU relays loads the links of its route; the stream ends when its last
+ * byte has left the controller and crossed the tree's longest path, every
+ * relaying NPU storing the packet before it sends it on); on FRED the
+ * FredCollectives run it as FredFlowEngine's flows.
  */
 class WeightStreaming
 {

@@ -285,8 +285,8 @@ WaferScaleTopology::FromTopologyConfig(const TopologyConfig& config, WaferVarian
         if (!taken.count(option))
         {
             throw std::invalid_argument(option + ": does not apply to a " + WaferKindName(variant)
-                                        + "; a wafer takes link-rate (NPU bandwidth), link-delay "
-                                          ", mtu and network (it is lossless, 4 traffic "
+                                        + "; a wafer takes link-rate (NPU bandwidth), "
+                                          "link-delay, mtu and network (it is lossless, 4 traffic "
                                           "classes, switch latency 0)");
         }
     }
