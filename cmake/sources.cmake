@@ -55,6 +55,7 @@ set(DLNET_SOURCES
   model/fred/fred-header.cc
   model/fred/fred-switch-program.cc
   model/fred/fred-engine.cc
+  model/fred/fred-flow-engine.cc
   model/fred/fred-routing.cc
   model/fred/weight-streaming.cc
   model/fred/fred-collectives.cc
@@ -160,6 +161,7 @@ set(DLNET_HEADERS
   model/fred/fred-header.h
   model/fred/fred-switch-program.h
   model/fred/fred-engine.h
+  model/fred/fred-flow-engine.h
   model/fred/fred-routing.h
   model/fred/weight-streaming.h
   model/fred/fred-collectives.h

@@ -37,6 +37,7 @@
 #include "ns3/fred-backend.h"
 #include "ns3/fred-collectives.h"
 #include "ns3/fred-engine.h"
+#include "ns3/fred-flow-engine.h"
 #include "ns3/fred-header.h"
 #include "ns3/fred-routing.h"
 #include "ns3/fred-switch-program.h"

@@ -337,6 +337,16 @@ public:
      * \return its link number
      */
     uint32_t AddLink(double capacity);
+
+    /**
+     * The latency of one packet along links a packet crosses one after
+     * another (as Resolve counts it): every link's delay, and the store and
+     * forward of the packet on every link after the first.
+     * \param links the links, first hop first
+     * \param packetBytes the packet's bytes on the wire
+     * \return s
+     */
+    double GetPathLatency(const std::vector<uint32_t>& links, double packetBytes) const;
 };
 
 } // namespace ns3
