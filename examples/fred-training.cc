@@ -47,6 +47,7 @@ main(int argc, char* argv[])
                          layers);
             cmd.AddValue("mtu", "wafer packet in bytes, header included", mtu);
             cmd.AddValue("iterations", "iterations per run (the first is the warm-up)", iterations);
+            cmd.AddValue("network", NETWORK_OPTION_HELP, config.network);
             cmd.AddValue("results", "folder for CSV, JSON and PNG output", results);
             cmd.Parse(argc, argv);
             config.workloads = dlnet::ParseList("workloads", workloads, FredTrainingWorkloads());

@@ -83,6 +83,7 @@ FredTrainingConfig::Validate() const
     {
         dlnet::ParseChoice("workloads", w, FredTrainingWorkloads());
     }
+    dlnet::ParseChoice("network", network, {"packet", "flow"});
     for (const auto& v : variants)
     {
         dlnet::ParseChoice("variants", v, FredTrainingVariants());
@@ -124,6 +125,8 @@ FredTrainingRun(const FredTrainingConfig& config,
     c.topology.kind = v == "mesh" ? "wafer-mesh" : v;
     c.topology.mtu = config.mtu;
     c.topology.given.insert("mtu");
+    c.topology.network = config.network;
+    c.topology.given.insert("network");
     c.device = "fred-npu";
     c.type = "fp16"; // the paper's fp16 gradients (ResNet's zoo default is fp32)
     c.iterations = config.iterations;
@@ -325,6 +328,12 @@ FredTrainingFields()
          {
              return nlohmann::json(r.events);
          }},
+        {"network",
+         "",
+         [](const R& r)
+         {
+             return nlohmann::json(r.job.network);
+         }},
     };
     return fields;
 }
@@ -372,7 +381,8 @@ void
 PrintFredTrainingTable(const std::vector<FredTrainingRow>& rows)
 {
     std::printf("FRED end-to-end training (per iteration, mean rank; exposed communication per "
-                "dimension)\n");
+                "dimension; %s level)\n",
+                rows.empty() ? "-" : rows[0].job.network.c_str());
     std::printf("%-16s %-7s %6s %11s %10s %9s %9s %9s %9s %9s %8s %6s %7s\n",
                 "workload",
                 "variant",
@@ -447,7 +457,8 @@ WriteFredTrainingResults(const FredTrainingConfig& config,
                    {"variants", config.variants},
                    {"layers", config.layers},
                    {"mtu", config.mtu},
-                   {"iterations", config.iterations}};
+                   {"iterations", config.iterations},
+                   {"network", config.network}};
     j["fields"] = FieldsJson(FredTrainingFields());
     j["rows"] = RowsJson(FredTrainingFields(), rows);
     WriteJson(written[1], j);

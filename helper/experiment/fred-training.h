@@ -40,9 +40,10 @@ struct FredTrainingConfig
     std::vector<std::string> workloads{
         "resnet152", "transformer-17b", "gpt3-175b", "transformer-1t"};
     std::vector<std::string> variants{"mesh", "fred-c", "fred-d"};
-    uint32_t layers{4};     //!< transformer layers simulated (the full model: 0)
-    uint32_t mtu{1 << 20};  //!< wafer packet, header included (the largest the fabric takes)
-    uint32_t iterations{2}; //!< simulated per run; the first is the warm-up
+    uint32_t layers{4};            //!< transformer layers simulated (the full model: 0)
+    uint32_t mtu{1 << 20};         //!< wafer packet, header included (the largest the fabric takes)
+    uint32_t iterations{2};        //!< simulated per run; the first is the warm-up
+    std::string network{"packet"}; //!< packet (the fabric) or flow (FlowNetwork)
 
     /// Throw std::invalid_argument naming the field.
     void Validate() const;

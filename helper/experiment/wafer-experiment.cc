@@ -60,6 +60,7 @@ struct LinkBytes
     uint64_t npu{0};
     uint64_t upper{0};
     uint64_t io{0};
+    std::string network; //!< the model that carried them: packet or flow
 };
 
 /// Functional input of communicator index m (the collective experiment's values).
@@ -122,9 +123,13 @@ LinkBytes
 CountLinkBytes(const Wafer& w)
 {
     LinkBytes b;
+    b.network = w.cluster.GetNetwork();
     for (const auto& link : w.cluster.links)
     {
-        uint64_t bytes = link.a->GetTxBytes() + link.b->GetTxBytes();
+        // at flow level no packet crossed the devices: the flow network's bytes per link
+        uint64_t bytes = w.cluster.flow ? std::llround(w.cluster.flow->GetCarriedBytes(link.a)
+                                                       + w.cluster.flow->GetCarriedBytes(link.b))
+                                        : link.a->GetTxBytes() + link.b->GetTxBytes();
         if (link.tier == "io")
         {
             b.io += bytes;
@@ -292,6 +297,7 @@ Summarise(const std::string& variant,
     row.npuLinkBytes = bytes.npu;
     row.upperLinkBytes = bytes.upper;
     row.ioLinkBytes = bytes.io;
+    row.network = bytes.network;
     row.checked = functional;
     double senders = 0;
     for (std::size_t i = 0; i < launches.size(); ++i)
@@ -410,6 +416,12 @@ WaferOptions()
                       &C::serialise),
         UnsignedOption<C>("seed", "random seed (at least 1)", &C::seed, 1),
         UnsignedOption<C>("run", "random run number", &C::run),
+        WaferField(
+            []
+            {
+                return ChoiceOption<W>(
+                    "network", NETWORK_OPTION_HELP, &W::network, {"packet", "flow"});
+            }),
         WaferField(
             []
             {

@@ -142,6 +142,7 @@ WaferConfig::Validate() const
     {
         throw std::invalid_argument("middle-stages: got 0; expected a whole number of at least 1");
     }
+    dlnet::ParseChoice("network", network, {"packet", "flow"});
 }
 
 bool
@@ -169,6 +170,7 @@ WaferTopology(const WaferConfig& config)
     t.mtu = config.payloadBytes + FabricHeader::SERIALIZED_SIZE;
     t.trafficClasses = 4;
     t.flowControl = "lossless";
+    t.network = config.network;
     WaferVariant variant = ParseWaferVariant("variant", config.variant);
     if (variant == WaferVariant::MESH)
     {

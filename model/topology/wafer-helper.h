@@ -93,10 +93,11 @@ struct WaferConfig
     std::string linkDelay{"20ns"};        //!< every wafer link but the mesh NPU-router ones (0)
     uint32_t payloadBytes{4096};          //!< data per packet (the MTU adds the 24-byte header)
     uint32_t middleStages{3};             //!< FRED switches: middle subnetworks m of Fred_m(P)
+    std::string network{"packet"};        //!< packet (the fabric) or flow (FlowNetwork)
 
     /// Throw std::invalid_argument naming the first bad field and its allowed values; the
     /// fields are named as options: variant, npu-bandwidth, io-rate, link-delay,
-    /// payload-bytes (64 to 1 MiB - 24), middle-stages (at least 1).
+    /// payload-bytes (64 to 1 MiB - 24), middle-stages (at least 1), network (packet, flow).
     void Validate() const;
 };
 

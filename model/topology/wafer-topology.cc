@@ -109,6 +109,10 @@ AttachIo(Wafer& wafer, const FabricHelper& helper, Ptr<FabricSwitch> sw, DataRat
     cluster.links.push_back(
         Cluster::Link{"io", "io" + std::to_string(index), swName, ioDev, swDev});
     cluster.endpoints.push_back(helper.InstallEndpoint(node, ioDev, rank, cluster.directory));
+    if (cluster.flow)
+    {
+        cluster.flow->Attach(cluster.endpoints.back()); // network=flow carries its messages too
+    }
     wafer.ioRanks.push_back(rank);
     return port;
 }
@@ -269,20 +273,25 @@ WaferScaleTopology::WaferScaleTopology(const WaferConfig& config)
     m_config.hostLinkRate = config.npuBandwidth;
     m_config.hostLinkDelay = config.linkDelay;
     m_config.given = {"link-rate", "link-delay", "mtu"};
+    if (config.network != "packet")
+    {
+        m_config.given.insert("network");
+    }
 }
 
 WaferConfig
 WaferScaleTopology::FromTopologyConfig(const TopologyConfig& config, WaferVariant variant)
 {
-    static const std::set<std::string> taken = {"topology", "link-rate", "link-delay", "mtu"};
+    static const std::set<std::string> taken
+        = {"topology", "link-rate", "link-delay", "mtu", "network"};
     for (const auto& option : config.given)
     {
         if (!taken.count(option))
         {
             throw std::invalid_argument(option + ": does not apply to a " + WaferKindName(variant)
-                                        + "; a wafer takes link-rate (NPU bandwidth), link-delay "
-                                          "and mtu (it is lossless, 4 traffic classes, switch "
-                                          "latency 0)");
+                                        + "; a wafer takes link-rate (NPU bandwidth), link-delay, "
+                                          "mtu and network (it is lossless, 4 traffic classes, "
+                                          "switch latency 0)");
         }
     }
     WaferConfig w;
@@ -303,6 +312,7 @@ WaferScaleTopology::FromTopologyConfig(const TopologyConfig& config, WaferVarian
             + std::to_string(FabricHeader::SERIALIZED_SIZE) + "-byte header");
     }
     w.payloadBytes = config.mtu - FabricHeader::SERIALIZED_SIZE;
+    w.network = config.network;
     w.Validate();
     return w;
 }
