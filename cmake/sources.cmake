@@ -62,6 +62,7 @@ set(DLNET_SOURCES
   model/fred/fred-backend.cc
   model/workload/model-layer.cc
   model/workload/model-zoo.cc
+  model/workload/transformer-kernels.cc
   model/workload/training-graph.cc
   model/workload/compute-model.cc
   model/workload/training-plan.cc
@@ -86,6 +87,7 @@ set(DLNET_SOURCES
   helper/experiment/simulation-scope.cc
   helper/experiment/fred-training.cc
   helper/experiment/training-experiment.cc
+  helper/experiment/megatron-scaling.cc
   helper/experiment/plan-simulation.cc
   helper/experiment/training-writer.cc
   helper/experiment/heterps-experiment.cc
@@ -168,6 +170,7 @@ set(DLNET_HEADERS
   model/fred/fred-backend.h
   model/workload/model-layer.h
   model/workload/model-zoo.h
+  model/workload/transformer-kernels.h
   model/workload/training-graph.h
   model/workload/workload-import.h
   model/workload/compute-model.h
@@ -188,6 +191,7 @@ set(DLNET_HEADERS
   helper/experiment/simulation-scope.h
   helper/experiment/fred-training.h
   helper/experiment/training-experiment.h
+  helper/experiment/megatron-scaling.h
   helper/experiment/training-writer.h
   helper/experiment/traffic-experiment.h
   helper/experiment/collective-experiment.h
