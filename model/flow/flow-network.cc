@@ -168,6 +168,15 @@ FlowNetwork::Resolve(uint32_t src, uint32_t dst, uint32_t msgId, double packetBy
 FlowRoute
 FlowNetwork::Resolve(uint32_t src, uint32_t dst, uint32_t msgId, const PacketTrain& train)
 {
+    FlowRoute route;
+    ResolveInto(src, dst, msgId, train, route);
+    return route;
+}
+
+void
+FlowNetwork::ResolveInto(
+    uint32_t src, uint32_t dst, uint32_t msgId, const PacketTrain& train, FlowRoute& route)
+{
     if (src >= m_endpoints.size() || !m_endpoints[src] || dst >= m_endpoints.size()
         || !m_endpoints[dst])
     {
@@ -180,10 +189,11 @@ FlowNetwork::Resolve(uint32_t src, uint32_t dst, uint32_t msgId, const PacketTra
     {
         m_endpointLink[src] = GetLink(m_endpoints[src]->GetDevice());
     }
-    FlowRoute route;
+    route.uses.clear();
+    route.latency = 0;
+    route.hops = 0;
     m_path.clear();
     Walk(src, dst, msgId, train, m_endpointLink[src], 1.0, route);
-    return route;
 }
 
 double
@@ -315,7 +325,6 @@ FlowNetwork::Carry(FabricEndpoint& source,
     train.largest = std::min<double>(message.bytes, segment) + FabricHeader::SERIALIZED_SIZE;
     train.last = double(message.bytes - uint64_t(message.packets - 1) * segment)
                  + FabricHeader::SERIALIZED_SIZE;
-    FlowRoute route = Resolve(message.src, message.dst, message.msgId, train);
     uint32_t index;
     if (!m_freePending.empty())
     {
@@ -328,9 +337,17 @@ FlowNetwork::Carry(FabricEndpoint& source,
         m_pending.emplace_back();
     }
     Pending& p = m_pending[index];
+    try
+    {
+        ResolveInto(message.src, message.dst, message.msgId, train, p.route); // (reuses its uses)
+    }
+    catch (...)
+    {
+        m_freePending.push_back(index);
+        throw;
+    }
     p.message = message;
     p.onDelivered = onDelivered;
-    p.route = std::move(route);
     p.message.hops = p.route.hops;
     p.vc = vc;
     p.next = NONE;
@@ -552,19 +569,21 @@ FlowNetwork::Update()
         }
     }
     m_solver.Solve();
+    // finish times beyond what a Time holds (a rate starved to rounding) wait for a change
+    const double horizon = (Time::Max() - now).GetSeconds() / 2;
     for (uint32_t i = 0; i < flows.size(); ++i)
     {
         Flow& flow = m_flows[flows[i]];
         flow.rate = m_solver.GetRate(i);
         ++flow.version;
-        Time dt = flow.rate == MaxMinSolver::NO_CAP || flow.remaining <= 0
-                      ? Time(0)
-                      : Seconds(flow.remaining / flow.rate);
-        if (flow.rate <= 0)
+        double seconds = flow.rate == MaxMinSolver::NO_CAP || flow.remaining <= 0
+                             ? 0
+                             : flow.remaining / flow.rate;
+        if (flow.rate <= 0 || !(seconds < horizon))
         {
             continue; // starved by higher priorities: waits for a change
         }
-        m_finishes.push({now + dt, flows[i], flow.version});
+        m_finishes.push({now + Seconds(seconds), flows[i], flow.version});
     }
     // drop superseded entries when they pile up
     if (m_finishes.size() > 64 + 4 * size_t(m_active))
@@ -711,6 +730,41 @@ uint32_t
 FlowNetwork::GetMaxActiveFlows() const
 {
     return m_maxActive;
+}
+
+double
+FlowNetwork::GetDelay(uint32_t link) const
+{
+    return m_links.at(link).delay;
+}
+
+uint32_t
+FlowNetwork::AddLink(double capacity)
+{
+    if (!(capacity > 0))
+    {
+        throw std::invalid_argument("network=flow: a link needs a positive capacity");
+    }
+    Link link;
+    link.device = nullptr;
+    link.capacity = capacity;
+    link.delay = 0;
+    link.peerSwitch = nullptr;
+    link.peer = nullptr;
+    m_links.push_back(std::move(link));
+    return m_links.size() - 1;
+}
+
+double
+FlowNetwork::GetPathLatency(const std::vector<uint32_t>& links, double packetBytes) const
+{
+    double t = 0;
+    for (std::size_t i = 0; i < links.size(); ++i)
+    {
+        const Link& link = m_links.at(links[i]);
+        t += link.delay + (i > 0 ? packetBytes / link.capacity : 0);
+    }
+    return t;
 }
 
 } // namespace ns3

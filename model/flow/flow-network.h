@@ -262,6 +262,8 @@ private:
         Callback<void> onSent;
     };
 
+    void ResolveInto(
+        uint32_t src, uint32_t dst, uint32_t msgId, const PacketTrain& train, FlowRoute& route);
     void StartHead(uint32_t pending);
     uint32_t Start(const std::vector<std::pair<uint32_t, double>>& uses,
                    double bytes,
@@ -319,6 +321,32 @@ private:
     uint64_t m_solves{0};
     uint32_t m_maxActive{0};
     TracedCallback<uint32_t, double, Time> m_flowDoneTrace;
+
+public:
+    /**
+     * \param link a link
+     * \return its fixed delay, s: propagation plus the receiving switch's latency
+     */
+    double GetDelay(uint32_t link) const;
+
+    /**
+     * A link that is no device's: a resource flows share as they share a
+     * link (an aggregator's processor: capacity in its own units, e.g.
+     * packets per second, the weights of the uses in the same units).
+     * \param capacity its capacity, units per second (> 0)
+     * \return its link number
+     */
+    uint32_t AddLink(double capacity);
+
+    /**
+     * The latency of one packet along links a packet crosses one after
+     * another (as Resolve counts it): every link's delay, and the store and
+     * forward of the packet on every link after the first.
+     * \param links the links, first hop first
+     * \param packetBytes the packet's bytes on the wire
+     * \return s
+     */
+    double GetPathLatency(const std::vector<uint32_t>& links, double packetBytes) const;
 };
 
 } // namespace ns3

@@ -90,6 +90,8 @@ struct TrainingSimulation::State
         std::vector<uint32_t> dependants; //!< CSR of dependants
         std::vector<std::vector<uint32_t>> streams; //!< [rank * STREAMS + s] task indices
         std::vector<uint32_t> heads;                //!< position of each stream's head
+        std::vector<uint32_t> streamOffset;         //!< CSR of each task's streams
+        std::vector<uint32_t> taskStreams;          //!< CSR of each task's streams
         std::vector<std::string> backendOf;         //!< per task: backend name (comm kinds)
         uint32_t finished{0};
     };
@@ -415,6 +417,8 @@ TrainingSimulation::Prepare(uint32_t j)
     job.streams.assign(size_t(g.ranks) * STREAMS, {});
     job.heads.assign(job.streams.size(), 0);
     job.depOffset.assign(n + 1, 0);
+    job.streamOffset.assign(n + 1, 0);
+    job.taskStreams.clear();
     for (uint32_t t = 0; t < n; ++t)
     {
         const TrainingTask& task = g.tasks[t];
@@ -428,7 +432,9 @@ TrainingSimulation::Prepare(uint32_t j)
         for (uint32_t st : StreamsOf(task))
         {
             job.streams[st].push_back(t);
+            job.taskStreams.push_back(st);
         }
+        job.streamOffset[t + 1] = job.taskStreams.size();
     }
     for (uint32_t t = 0; t < n; ++t)
     {
@@ -514,7 +520,10 @@ TrainingSimulation::StreamsOf(const TrainingTask& task)
     switch (task.kind)
     {
         case TrainingTaskKind::COMPUTE:
-            out.push_back(task.ranks.at(0) * STREAMS + COMPUTE_STREAM);
+            for (uint32_t r : task.ranks)
+            {
+                out.push_back(r * STREAMS + COMPUTE_STREAM);
+            }
             break;
         case TrainingTaskKind::COLLECTIVE:
         case TrainingTaskKind::STREAM:
@@ -576,8 +585,9 @@ TrainingSimulation::TryStart(uint32_t j, uint32_t t)
         return;
     }
     const TrainingTask& task = job.setup->graph.tasks[t];
-    for (uint32_t st : StreamsOf(task))
+    for (uint32_t i = job.streamOffset[t]; i < job.streamOffset[t + 1]; ++i)
     {
+        uint32_t st = job.taskStreams[i];
         if (job.heads[st] >= job.streams[st].size() || job.streams[st][job.heads[st]] != t)
         {
             return;
@@ -728,13 +738,13 @@ TrainingSimulation::WorkEnd(uint32_t j, uint32_t t)
         }
     }
     // free the streams: their next tasks may start
-    std::vector<uint32_t> streams = StreamsOf(task);
-    for (uint32_t st : streams)
+    for (uint32_t i = job.streamOffset[t]; i < job.streamOffset[t + 1]; ++i)
     {
-        ++job.heads[st];
+        ++job.heads[job.taskStreams[i]];
     }
-    for (uint32_t st : streams)
+    for (uint32_t i = job.streamOffset[t]; i < job.streamOffset[t + 1]; ++i)
     {
+        uint32_t st = job.taskStreams[i];
         if (job.heads[st] < job.streams[st].size())
         {
             TryStart(j, job.streams[st][job.heads[st]]);
