@@ -10,7 +10,9 @@
 // Each case runs in a child process of its own, so that its peak resident
 // memory is its own. Nothing here is asserted: the figures go in bench/README.md.
 //
-//   ./build/bench/training-bench [--case=all|resnet|gpt] [--gpt-layers=2]
+//   ./build/bench/training-bench [--case=all|resnet|gpt] [--gpt-layers=2] [--network=packet]
+//
+// --network=flow runs the same cases at flow level (the speed-up against packet level).
 
 #include "ns3/dlnet-module.h"
 
@@ -102,12 +104,16 @@ main(int argc, char* argv[])
         {
             std::string which = "all";
             uint32_t gptLayers = 2;
+            std::string network = "packet";
             CommandLine cmd(__FILE__);
             cmd.AddValue("case", "all, resnet or gpt", which);
             cmd.AddValue(
                 "gpt-layers", "transformer layers of the GPT-3-like case (GPT-3: 96)", gptLayers);
+            cmd.AddValue("network", NETWORK_OPTION_HELP, network);
             cmd.Parse(argc, argv);
             dlnet::ParseChoice("case", which, {"all", "resnet", "gpt"});
+            dlnet::ParseChoice("network", network, {"packet", "flow"});
+            std::printf("network=%s\n", network.c_str());
             std::vector<std::pair<std::string, std::string>> cases;
             if (which != "gpt")
             {
@@ -132,6 +138,7 @@ main(int argc, char* argv[])
             for (const auto& [name, what] : cases)
             {
                 TrainingConfig c = name == "resnet" ? ResNetCase() : GptCase(gptLayers);
+                c.topology.network = network;
                 pid_t child = fork();
                 if (child == 0)
                 {

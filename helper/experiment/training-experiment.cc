@@ -170,10 +170,11 @@ struct Outcome
     std::string network; //!< the model that carried the messages
 };
 
+/// Run jobs together; they are moved into the simulation and back (no copy of the graphs).
 Outcome
 Simulate(const TrainingConfig& c,
          Ptr<const Topology> topology,
-         const std::vector<TrainingJobSetup>& jobs)
+         std::vector<TrainingJobSetup>& jobs)
 {
     Outcome out;
     SimulationScope scope(c.seed, c.run, c.ns3Attributes);
@@ -190,17 +191,19 @@ Simulate(const TrainingConfig& c,
         }
     } disposeAtExit{sim};
     sim->SetAttribute("FreeCommunication", BooleanValue(c.freeCommunication));
-    sim->Setup(cluster, topology, jobs);
+    uint32_t n = jobs.size();
+    sim->Setup(cluster, topology, std::move(jobs));
     sim->Start();
     Simulator::Run();
     if (!sim->IsFinished())
     {
         throw std::runtime_error("training: the jobs did not finish: " + sim->DescribeStuck());
     }
-    for (uint32_t j = 0; j < jobs.size(); ++j)
+    for (uint32_t j = 0; j < n; ++j)
     {
         out.runs.push_back(sim->GetRuns(j));
     }
+    jobs = sim->ReleaseJobs();
     out.events = Simulator::GetEventCount();
     return out;
 }
@@ -630,7 +633,8 @@ RunTraining(const TrainingConfig& c)
     {
         for (uint32_t j = 0; j < c.jobs; ++j)
         {
-            Outcome alone = Simulate(c, topology, {result.setups[j]});
+            std::vector<TrainingJobSetup> one = {result.setups[j]};
+            Outcome alone = Simulate(c, topology, one);
             TrainingJobRow row = RowOf(c, result.setups[j], alone, 0, "alone", nullptr);
             // an iteration of 0 s alone (no compute, free communication) has no slowdown
             if (row.iterationSeconds > 0)

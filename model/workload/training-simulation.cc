@@ -850,6 +850,15 @@ TrainingSimulation::GetJobs() const
     return m_state->setups;
 }
 
+std::vector<TrainingJobSetup>
+TrainingSimulation::ReleaseJobs()
+{
+    std::vector<TrainingJobSetup> jobs = std::move(m_state->setups);
+    m_state->setups.clear();
+    m_state->jobs.clear();
+    return jobs;
+}
+
 const std::vector<TrainingTaskRun>&
 TrainingSimulation::GetRuns(uint32_t job) const
 {

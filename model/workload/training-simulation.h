@@ -121,6 +121,12 @@ public:
     bool IsFinished() const;
     /// \return the jobs as set up
     const std::vector<TrainingJobSetup>& GetJobs() const;
+    /**
+     * Hand the jobs back (their graphs are not copied), once the runs are read: after
+     * this the simulation holds no job and must only be disposed.
+     * \return the jobs as set up
+     */
+    std::vector<TrainingJobSetup> ReleaseJobs();
     /// \return every task's run of a job, by task index (valid once finished)
     const std::vector<TrainingTaskRun>& GetRuns(uint32_t job) const;
     /// \return collectives started (all jobs)
