@@ -62,6 +62,7 @@ PrintSummary(const TrafficConfig& c, const TrafficResult& r)
                 r.pattern.c_str(),
                 static_cast<unsigned long long>(c.messageBytes),
                 c.functional ? "functional (bytes checked)" : "timing");
+    std::printf("%-28s %s\n", "network", r.network.c_str());
     std::printf("%-28s %s\n", "flow control", c.topology.flowControl.c_str());
     std::printf("%-28s %llu of %llu%s\n",
                 "messages delivered",

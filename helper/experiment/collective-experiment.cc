@@ -388,6 +388,8 @@ RunCollective(const CollectiveConfig& c)
         {
             SimulationScope scope(c.seed, c.run, c.ns3Attributes);
             Cluster cluster = topology->Build();
+            row.network = cluster.GetNetwork();
+            result.network = row.network;
             std::vector<LinkPhase> phases = backend->Phases(req, comm);
             if (!phases.empty())
             {

@@ -104,6 +104,7 @@ struct CollectiveRow
     double aggregatorUtilisation{
         0}; //!< in-network: busiest aggregator-to-worker link, busy fraction
     uint64_t events{0};
+    std::string network;   //!< the model that carried the messages: packet or flow
     double wallSeconds{0}; //!< not written to result files
 };
 
@@ -111,6 +112,7 @@ struct CollectiveRow
 struct CollectiveResult
 {
     std::string topology;
+    std::string network; //!< the model that carried the messages: packet or flow
     std::string op;
     uint32_t ranks{0};
     NetworkModel model; //!< what the predictor assumed

@@ -50,6 +50,7 @@ CollectiveRowFields()
         {"events", "", [](const R& r) { return J(r.row.events); }},
         {"estimate_s", "s", [](const R& r) { return r.row.estimate < 0 ? J() : J(r.row.estimate); }},
         {"busiest_link", "", [](const R& r) { return J(r.row.busiestLink); }},
+        {"network", "", [](const R& r) { return J(r.row.network); }},
     };
     // clang-format on
     return fields;
@@ -64,6 +65,7 @@ CollectiveSummaryFields()
     // clang-format off
     static const FieldTable<R> fields = {
         {"topology", "", [](const R& r) { return J(r.topology); }},
+        {"network", "", [](const R& r) { return J(r.network); }},
         {"op", "", [](const R& r) { return J(r.op); }},
         {"ranks", "", [](const R& r) { return J(r.ranks); }},
         {"model", "", [](const R& r) { return J{{"alpha_s", r.model.alpha},
@@ -102,10 +104,11 @@ PrintCollectiveTable(const CollectiveConfig& config, const std::vector<Collectiv
 {
     for (const auto& s : sweeps)
     {
-        std::printf("\n# %s on %s, %u ranks%s\n",
+        std::printf("\n# %s on %s, %u ranks, %s level%s\n",
                     s.op.c_str(),
                     s.topology.c_str(),
                     s.ranks,
+                    s.network.c_str(),
                     config.functional ? " (functional: every rank's result checked)" : "");
         std::printf("#%12s %12s %6s %6s %-20s %12s %11s %11s %10s %12s %6s\n",
                     "size",

@@ -13,6 +13,10 @@
 namespace ns3
 {
 
+const char* const NETWORK_OPTION_HELP
+    = "packet (every packet through devices and switches) or flow (messages as max-min fair "
+      "flows over the same routes; lossless only, no pcap)";
+
 const std::vector<ExperimentOption<TopologyConfig>>&
 TopologyOptions()
 {
@@ -148,11 +152,7 @@ TopologyOptions()
         UnsignedOption<T>("ecmp-seed", "perturbation of the ECMP hash", &T::ecmpSeed),
         TextOption<T>(
             "pcap", "non-empty: write a PCAP file per device with this prefix", &T::pcapPrefix),
-        ChoiceOption<T>("network",
-                        "packet (every packet through devices and switches) or flow (messages as "
-                        "max-min fair flows over the same routes)",
-                        &T::network,
-                        {"packet", "flow"}),
+        ChoiceOption<T>("network", NETWORK_OPTION_HELP, &T::network, {"packet", "flow"}),
     });
     return options;
 }

@@ -57,6 +57,9 @@ RecordGiven(std::vector<ExperimentOption<Config>> options)
 /// \return the options of a TopologyConfig
 const std::vector<ExperimentOption<TopologyConfig>>& TopologyOptions();
 
+/// The help of every experiment's network option (packet or flow).
+extern const char* const NETWORK_OPTION_HELP;
+
 /**
  * \return the topology options, applied to the `topology` member of Config
  */

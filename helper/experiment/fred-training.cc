@@ -83,6 +83,7 @@ FredTrainingConfig::Validate() const
     {
         dlnet::ParseChoice("workloads", w, FredTrainingWorkloads());
     }
+    dlnet::ParseChoice("network", network, {"packet", "flow"});
     for (const auto& v : variants)
     {
         dlnet::ParseChoice("variants", v, FredTrainingVariants());
@@ -104,7 +105,6 @@ FredTrainingConfig::Validate() const
     {
         throw std::invalid_argument("iterations: got 0; at least 1");
     }
-    dlnet::ParseChoice("network", network, {"packet", "flow"});
     for (const auto& w : workloads)
     {
         for (const auto& v : variants)
@@ -328,6 +328,12 @@ FredTrainingFields()
          {
              return nlohmann::json(r.events);
          }},
+        {"network",
+         "",
+         [](const R& r)
+         {
+             return nlohmann::json(r.job.network);
+         }},
     };
     return fields;
 }
@@ -375,7 +381,8 @@ void
 PrintFredTrainingTable(const std::vector<FredTrainingRow>& rows)
 {
     std::printf("FRED end-to-end training (per iteration, mean rank; exposed communication per "
-                "dimension)\n");
+                "dimension; %s level)\n",
+                rows.empty() ? "-" : rows[0].job.network.c_str());
     std::printf("%-16s %-7s %6s %11s %10s %9s %9s %9s %9s %9s %8s %6s %7s\n",
                 "workload",
                 "variant",

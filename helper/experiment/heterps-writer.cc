@@ -594,6 +594,7 @@ ToJson(const HeterpsConfig& config, const HeterpsResult& r)
                            {"simulated_throughput", s.simulatedThroughput},
                            {"difference", s.difference},
                            {"ranks", s.ranks},
+                           {"network", s.network},
                            {"simulated_seconds", s.simulatedSeconds},
                            {"events", s.events},
                            {"explanation", s.explanation},
@@ -728,12 +729,13 @@ PrintHeterpsTable(const HeterpsConfig& config, const HeterpsResult& r)
     {
         const PlanSimulationResult& s = r.simulation;
         std::printf("\nsimulated plan of %s: predicted %.6g samples/s, simulated %.6g samples/s "
-                    "(%+.2f%%), %u ranks, %.6g simulated s, %llu events\n",
+                    "(%+.2f%%), %u ranks, %s level, %.6g simulated s, %llu events\n",
                     r.simulatedScheduler.c_str(),
                     s.predictedThroughput,
                     s.simulatedThroughput,
                     100 * s.difference,
                     s.ranks,
+                    s.network.c_str(),
                     s.simulatedSeconds,
                     static_cast<unsigned long long>(s.events));
         std::printf("%-5s %-10s %9s %12s %12s %12s %12s %12s %12s\n",

@@ -299,6 +299,7 @@ SimulatePlan(const SchedulingProblem& problem,
         SimulationScope scope(config.seed, config.run, config.ns3Attributes);
         Ptr<const Topology> topology = MakeTopology(tc);
         Cluster cluster = topology->Build();
+        result.network = cluster.GetNetwork();
         Ptr<TrainingSimulation> sim = CreateObject<TrainingSimulation>();
         // disposed before the cluster and the simulator go, even when the run throws
         struct DisposeAtExit

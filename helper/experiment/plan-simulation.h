@@ -66,6 +66,7 @@ struct PlanSimulationResult
     uint32_t ranks{0};          //!< instances (and servers) simulated
     double simulatedSeconds{0}; //!< simulated time of the whole run
     uint64_t events{0};         //!< ns-3 events executed
+    std::string network;        //!< the model that carried the messages: packet or flow
     std::string explanation;    //!< what makes the two differ, measured (one paragraph)
 };
 

@@ -87,9 +87,9 @@ LinkFields()
         {"to", "", [](const L& l) { return nlohmann::json(l.to); }},
         {"rate_bps", "bit/s", [](const L& l) { return nlohmann::json(l.rate); }},
         {"tx_bytes", "B", [](const L& l) { return nlohmann::json(l.txBytes); }},
-        {"tx_packets", "", [](const L& l) { return nlohmann::json(l.txPackets); }},
+        {"tx_packets", "", [](const L& l) { return l.perPacket ? nlohmann::json(l.txPackets) : nlohmann::json(); }},
         {"drops", "", [](const L& l) { return nlohmann::json(l.drops); }},
-        {"max_queue_bytes", "B", [](const L& l) { return nlohmann::json(l.maxQueueBytes); }},
+        {"max_queue_bytes", "B", [](const L& l) { return l.perPacket ? nlohmann::json(l.maxQueueBytes) : nlohmann::json(); }},
         {"utilisation", "fraction", [](const L& l) { return nlohmann::json(l.utilisation); }},
     };
     // clang-format on
@@ -104,6 +104,7 @@ TrafficSummaryFields()
     // clang-format off
     static const FieldTable<R> fields = {
         {"topology", "", [](const R& r) { return nlohmann::json(r.topology); }},
+        {"network", "", [](const R& r) { return nlohmann::json(r.network); }},
         {"pattern", "", [](const R& r) { return nlohmann::json(r.pattern); }},
         {"ranks", "", [](const R& r) { return nlohmann::json(r.ranks); }},
         {"expected_messages", "", [](const R& r) { return nlohmann::json(r.expectedMessages); }},

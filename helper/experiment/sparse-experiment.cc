@@ -47,7 +47,8 @@ const std::vector<std::string> kCollectiveOptions = {"link-delay",
                                                      "threshold",
                                                      "aggregator-packet-time",
                                                      "seed",
-                                                     "run"};
+                                                     "run",
+                                                     "network"};
 
 uint64_t
 TensorBytesOf(const std::string& text)

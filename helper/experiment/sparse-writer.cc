@@ -78,6 +78,7 @@ SparseFields()
         {"checked", "", [](const R& r) { return J(r.run.checked); }},
         {"correct", "", [](const R& r) { return J(r.run.correct); }},
         {"max_error", "", [](const R& r) { return J(r.run.maxError); }},
+        {"network", "", [](const R& r) { return J(r.run.network); }},
     };
     // clang-format on
     return fields;
@@ -104,7 +105,8 @@ PrintSparseHeader(const SparseConfig& config)
         = config.loss > 0 ? ", lossy fabric, loss rate " + ToJson(config)["loss"].get<std::string>()
                           : "";
     std::printf("# sparse AllReduce of a %s float32 tensor (%llu elements, %llu blocks "
-                "of %u), %s placement, aggregators on %s, %u block%s per packet, mtu %u%s\n",
+                "of %u), %s placement, aggregators on %s, %u block%s per packet, mtu %u%s, %s "
+                "level\n",
                 config.TensorText().c_str(),
                 static_cast<unsigned long long>(bytes / 4),
                 static_cast<unsigned long long>(bytes / 4 / base.blockElements),
@@ -114,7 +116,8 @@ PrintSparseHeader(const SparseConfig& config)
                 base.messageBlocks,
                 base.messageBlocks == 1 ? "" : "s",
                 base.topology.mtu,
-                loss.c_str());
+                loss.c_str(),
+                base.topology.network.c_str());
     std::fflush(stdout);
 }
 

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -215,6 +216,7 @@ RunTraffic(const TrafficConfig& c)
 
     TrafficResult result;
     result.topology = c.topology.kind;
+    result.network = cluster.GetNetwork();
     result.pattern = c.pattern;
     result.ranks = n;
     result.expectedMessages = uint64_t(flows.size()) * c.messages;
@@ -312,10 +314,20 @@ RunTraffic(const TrafficConfig& c)
             l.from = dir == 0 ? link.from : link.to;
             l.to = dir == 0 ? link.to : link.from;
             l.rate = tx->GetDataRate().GetBitRate();
-            l.txBytes = tx->GetTxBytes();
-            l.txPackets = tx->GetTxPackets();
-            l.drops = tx->GetQueueDrops() + rx->GetRxErrorDrops();
-            l.maxQueueBytes = tx->GetMaxQueuedBytes();
+            if (cluster.flow)
+            {
+                // no packets crossed the devices: the flow network's bytes per link
+                // (lossless: nothing dropped; packets and queues not modelled)
+                l.perPacket = false;
+                l.txBytes = std::llround(cluster.flow->GetCarriedBytes(tx));
+            }
+            else
+            {
+                l.txBytes = tx->GetTxBytes();
+                l.txPackets = tx->GetTxPackets();
+                l.drops = tx->GetQueueDrops() + rx->GetRxErrorDrops();
+                l.maxQueueBytes = tx->GetMaxQueuedBytes();
+            }
             // the few acknowledgements or credits a link still carries
             // after the last delivery may not lift it above fully busy
             l.utilisation = window > 0 ? std::min(1.0, l.txBytes * 8.0 / (l.rate * window)) : 0;

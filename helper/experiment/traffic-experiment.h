@@ -71,12 +71,16 @@ struct LinkResult
     uint64_t drops{0}; //!< at the sender's queue and the receiver's error model
     uint64_t maxQueueBytes{0};
     double utilisation{0}; //!< busy fraction of the makespan
+    /// false at flow level: no packets and no queues, so tx_packets and max_queue_bytes
+    /// are not known (null); tx_bytes are the messages' bytes on the wire
+    bool perPacket{true};
 };
 
 /// What a traffic experiment measured.
 struct TrafficResult
 {
     std::string topology;
+    std::string network; //!< the model that carried the messages: packet or flow
     std::string pattern;
     uint32_t ranks{0};
     std::vector<MessageResult> messages; //!< in delivery order

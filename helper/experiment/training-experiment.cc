@@ -157,6 +157,7 @@ struct Outcome
 {
     std::vector<std::vector<TrainingTaskRun>> runs; //!< per job run
     uint64_t events{0};
+    std::string network; //!< the model that carried the messages
 };
 
 Outcome
@@ -167,6 +168,7 @@ Simulate(const TrainingConfig& c,
     Outcome out;
     SimulationScope scope(c.seed, c.run, c.ns3Attributes);
     Cluster cluster = topology->Build();
+    out.network = cluster.GetNetwork();
     Ptr<TrainingSimulation> sim = CreateObject<TrainingSimulation>();
     // disposed before the cluster and the simulator go, even when the run throws
     struct DisposeAtExit
@@ -196,14 +198,17 @@ Simulate(const TrainingConfig& c,
 TrainingJobRow
 RowOf(const TrainingConfig& c,
       const TrainingJobSetup& job,
-      const std::vector<TrainingTaskRun>& runs,
+      const Outcome& outcome,
+      uint32_t index,
       const std::string& mode,
       std::vector<TrainingBreakdown>* ranks)
 {
     const TrainingGraph& g = job.graph;
+    const std::vector<TrainingTaskRun>& runs = outcome.runs[index];
     TrainingJobRow row;
     row.job = job.name;
     row.mode = mode;
+    row.network = outcome.network;
     row.workload = g.name;
     row.ranks = g.ranks;
     std::vector<double> its = IterationSeconds(g, runs);
@@ -537,11 +542,12 @@ RunTraining(const TrainingConfig& c)
 
     Outcome together = Simulate(c, topology, result.setups);
     result.events = together.events;
+    result.network = together.network;
     result.rankBreakdowns.resize(c.jobs);
     for (uint32_t j = 0; j < c.jobs; ++j)
     {
         result.jobs.push_back(
-            RowOf(c, result.setups[j], together.runs[j], "together", &result.rankBreakdowns[j]));
+            RowOf(c, result.setups[j], together, j, "together", &result.rankBreakdowns[j]));
         if (!(result.jobs[j].iterationSeconds > 0))
         {
             // throughput, MFU and the slowdown would divide by 0
@@ -586,7 +592,7 @@ RunTraining(const TrainingConfig& c)
         for (uint32_t j = 0; j < c.jobs; ++j)
         {
             Outcome alone = Simulate(c, topology, {result.setups[j]});
-            TrainingJobRow row = RowOf(c, result.setups[j], alone.runs[0], "alone", nullptr);
+            TrainingJobRow row = RowOf(c, result.setups[j], alone, 0, "alone", nullptr);
             // an iteration of 0 s alone (no compute, free communication) has no slowdown
             if (row.iterationSeconds > 0)
             {

@@ -108,6 +108,7 @@ struct TrainingJobRow
     uint64_t collectives{0};     //!< collective tasks of the job
     uint64_t sends{0};           //!< send tasks of the job
     uint64_t bytes{0};           //!< communicated: collective buffer sizes + sends + streams
+    std::string network;         //!< the model that carried the messages: packet or flow
 };
 
 /// One collective (or send or stream) task as it ran.
@@ -134,6 +135,7 @@ struct TrainingCommRow
 struct TrainingResult
 {
     std::string topology;
+    std::string network; //!< the model that carried the messages: packet or flow
     uint32_t clusterRanks{0};
     std::vector<TrainingJobRow> jobs;   //!< together rows, then alone rows (jobs > 1)
     std::vector<TrainingCommRow> comms; //!< of the run with every job

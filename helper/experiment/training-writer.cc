@@ -203,6 +203,12 @@ TrainingJobFields()
                      {
                          return r.bytes;
                      }});
+        f.push_back({"network",
+                     "",
+                     [](const R& r)
+                     {
+                         return r.network;
+                     }});
         return f;
     }();
     return fields;
@@ -373,6 +379,7 @@ ToJson(const TrainingConfig& config, const TrainingResult& result)
 {
     return {{"config", ConfigJson(TrainingOptions(), config)},
             {"topology", result.topology},
+            {"network", result.network},
             {"cluster_ranks", result.clusterRanks},
             {"events", result.events},
             {"jobs", RowsJson(TrainingJobFields(), result.jobs)},
@@ -596,9 +603,17 @@ PrintTrainingTable(const std::vector<std::string>& labels,
                         slowdown);
         }
     }
+    std::string networks;
+    for (const auto& r : results)
+    {
+        networks += networks.find(r.network) == std::string::npos
+                        ? (networks.empty() ? "" : ", ") + r.network
+                        : "";
+    }
     std::printf("(breakdown columns: seconds per iteration, mean over the job's ranks; "
                 "exp. = communication not hidden behind compute; x alone = iteration together / "
-                "alone)\n");
+                "alone; network: %s level)\n",
+                networks.c_str());
 }
 
 } // namespace ns3

@@ -60,6 +60,7 @@ struct LinkBytes
     uint64_t npu{0};
     uint64_t upper{0};
     uint64_t io{0};
+    std::string network; //!< the model that carried them: packet or flow
 };
 
 /// Functional input of communicator index m (the collective experiment's values).
@@ -122,14 +123,13 @@ LinkBytes
 CountLinkBytes(const Wafer& w)
 {
     LinkBytes b;
-    auto sent = [&w](Ptr<FabricNetDevice> device)
-    {
-        return w.cluster.flow ? uint64_t(std::llround(w.cluster.flow->GetCarriedBytes(device)))
-                              : device->GetTxBytes();
-    };
+    b.network = w.cluster.GetNetwork();
     for (const auto& link : w.cluster.links)
     {
-        uint64_t bytes = sent(link.a) + sent(link.b);
+        // at flow level no packet crossed the devices: the flow network's bytes per link
+        uint64_t bytes = w.cluster.flow ? std::llround(w.cluster.flow->GetCarriedBytes(link.a)
+                                                       + w.cluster.flow->GetCarriedBytes(link.b))
+                                        : link.a->GetTxBytes() + link.b->GetTxBytes();
         if (link.tier == "io")
         {
             b.io += bytes;
@@ -297,6 +297,7 @@ Summarise(const std::string& variant,
     row.npuLinkBytes = bytes.npu;
     row.upperLinkBytes = bytes.upper;
     row.ioLinkBytes = bytes.io;
+    row.network = bytes.network;
     row.checked = functional;
     double senders = 0;
     for (std::size_t i = 0; i < launches.size(); ++i)
@@ -418,6 +419,12 @@ WaferOptions()
         WaferField(
             []
             {
+                return ChoiceOption<W>(
+                    "network", NETWORK_OPTION_HELP, &W::network, {"packet", "flow"});
+            }),
+        WaferField(
+            []
+            {
                 return RateOption<W>("npu-bandwidth",
                                      "NPU network bandwidth per direction (mesh: over four links)",
                                      &W::npuBandwidth);
@@ -446,15 +453,6 @@ WaferOptions()
                 return UnsignedOption<W>("middle-stages",
                                          "FRED switches: middle subnetworks m of Fred_m(P)",
                                          &W::middleStages);
-            }),
-        WaferField(
-            []
-            {
-                return ChoiceOption<W>("network",
-                                       "packet (the fabric, packet by packet) or flow (max-min "
-                                       "fair flows over the same routes and switch trees)",
-                                       &W::network,
-                                       {"packet", "flow"});
             }),
     };
     return options;

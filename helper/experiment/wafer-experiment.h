@@ -91,6 +91,7 @@ struct WaferRow
     uint64_t ioLinkBytes{0};    //!< I/O controller links
     double ioFraction{0};       //!< io: achieved stream rate / I/O line rate
     bool checked{false};        //!< functional: every result compared and exact
+    std::string network;        //!< the model that carried the messages: packet or flow
 };
 
 /// What a wafer experiment measured.

@@ -244,6 +244,7 @@ WaferFields()
         {"checked", "", [](const R& r) { return J(r.checked); }},
         // columns after "checked" were added to fred-vs-mesh.csv with the field table
         {"time_s", "s", [](const R& r) { return J(r.time); }},
+        {"network", "", [](const R& r) { return J(r.network); }},
     };
     // clang-format on
     return fields;
@@ -270,6 +271,7 @@ PrintWaferTables(const WaferExperimentConfig& config, const WaferResult& result)
         return std::find(config.scenarios.begin(), config.scenarios.end(), s)
                != config.scenarios.end();
     };
+    std::printf("\n# network: %s level\n", config.wafer.network.c_str());
     if (has("allreduce"))
     {
         std::printf("\n# Wafer-wide AllReduce, %s per NPU\n", SizeLabel(config.bytes).c_str());

@@ -5,12 +5,10 @@
 
 #include "collective-schedule.h"
 
-#include "ns3/enum.h"
 #include "ns3/fabric-channel.h"
 #include "ns3/fabric-header.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
-#include "ns3/uinteger.h"
 
 #include <algorithm>
 #include <cmath>
@@ -95,13 +93,6 @@ private:
     std::vector<double> m_rates; //!< B/s
 };
 
-/// A switch's load-balancing attributes, read once.
-struct Balancing
-{
-    bool perPacket{false};
-    uint32_t seed{0};
-};
-
 /// Routes messages over a cluster and adds up the bytes per link.
 class Router
 {
@@ -181,20 +172,15 @@ private:
             throw std::invalid_argument("EstimateLinkLoad: a switch has no route to "
                                         + std::to_string(m.dst));
         }
-        const Balancing& b = BalancingOf(sw);
-        if (ports.size() == 1 || !b.perPacket)
+        uint32_t port = sw->SelectPort(ports, m.src, m.dst, msgId);
+        if (port != FabricSwitch::SPRAY)
         {
-            // FabricSwitch::PickPort
-            uint32_t port
-                = ports.size() == 1
-                      ? ports[0]
-                      : ports[FabricSwitch::FlowHash(m.src, m.dst, msgId, b.seed) % ports.size()];
             return t + Hop(m, msgId, wire, largest, share, sw->GetPort(port), hop + 1, load);
         }
         // spraying: an even split (the switch's round robin is per destination,
         // shared by every source, so over many packets each port gets its share)
         double slowest = 0;
-        for (uint32_t port : ports)
+        for (uint32_t each : ports)
         {
             slowest = std::max(slowest,
                                Hop(m,
@@ -202,33 +188,15 @@ private:
                                    wire,
                                    largest,
                                    share / ports.size(),
-                                   sw->GetPort(port),
+                                   sw->GetPort(each),
                                    hop + 1,
                                    load));
         }
         return t + slowest;
     }
 
-    const Balancing& BalancingOf(Ptr<FabricSwitch> sw)
-    {
-        auto it = m_balancing.find(PeekPointer(sw));
-        if (it != m_balancing.end())
-        {
-            return it->second;
-        }
-        EnumValue lb;
-        sw->GetAttribute("LoadBalancing", lb);
-        UintegerValue seed;
-        sw->GetAttribute("EcmpSeed", seed);
-        Balancing b;
-        b.perPacket = lb.Get() == FabricSwitch::PER_PACKET;
-        b.seed = static_cast<uint32_t>(seed.Get());
-        return m_balancing[PeekPointer(sw)] = b;
-    }
-
     const Cluster& m_cluster;
     LinkTable& m_links;
-    std::map<const FabricSwitch*, Balancing> m_balancing;
 };
 
 /// Levels (phases) of the steps of a collective's lanes.

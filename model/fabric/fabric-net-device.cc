@@ -175,7 +175,9 @@ FabricNetDevice::Setup()
                                     "the same mode (Lossless or Lossy)");
     }
     uint32_t nQueues = 2 * m_trafficClasses;
-    m_queues.assign(nQueues, std::deque<Item>());
+    // the queues come with the first packet: an idle device (a flow-level
+    // run, or a port no traffic crosses) keeps no deque blocks
+    m_queues.clear();
     m_queueBytes.assign(nQueues, 0);
     int64_t credit = peer->AdvertisedRxBuffer(m_rate, m_maxPacketSize);
     m_credits.assign(nQueues, credit);
@@ -228,6 +230,10 @@ FabricNetDevice::Enqueue(Ptr<Packet> packet, uint8_t tc, uint8_t vc, uint32_t ta
         Drop(packet, DROP_QUEUE_FULL);
         return false;
     }
+    if (m_queues.empty())
+    {
+        m_queues.resize(2 * m_trafficClasses);
+    }
     m_queues[q].push_back(Item{packet, size, tag});
     m_queueBytes[q] += size;
     m_queuedBytes += size;
@@ -239,7 +245,7 @@ FabricNetDevice::Enqueue(Ptr<Packet> packet, uint8_t tc, uint8_t vc, uint32_t ta
 void
 FabricNetDevice::TryTransmit()
 {
-    if (m_busy)
+    if (m_busy || m_queues.empty())
     {
         return;
     }

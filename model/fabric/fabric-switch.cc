@@ -82,6 +82,8 @@ FabricSwitch::DoDispose()
     }
     m_programs.clear();
     m_routes.clear();
+    m_portSets.clear();
+    m_sprayNext.clear();
     Object::DoDispose();
 }
 
@@ -116,19 +118,129 @@ FabricSwitch::GetPort(uint32_t port) const
 void
 FabricSwitch::SetRoute(uint32_t dst, const std::vector<uint32_t>& ports)
 {
+    SetRoutes(dst, dst, ports);
+}
+
+void
+FabricSwitch::SetRoutes(uint32_t first, uint32_t last, const std::vector<uint32_t>& ports)
+{
+    NS_ASSERT_MSG(first <= last, "route range " << first << ".." << last);
     for (uint32_t p : ports)
     {
-        NS_ASSERT_MSG(p < m_ports.size(), "route to " << dst << " names port " << p);
+        NS_ASSERT_MSG(p < m_ports.size(), "route to " << first << " names port " << p);
     }
-    m_routes[dst] = Route{ports, 0};
+    // a new route starts its round robin afresh, as a new table entry would
+    if (!m_sprayNext.empty())
+    {
+        for (auto it = m_sprayNext.begin(); it != m_sprayNext.end();)
+        {
+            it = it->first >= first && it->first <= last ? m_sprayNext.erase(it) : std::next(it);
+        }
+    }
+    constexpr uint32_t NONE = 0xffffffff;
+    uint32_t set = NONE;
+    if (!ports.empty())
+    {
+        auto found = std::find(m_portSets.begin(), m_portSets.end(), ports);
+        set = found - m_portSets.begin();
+        if (found == m_portSets.end())
+        {
+            m_portSets.push_back(ports);
+        }
+    }
+    // the ranges [lo, hi) overlap first..last; what sticks out of them stays
+    auto lo = std::lower_bound(m_routes.begin(),
+                               m_routes.end(),
+                               first,
+                               [](const RouteRange& r, uint32_t a)
+                               {
+                                   return r.last < a;
+                               });
+    auto hi = std::upper_bound(lo,
+                               m_routes.end(),
+                               last,
+                               [](uint32_t a, const RouteRange& r)
+                               {
+                                   return a < r.first;
+                               });
+    // at most three pieces: what sticks out on the left, the new range, on the right
+    RouteRange pieces[3];
+    uint32_t n = 0;
+    if (lo != hi && lo->first < first)
+    {
+        pieces[n++] = {lo->first, first - 1, lo->set};
+    }
+    if (set != NONE)
+    {
+        pieces[n++] = {first, last, set};
+    }
+    if (lo != hi && std::prev(hi)->last > last)
+    {
+        pieces[n++] = {last + 1, std::prev(hi)->last, std::prev(hi)->set};
+    }
+    // neighbours with the same ports merge
+    if (n > 0 && lo != m_routes.begin() && std::prev(lo)->set == pieces[0].set
+        && std::prev(lo)->last + 1 == pieces[0].first)
+    {
+        --lo;
+        pieces[0].first = lo->first;
+    }
+    if (n > 0 && hi != m_routes.end() && hi->set == pieces[n - 1].set
+        && pieces[n - 1].last + 1 == hi->first)
+    {
+        pieces[n - 1].last = hi->last;
+        ++hi;
+    }
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        if (kept > 0 && pieces[kept - 1].set == pieces[i].set
+            && pieces[kept - 1].last + 1 == pieces[i].first)
+        {
+            pieces[kept - 1].last = pieces[i].last;
+        }
+        else
+        {
+            pieces[kept++] = pieces[i];
+        }
+    }
+    // replace [lo, hi) by the pieces (an append when the table is built in order)
+    std::size_t at = lo - m_routes.begin();
+    std::size_t overlap = hi - lo;
+    std::size_t common = std::min<std::size_t>(overlap, kept);
+    std::copy(pieces, pieces + common, m_routes.begin() + at);
+    if (kept > overlap)
+    {
+        m_routes.insert(m_routes.begin() + at + common, pieces + common, pieces + kept);
+    }
+    else
+    {
+        m_routes.erase(m_routes.begin() + at + common, m_routes.begin() + at + overlap);
+    }
 }
 
 const std::vector<uint32_t>&
 FabricSwitch::GetRoute(uint32_t dst) const
 {
     static const std::vector<uint32_t> none;
-    auto it = m_routes.find(dst);
-    return it == m_routes.end() ? none : it->second.ports;
+    auto it = std::upper_bound(m_routes.begin(),
+                               m_routes.end(),
+                               dst,
+                               [](uint32_t a, const RouteRange& r)
+                               {
+                                   return a < r.first;
+                               });
+    if (it == m_routes.begin() || std::prev(it)->last < dst)
+    {
+        return none;
+    }
+    return m_portSets[std::prev(it)->set];
+}
+
+uint32_t
+FabricSwitch::GetNRouteRanges() const
+{
+    return m_routes.size();
 }
 
 void
@@ -191,8 +303,8 @@ FabricSwitch::ReleaseIngress(uint32_t ingress, uint32_t size)
 void
 FabricSwitch::Forward(Ptr<Packet> packet, FabricHeader& header, uint32_t ingress)
 {
-    auto it = m_routes.find(header.m_dst);
-    if (it == m_routes.end() || it->second.ports.empty())
+    const std::vector<uint32_t>& ports = GetRoute(header.m_dst);
+    if (ports.empty())
     {
         NS_LOG_WARN("no route to " << header.m_dst);
         ++m_noRoute;
@@ -201,7 +313,7 @@ FabricSwitch::Forward(Ptr<Packet> packet, FabricHeader& header, uint32_t ingress
         ReleaseIngress(ingress, packet->GetSize());
         return;
     }
-    Transmit(PickPort(it->second, header), packet, header, ingress);
+    Transmit(PickPort(ports, header), packet, header, ingress);
 }
 
 uint64_t
@@ -214,20 +326,35 @@ FabricSwitch::FlowHash(uint32_t src, uint32_t dst, uint32_t msgId, uint32_t seed
 }
 
 uint32_t
-FabricSwitch::PickPort(Route& route, const FabricHeader& header) const
+FabricSwitch::SelectPort(const std::vector<uint32_t>& ports,
+                         uint32_t src,
+                         uint32_t dst,
+                         uint32_t msgId) const
 {
-    const std::vector<uint32_t>& ports = route.ports;
     if (ports.size() == 1)
     {
         return ports[0];
     }
     if (m_loadBalancing == PER_PACKET)
     {
-        uint32_t port = ports[route.next];
-        route.next = (route.next + 1) % ports.size();
+        return SPRAY;
+    }
+    return ports[FlowHash(src, dst, msgId, m_ecmpSeed) % ports.size()];
+}
+
+uint32_t
+FabricSwitch::PickPort(const std::vector<uint32_t>& ports, const FabricHeader& header)
+{
+    uint32_t port = SelectPort(ports, header.m_src, header.m_dst, header.m_msgId);
+    if (port != SPRAY)
+    {
         return port;
     }
-    return ports[FlowHash(header.m_src, header.m_dst, header.m_msgId, m_ecmpSeed) % ports.size()];
+    // round robin per destination
+    uint32_t& next = m_sprayNext[header.m_dst];
+    port = ports[next];
+    next = (next + 1) % ports.size();
+    return port;
 }
 
 void

@@ -74,11 +74,42 @@ public:
     /**
      * Set the egress ports for a destination (replaces earlier ones).
      * \param dst destination address
-     * \param ports egress port indices (several: ECMP)
+     * \param ports egress port indices (several: ECMP; none: no route)
      */
     void SetRoute(uint32_t dst, const std::vector<uint32_t>& ports);
-    /// \param dst destination \return its egress ports (empty if none)
+    /**
+     * Set the egress ports for every destination from first to last, both
+     * included (replaces earlier ones): SetRoute on each, in one entry. A
+     * leaf's "every rank up" then its own ranks down is two calls and a
+     * table of three ranges, however many ranks there are.
+     * \param first first destination address
+     * \param last last destination address (>= first)
+     * \param ports egress port indices (several: ECMP; none: no route)
+     */
+    void SetRoutes(uint32_t first, uint32_t last, const std::vector<uint32_t>& ports);
+    /**
+     * The forwarding table's lookup, which forwarding itself uses.
+     * \param dst destination \return its egress ports (empty if none)
+     */
     const std::vector<uint32_t>& GetRoute(uint32_t dst) const;
+    /// \return address ranges in the forwarding table (adjacent ones with equal ports merged)
+    uint32_t GetNRouteRanges() const;
+
+    /// SelectPort: the packets of the message are sprayed over all of the route's ports.
+    static constexpr uint32_t SPRAY = 0xffffffff;
+    /**
+     * The port the packets of a message take among a destination's equal-cost
+     * ports, as forwarding picks it: the only one, the one the ECMP hash
+     * picks (PerFlow), or SPRAY (PerPacket: round robin over all of them, so
+     * an even split over many packets).
+     * \param ports the destination's route (GetRoute(dst)), not empty
+     * \param src source address \param dst destination address \param msgId message id
+     * \return the port, or SPRAY
+     */
+    uint32_t SelectPort(const std::vector<uint32_t>& ports,
+                        uint32_t src,
+                        uint32_t dst,
+                        uint32_t msgId) const;
 
     /// \param program appended to the program chain
     void AddProgram(Ptr<SwitchProgram> program);
@@ -136,14 +167,15 @@ private:
     void Forward(Ptr<Packet> packet, FabricHeader& header, uint32_t ingress);
     void Transmit(uint32_t outPort, Ptr<Packet> packet, FabricHeader& header, uint32_t ingress);
     void ReleaseIngress(uint32_t ingress, uint32_t size);
-    /// Egress ports of one destination.
-    struct Route
+    /// Destinations first..last (both included) and the index of their port set.
+    struct RouteRange
     {
-        std::vector<uint32_t> ports; //!< equal-cost ports
-        uint32_t next{0};            //!< PerPacket: next port in the round robin
+        uint32_t first;
+        uint32_t last;
+        uint32_t set;
     };
 
-    uint32_t PickPort(Route& route, const FabricHeader& header) const;
+    uint32_t PickPort(const std::vector<uint32_t>& ports, const FabricHeader& header);
     void PacketLeft(
         Ptr<FabricNetDevice> device, uint32_t tag, uint8_t tc, uint8_t vc, uint32_t size);
 
@@ -151,7 +183,9 @@ private:
     uint32_t m_ecmpSeed;
     std::vector<Port> m_ports;
     LoadBalancing m_loadBalancing;
-    std::unordered_map<uint32_t, Route> m_routes;
+    std::vector<RouteRange> m_routes;                   //!< sorted, disjoint
+    std::vector<std::vector<uint32_t>> m_portSets;      //!< distinct routes, by index
+    std::unordered_map<uint32_t, uint32_t> m_sprayNext; //!< PerPacket: next port, by destination
     std::vector<Ptr<SwitchProgram>> m_programs;
     uint64_t m_forwarded{0};
     uint64_t m_noRoute{0};

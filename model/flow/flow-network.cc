@@ -3,7 +3,6 @@
  */
 #include "flow-network.h"
 
-#include "ns3/enum.h"
 #include "ns3/fabric-channel.h"
 #include "ns3/fabric-header.h"
 #include "ns3/fabric-net-device.h"
@@ -12,8 +11,8 @@
 #include "ns3/node.h"
 #include "ns3/simulator.h"
 #include "ns3/trace-source-accessor.h"
-#include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -61,10 +60,17 @@ FlowNetwork::DoDispose()
         }
     }
     m_endpoints.clear();
+    m_endpointDev.clear();
+    m_endpointLink.clear();
     m_queues.clear();
+    m_pending.clear();
+    m_freePending.clear();
     m_flows.clear();
     m_links.clear();
     m_linkOf.clear();
+    m_switches.clear();
+    m_switchOf.clear();
+    m_done.clear();
     MessageTransport::DoDispose();
 }
 
@@ -81,8 +87,12 @@ FlowNetwork::Attach(Ptr<FabricEndpoint> endpoint)
     if (address >= m_endpoints.size())
     {
         m_endpoints.resize(address + 1, nullptr);
+        m_endpointDev.resize(address + 1, nullptr);
+        m_endpointLink.resize(address + 1, NONE);
     }
     m_endpoints[address] = PeekPointer(endpoint);
+    m_endpointDev[address] = PeekPointer(endpoint->GetDevice());
+    m_endpointLink[address] = NONE;
     endpoint->SetTransport(this);
 }
 
@@ -106,11 +116,41 @@ FlowNetwork::GetLink(Ptr<FabricNetDevice> device)
     link.delay = device->GetFabricChannel()->GetDelay().GetSeconds()
                  + peer->GetIngressLatency().GetSeconds();
     link.peerSwitch = PeekPointer(peer->GetNode()->GetObject<FabricSwitch>());
+    link.peerSwitchIndex = NONE;
+    if (link.peerSwitch)
+    {
+        auto sw = m_switchOf.find(link.peerSwitch);
+        if (sw == m_switchOf.end())
+        {
+            sw = m_switchOf.emplace(link.peerSwitch, m_switches.size()).first;
+            m_switches.push_back(SwitchLinks{
+                link.peerSwitch, std::vector<uint32_t>(link.peerSwitch->GetNPorts(), NONE)});
+        }
+        link.peerSwitchIndex = sw->second;
+    }
     link.peer = PeekPointer(peer);
     uint32_t index = m_links.size();
     m_links.push_back(std::move(link));
     m_linkOf[PeekPointer(device)] = index;
     return index;
+}
+
+uint32_t
+FlowNetwork::LinkOut(uint32_t sw, uint32_t port)
+{
+    std::vector<uint32_t>& ports = m_switches[sw].portLink;
+    if (port >= ports.size())
+    {
+        ports.resize(port + 1, NONE);
+    }
+    uint32_t link = ports[port];
+    if (link == NONE)
+    {
+        // GetLink may add switches: m_switches is read again
+        link = GetLink(m_switches[sw].sw->GetPort(port));
+        m_switches[sw].portLink[port] = link;
+    }
+    return link;
 }
 
 double
@@ -122,6 +162,12 @@ FlowNetwork::GetCapacity(uint32_t link) const
 FlowRoute
 FlowNetwork::Resolve(uint32_t src, uint32_t dst, uint32_t msgId, double packetBytes)
 {
+    return Resolve(src, dst, msgId, PacketTrain{0, packetBytes, packetBytes});
+}
+
+FlowRoute
+FlowNetwork::Resolve(uint32_t src, uint32_t dst, uint32_t msgId, const PacketTrain& train)
+{
     if (src >= m_endpoints.size() || !m_endpoints[src] || dst >= m_endpoints.size()
         || !m_endpoints[dst])
     {
@@ -130,28 +176,71 @@ FlowNetwork::Resolve(uint32_t src, uint32_t dst, uint32_t msgId, double packetBy
                                     + ": the flow-level network carries messages between "
                                       "endpoints (ranks) only");
     }
+    if (m_endpointLink[src] == NONE)
+    {
+        m_endpointLink[src] = GetLink(m_endpoints[src]->GetDevice());
+    }
     FlowRoute route;
-    route.latency = Walk(
-        src, dst, msgId, packetBytes, PeekPointer(m_endpoints[src]->GetDevice()), 1.0, 0, route);
+    m_path.clear();
+    Walk(src, dst, msgId, train, m_endpointLink[src], 1.0, route);
     return route;
 }
 
 double
+FlowNetwork::StoreAndForward(const std::vector<double>& rates, const PacketTrain& train)
+{
+    if (rates.empty())
+    {
+        return 0;
+    }
+    double slowest = *std::min_element(rates.begin(), rates.end());
+    double inverse = 0;
+    for (double c : rates)
+    {
+        inverse += 1 / c;
+    }
+    if (train.packets == 0)
+    {
+        return train.largest * (inverse - 1 / slowest); // a long stream of equal packets
+    }
+    if (train.packets <= 1)
+    {
+        return train.last * (inverse - 1 / slowest);
+    }
+    // The longest monotone path through the (packet, link) grid: the full
+    // packets up to link j (all but the last cross the slowest link met so
+    // far), then the last packet from link j on.
+    double best = 0;
+    double head = 0;
+    double tail = inverse;
+    double slowestSoFar = rates[0];
+    for (double c : rates)
+    {
+        head += 1 / c;
+        slowestSoFar = std::min(slowestSoFar, c);
+        best = std::max(
+            best, train.largest * (head + (train.packets - 2) / slowestSoFar) + train.last * tail);
+        tail -= 1 / c;
+    }
+    double bytes = (train.packets - 1) * train.largest + train.last;
+    return std::max(0.0, best - bytes / slowest);
+}
+
+void
 FlowNetwork::Walk(uint32_t src,
                   uint32_t dst,
                   uint32_t msgId,
-                  double packetBytes,
-                  const FabricNetDevice* device,
+                  const PacketTrain& train,
+                  uint32_t index,
                   double share,
-                  uint32_t hop,
                   FlowRoute& route)
 {
-    if (hop >= MAX_HOPS)
+    std::vector<uint32_t>& path = m_path;
+    if (path.size() >= MAX_HOPS)
     {
         throw std::invalid_argument("network=flow: no loop-free route from " + std::to_string(src)
                                     + " to " + std::to_string(dst));
     }
-    uint32_t index = GetLink(Ptr<FabricNetDevice>(const_cast<FabricNetDevice*>(device)));
     bool merged = false;
     for (auto& use : route.uses)
     {
@@ -166,14 +255,26 @@ FlowNetwork::Walk(uint32_t src,
     {
         route.uses.emplace_back(index, share);
     }
+    path.push_back(index);
     const Link& link = m_links[index];
-    double t = link.delay + (hop > 0 ? packetBytes / link.capacity : 0);
-    if (link.peer == PeekPointer(m_endpoints[dst]->GetDevice()))
+    if (link.peer == m_endpointDev[dst])
     {
-        route.hops = std::max(route.hops, hop);
-        return t;
+        // one path done: its delays and the store and forward its rates make
+        double delay = 0;
+        std::vector<double>& rates = m_rates;
+        rates.clear();
+        for (uint32_t l : path)
+        {
+            delay += m_links[l].delay;
+            rates.push_back(m_links[l].capacity);
+        }
+        route.latency = std::max(route.latency, delay + StoreAndForward(rates, train));
+        route.hops = std::max<uint32_t>(route.hops, path.size() - 1);
+        path.pop_back();
+        return;
     }
     FabricSwitch* sw = link.peerSwitch;
+    uint32_t swIndex = link.peerSwitchIndex; // (link goes stale as links are added)
     if (!sw)
     {
         throw std::invalid_argument("network=flow: the route from " + std::to_string(src) + " to "
@@ -186,53 +287,20 @@ FlowNetwork::Walk(uint32_t src,
         throw std::invalid_argument("network=flow: a switch has no route to "
                                     + std::to_string(dst));
     }
-    // the switch's balancing attributes (read per hop: switches are few per path)
-    if (ports.size() == 1)
+    uint32_t port = sw->SelectPort(ports, src, dst, msgId);
+    if (port != FabricSwitch::SPRAY)
     {
-        return t
-               + Walk(src,
-                      dst,
-                      msgId,
-                      packetBytes,
-                      PeekPointer(sw->GetPort(ports[0])),
-                      share,
-                      hop + 1,
-                      route);
+        Walk(src, dst, msgId, train, LinkOut(swIndex, port), share, route);
     }
-    EnumValue lb;
-    sw->GetAttribute("LoadBalancing", lb);
-    if (lb.Get() != FabricSwitch::PER_PACKET)
+    else
     {
-        UintegerValue seed;
-        sw->GetAttribute("EcmpSeed", seed);
-        uint32_t port
-            = ports[FabricSwitch::FlowHash(src, dst, msgId, static_cast<uint32_t>(seed.Get()))
-                    % ports.size()];
-        return t
-               + Walk(src,
-                      dst,
-                      msgId,
-                      packetBytes,
-                      PeekPointer(sw->GetPort(port)),
-                      share,
-                      hop + 1,
-                      route);
+        // spraying: an even split over the equal-cost ports
+        for (uint32_t each : ports)
+        {
+            Walk(src, dst, msgId, train, LinkOut(swIndex, each), share / ports.size(), route);
+        }
     }
-    // spraying: an even split over the equal-cost ports
-    double slowest = 0;
-    for (uint32_t port : ports)
-    {
-        slowest = std::max(slowest,
-                           Walk(src,
-                                dst,
-                                msgId,
-                                packetBytes,
-                                PeekPointer(sw->GetPort(port)),
-                                share / ports.size(),
-                                hop + 1,
-                                route));
-    }
-    return t + slowest;
+    path.pop_back();
 }
 
 void
@@ -241,77 +309,117 @@ FlowNetwork::Carry(FabricEndpoint& source,
                    uint8_t vc,
                    Callback<void, const FabricMessage&> onDelivered)
 {
-    Pending p;
+    uint32_t segment = source.GetDevice()->GetMaxPacketSize() - FabricHeader::SERIALIZED_SIZE;
+    PacketTrain train;
+    train.packets = message.packets;
+    train.largest = std::min<double>(message.bytes, segment) + FabricHeader::SERIALIZED_SIZE;
+    train.last = double(message.bytes - uint64_t(message.packets - 1) * segment)
+                 + FabricHeader::SERIALIZED_SIZE;
+    FlowRoute route = Resolve(message.src, message.dst, message.msgId, train);
+    uint32_t index;
+    if (!m_freePending.empty())
+    {
+        index = m_freePending.back();
+        m_freePending.pop_back();
+    }
+    else
+    {
+        index = m_pending.size();
+        m_pending.emplace_back();
+    }
+    Pending& p = m_pending[index];
     p.message = message;
     p.onDelivered = onDelivered;
-    uint32_t segment = source.GetDevice()->GetMaxPacketSize() - FabricHeader::SERIALIZED_SIZE;
-    double largest = std::min<double>(message.bytes, segment) + FabricHeader::SERIALIZED_SIZE;
-    p.route = Resolve(message.src, message.dst, message.msgId, largest);
+    p.route = std::move(route);
     p.message.hops = p.route.hops;
+    p.vc = vc;
+    p.next = NONE;
     QueueKey key{message.src, message.dst, 2u * message.tc + vc};
-    std::deque<Pending>& queue = m_queues[key];
-    queue.push_back(std::move(p));
-    if (queue.size() == 1)
+    auto [it, first] = m_queues.emplace(key, Queue{index, index});
+    if (first)
     {
-        StartHead(key);
+        StartHead(index);
+    }
+    else
+    {
+        m_pending[it->second.tail].next = index;
+        it->second.tail = index;
     }
 }
 
 void
-FlowNetwork::StartHead(const QueueKey& key)
+FlowNetwork::StartHead(uint32_t pending)
 {
-    const Pending& p = m_queues[key].front();
-    FlowSpec spec;
-    spec.uses = p.route.uses;
-    spec.bytes
-        = double(p.message.bytes) + double(p.message.packets) * FabricHeader::SERIALIZED_SIZE;
-    spec.priority = p.message.tc;
-    StartFlow(spec, MakeCallback(&FlowNetwork::MessageSent, this, key));
+    const Pending& p = m_pending[pending];
+    Start(p.route.uses,
+          double(p.message.bytes) + double(p.message.packets) * FabricHeader::SERIALIZED_SIZE,
+          p.message.tc,
+          p.vc,
+          MaxMinSolver::NO_CAP,
+          pending,
+          Callback<void>());
 }
 
 void
-FlowNetwork::MessageSent(QueueKey key)
+FlowNetwork::MessageSent(uint32_t pending)
 {
-    auto it = m_queues.find(key);
-    NS_ASSERT(it != m_queues.end() && !it->second.empty());
-    Pending p = std::move(it->second.front());
-    it->second.pop_front();
-    Simulator::Schedule(Seconds(p.route.latency), &FlowNetwork::Deliver, this, p);
-    if (it->second.empty())
+    const Pending& p = m_pending[pending];
+    auto it = m_queues.find(QueueKey{p.message.src, p.message.dst, 2u * p.message.tc + p.vc});
+    NS_ASSERT(it != m_queues.end() && it->second.head == pending);
+    uint32_t next = p.next;
+    Simulator::Schedule(Seconds(p.route.latency), &FlowNetwork::Deliver, this, pending);
+    if (next == NONE)
     {
         m_queues.erase(it);
     }
     else
     {
-        StartHead(key);
+        it->second.head = next;
+        StartHead(next);
     }
 }
 
 void
-FlowNetwork::Deliver(Pending p)
+FlowNetwork::Deliver(uint32_t pending)
 {
+    // out of the pool first: the callbacks may carry new messages
+    FabricMessage message = std::move(m_pending[pending].message);
+    Callback<void, const FabricMessage&> onDelivered = m_pending[pending].onDelivered;
+    m_pending[pending].onDelivered = Callback<void, const FabricMessage&>();
+    m_freePending.push_back(pending);
     ++m_messages;
-    p.message.delivered = Simulator::Now();
-    FabricEndpoint* source
-        = p.message.src < m_endpoints.size() ? m_endpoints[p.message.src] : nullptr;
+    message.delivered = Simulator::Now();
+    FabricEndpoint* source = message.src < m_endpoints.size() ? m_endpoints[message.src] : nullptr;
     FabricEndpoint* destination
-        = p.message.dst < m_endpoints.size() ? m_endpoints[p.message.dst] : nullptr;
+        = message.dst < m_endpoints.size() ? m_endpoints[message.dst] : nullptr;
     if (source)
     {
         source->CarriedDone();
     }
-    if (!p.onDelivered.IsNull())
+    if (!onDelivered.IsNull())
     {
-        p.onDelivered(p.message);
+        onDelivered(message);
     }
     if (destination)
     {
-        destination->DeliverCarried(p.message);
+        destination->DeliverCarried(message);
     }
 }
 
 uint32_t
 FlowNetwork::StartFlow(const FlowSpec& spec, Callback<void> onSent)
+{
+    return Start(spec.uses, spec.bytes, spec.priority, spec.vc, spec.cap, NONE, onSent);
+}
+
+uint32_t
+FlowNetwork::Start(const std::vector<std::pair<uint32_t, double>>& uses,
+                   double bytes,
+                   uint8_t priority,
+                   uint8_t vc,
+                   double cap,
+                   uint32_t pending,
+                   Callback<void> onSent)
 {
     uint32_t id;
     if (!m_freeFlows.empty())
@@ -325,17 +433,19 @@ FlowNetwork::StartFlow(const FlowSpec& spec, Callback<void> onSent)
         m_flows.emplace_back();
     }
     Flow& f = m_flows[id];
-    f.uses = spec.uses;
+    f.uses = uses;
     f.slot.resize(f.uses.size());
-    f.bytes = spec.bytes;
-    f.remaining = spec.bytes;
+    f.bytes = bytes;
+    f.remaining = bytes;
     f.rate = 0;
-    f.cap = spec.cap;
+    f.cap = cap;
     f.last = Simulator::Now();
     f.started = f.last;
-    f.priority = spec.priority;
+    // a device serves its classes by strict priority, and within one VC 1 first
+    f.priority = static_cast<uint8_t>(2 * priority + (vc ? 0 : 1));
     ++f.version;
     f.active = true;
+    f.pending = pending;
     f.onSent = onSent;
     for (std::size_t i = 0; i < f.uses.size(); ++i)
     {
@@ -379,8 +489,10 @@ FlowNetwork::Update()
     }
     // the flows that share a link with a changed one, directly or through others
     ++m_stamp;
-    std::vector<uint32_t> linkQueue;
-    std::vector<uint32_t> flows;
+    std::vector<uint32_t>& linkQueue = m_linkQueue;
+    std::vector<uint32_t>& flows = m_solveFlows;
+    linkQueue.clear();
+    flows.clear();
     for (uint32_t l : m_dirty)
     {
         if (m_links[l].stamp != m_stamp)
@@ -418,12 +530,10 @@ FlowNetwork::Update()
     ++m_solves;
     Time now = Simulator::Now();
     // local link numbers: the order the search met them
-    std::unordered_map<uint32_t, uint32_t> local;
-    local.reserve(linkQueue.size());
     m_solver.Reset(linkQueue.size());
     for (uint32_t i = 0; i < linkQueue.size(); ++i)
     {
-        local[linkQueue[i]] = i;
+        m_links[linkQueue[i]].local = i;
         m_solver.SetCapacity(i, m_links[linkQueue[i]].capacity);
     }
     for (uint32_t f : flows)
@@ -438,7 +548,7 @@ FlowNetwork::Update()
         uint32_t s = m_solver.AddFlow(flow.priority, flow.cap);
         for (const auto& use : flow.uses)
         {
-            m_solver.AddUse(s, local[use.first], use.second);
+            m_solver.AddUse(s, m_links[use.first].local, use.second);
         }
     }
     m_solver.Solve();
@@ -512,7 +622,8 @@ void
 FlowNetwork::OnFinish()
 {
     Time now = Simulator::Now();
-    std::vector<Callback<void>> done;
+    std::vector<Done> done;
+    done.swap(m_done); // (kept warm; empty)
     while (!m_finishes.empty() && m_finishes.top().at <= now)
     {
         Finish e = m_finishes.top();
@@ -523,16 +634,25 @@ FlowNetwork::OnFinish()
             continue;
         }
         m_flowDoneTrace(e.flow, flow.bytes, flow.started);
-        done.push_back(flow.onSent);
+        done.push_back(Done{flow.pending, flow.onSent});
         Remove(e.flow);
     }
     Reschedule();
-    for (auto& cb : done)
+    for (auto& d : done)
     {
-        if (!cb.IsNull())
+        if (d.pending != NONE)
         {
-            cb();
+            MessageSent(d.pending);
         }
+        else if (!d.onSent.IsNull())
+        {
+            d.onSent();
+        }
+    }
+    done.clear();
+    if (m_done.capacity() < done.capacity())
+    {
+        m_done.swap(done);
     }
 }
 
@@ -563,6 +683,7 @@ FlowNetwork::Remove(uint32_t id)
         Touch(flow.uses[i].first);
     }
     flow.active = false;
+    flow.pending = NONE;
     flow.onSent = Callback<void>();
     ++flow.version;
     --m_active;
@@ -603,13 +724,16 @@ FlowNetwork::GetDelay(uint32_t link) const
 double
 FlowNetwork::GetPathLatency(const std::vector<uint32_t>& links, double packetBytes) const
 {
-    double t = 0;
-    for (std::size_t i = 0; i < links.size(); ++i)
+    double delay = 0;
+    std::vector<double> rates;
+    for (uint32_t l : links)
     {
-        const Link& link = m_links.at(links[i]);
-        t += link.delay + (i > 0 ? packetBytes / link.capacity : 0);
+        delay += m_links.at(l).delay;
+        rates.push_back(m_links[l].capacity);
     }
-    return t;
+    PacketTrain stream;
+    stream.largest = packetBytes;
+    return delay + StoreAndForward(rates, stream);
 }
 
 } // namespace ns3

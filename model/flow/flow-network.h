@@ -13,9 +13,9 @@
 #include "ns3/nstime.h"
 #include "ns3/traced-callback.h"
 
-#include <deque>
-#include <map>
+#include <functional>
 #include <queue>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -33,8 +33,20 @@ class FabricSwitch;
 struct FlowRoute
 {
     std::vector<std::pair<uint32_t, double>> uses; //!< (directed link, weight), first hop first
-    double latency{0}; //!< s: propagation, switching, one packet's store and forward per hop
+    double latency{0}; //!< s: propagation, switching and the store and forward a flow at the
+                       //!< path's bottleneck rate does not account for (see FlowNetwork)
     uint32_t hops{0};  //!< switches crossed (the longest path of a sprayed flow)
+};
+
+/**
+ * \ingroup dlnet
+ * \brief The packets of a message, for the store-and-forward part of its latency.
+ */
+struct PacketTrain
+{
+    double packets{0}; //!< how many (0: a long stream)
+    double largest{0}; //!< bytes of a full packet, header included
+    double last{0};    //!< bytes of the last one, header included
 };
 
 /**
@@ -46,13 +58,16 @@ struct FlowRoute
  * forwarding table, ECMP by FabricSwitch::FlowHash of the same (source,
  * destination, message id), a sprayed message split evenly over the
  * equal-cost ports. Flows share links max-min fairly, traffic classes by
- * strict priority (class 0 first); rates are recomputed when flows start or
+ * strict priority (class 0 first, and within a class virtual channel 1
+ * before 0, as a device serves its queues); rates are recomputed when flows start or
  * end, once per instant however many do, and only for the flows that share a
  * link with one that changed, directly or through others (a connected
  * component). A message's bytes on the wire (a FabricHeader per packet of
  * at most the Mtu) leave at the flow's rate; it is delivered a fixed latency
  * after its last byte left: propagation, switching latency and one packet's
- * store and forward on every hop after the first. As at packet level, the
+ * store and forward its packets need beyond the time the flow's bytes take at
+ * the path's bottleneck (exactly what a lone message's packets take over
+ * links of unequal rates, see StoreAndForward). As at packet level, the
  * messages one endpoint sends to one destination in one class and virtual
  * channel go one after another (a queue pair), different destinations share.
  *
@@ -89,14 +104,36 @@ public:
     const char* GetModelName() const override;
 
     /**
-     * The route of a message, as its packets would take it.
+     * The route of a stream of equal packets (an in-network protocol's), as
+     * they would take it.
      * \param src source address (an attached endpoint)
      * \param dst destination address (an attached endpoint)
      * \param msgId the message id (picks the ECMP ports)
-     * \param packetBytes bytes of its largest packet (store and forward)
+     * \param packetBytes bytes of each packet, header included (store and forward)
      * \return the route; throws std::invalid_argument when a switch has no route
      */
     FlowRoute Resolve(uint32_t src, uint32_t dst, uint32_t msgId, double packetBytes);
+    /**
+     * The route of a message of known packets.
+     * \param src source address \param dst destination address \param msgId the message id
+     * \param train its packets
+     * \return the route; throws std::invalid_argument when a switch has no route
+     */
+    FlowRoute Resolve(uint32_t src, uint32_t dst, uint32_t msgId, const PacketTrain& train);
+
+    /**
+     * The time a train of packets takes over a path of store-and-forward links
+     * alone, beyond its bytes at the slowest link's rate (propagation not
+     * included): packet k leaves link i once it has left link i-1 and packet
+     * k-1 has left link i, so the time is the longest monotone path through
+     * the (packet, link) grid of serialisation times. For equal packets of s
+     * bytes over links of rates c_i that is s (sum 1/c_i - 1/min c): one
+     * packet per link beyond the first only when the first is the slowest.
+     * \param rates the links' rates in path order, bytes per second
+     * \param train the packets
+     * \return seconds
+     */
+    static double StoreAndForward(const std::vector<double>& rates, const PacketTrain& train);
 
     /// \param device a sending device \return its directed link (to its peer)
     uint32_t GetLink(Ptr<FabricNetDevice> device);
@@ -110,6 +147,7 @@ public:
         double bytes{0};                               //!< bytes it moves at its rate
         uint8_t priority{0};                           //!< traffic class (0 first)
         double cap{MaxMinSolver::NO_CAP};              //!< its largest rate, B/s
+        uint8_t vc{0}; //!< virtual channel: within a class, 1 goes before 0
     };
 
     /**
@@ -133,6 +171,8 @@ protected:
     void DoDispose() override;
 
 private:
+    static constexpr uint32_t NONE = 0xffffffff; //!< no index
+
     /// A directed link: a sending device and its peer.
     struct Link
     {
@@ -140,10 +180,19 @@ private:
         double capacity;             //!< B/s
         double delay;                //!< s: propagation + the peer's ingress (switch) latency
         FabricSwitch* peerSwitch;    //!< the switch the peer port belongs to, or null
+        uint32_t peerSwitchIndex;    //!< its index in m_switches, or NONE
         const FabricNetDevice* peer; //!< the receiving device
         std::vector<uint32_t> flows; //!< active flows on it
         double carried{0};           //!< bytes that finished crossing it
         uint32_t stamp{0};           //!< component search mark
+        uint32_t local{0};           //!< its number in the solve it was last met in
+    };
+
+    /// A switch some route crosses: the links out of its ports, found on first use.
+    struct SwitchLinks
+    {
+        FabricSwitch* sw;
+        std::vector<uint32_t> portLink; //!< by port: the link, or NONE until first crossed
     };
 
     /// A flow in progress.
@@ -157,23 +206,43 @@ private:
         double cap{MaxMinSolver::NO_CAP};
         Time last;
         Time started;
-        uint8_t priority{0};
+        uint8_t priority{0}; //!< solver level: 2 x class + (VC 1 ? 0 : 1)
         uint32_t version{0};
         uint32_t stamp{0};
         bool active{false};
+        uint32_t pending{NONE}; //!< the message it carries (m_pending), or NONE: onSent
         Callback<void> onSent;
     };
 
-    /// A message waiting for its queue pair.
+    /// A message waiting for its queue pair, in flight, or waiting for delivery.
     struct Pending
     {
         FabricMessage message;
         Callback<void, const FabricMessage&> onDelivered;
         FlowRoute route;
+        uint8_t vc{0};       //!< its virtual channel (the queue pair's)
+        uint32_t next{NONE}; //!< the next message of its queue pair
     };
 
     /// Queue pair key: source, destination, 2 x class + virtual channel.
     typedef std::tuple<uint32_t, uint32_t, uint32_t> QueueKey;
+
+    /// Hash of a queue pair key.
+    struct QueueKeyHash
+    {
+        std::size_t operator()(const QueueKey& k) const
+        {
+            uint64_t x = (uint64_t(std::get<0>(k)) << 32) ^ std::get<1>(k);
+            return std::hash<uint64_t>()(x * 0x9e3779b97f4a7c15ull ^ std::get<2>(k));
+        }
+    };
+
+    /// A queue pair's messages, first to last (linked through Pending::next).
+    struct Queue
+    {
+        uint32_t head;
+        uint32_t tail;
+    };
 
     struct Finish
     {
@@ -186,29 +255,49 @@ private:
         }
     };
 
-    void StartHead(const QueueKey& key);
-    void MessageSent(QueueKey key);
-    void Deliver(Pending message);
-    double Walk(uint32_t src,
-                uint32_t dst,
-                uint32_t msgId,
-                double packetBytes,
-                const FabricNetDevice* device,
-                double share,
-                uint32_t hop,
-                FlowRoute& route);
+    /// A flow that finished: the message it carried, or the callback of StartFlow.
+    struct Done
+    {
+        uint32_t pending;
+        Callback<void> onSent;
+    };
+
+    void StartHead(uint32_t pending);
+    uint32_t Start(const std::vector<std::pair<uint32_t, double>>& uses,
+                   double bytes,
+                   uint8_t priority,
+                   uint8_t vc,
+                   double cap,
+                   uint32_t pending,
+                   Callback<void> onSent);
+    void MessageSent(uint32_t pending);
+    void Deliver(uint32_t pending);
+    uint32_t LinkOut(uint32_t sw, uint32_t port);
+    void Walk(uint32_t src,
+              uint32_t dst,
+              uint32_t msgId,
+              const PacketTrain& train,
+              uint32_t link,
+              double share,
+              FlowRoute& route);
     void Touch(uint32_t link);
     void Update();
     void OnFinish();
     void Reschedule();
     void Remove(uint32_t flow);
 
-    std::vector<FabricEndpoint*> m_endpoints; //!< by address
+    std::vector<FabricEndpoint*> m_endpoints;          //!< by address
+    std::vector<const FabricNetDevice*> m_endpointDev; //!< by address: the endpoint's device
+    std::vector<uint32_t> m_endpointLink;              //!< by address: its link, or NONE
     std::unordered_map<const FabricNetDevice*, uint32_t> m_linkOf;
     std::vector<Link> m_links;
+    std::unordered_map<const FabricSwitch*, uint32_t> m_switchOf;
+    std::vector<SwitchLinks> m_switches;
     std::vector<Flow> m_flows;
     std::vector<uint32_t> m_freeFlows;
-    std::map<QueueKey, std::deque<Pending>> m_queues;
+    std::vector<Pending> m_pending;
+    std::vector<uint32_t> m_freePending;
+    std::unordered_map<QueueKey, Queue, QueueKeyHash> m_queues;
 
     std::vector<uint32_t> m_dirty; //!< links whose flows changed
     bool m_updatePending{false};
@@ -218,6 +307,13 @@ private:
     EventId m_finishEvent;
     Time m_finishAt;
     uint32_t m_active{0};
+
+    // scratch, kept warm between calls
+    std::vector<uint32_t> m_path;       //!< Walk: the links of the path being walked
+    std::vector<double> m_rates;        //!< Walk: their rates
+    std::vector<uint32_t> m_linkQueue;  //!< Update: the component's links
+    std::vector<uint32_t> m_solveFlows; //!< Update: its flows
+    std::vector<Done> m_done;           //!< OnFinish: the flows that finished
 
     uint64_t m_messages{0};
     uint64_t m_solves{0};
@@ -232,11 +328,13 @@ public:
     double GetDelay(uint32_t link) const;
 
     /**
-     * The latency of one packet along links a packet crosses one after
-     * another (as Resolve counts it): every link's delay, and the store and
-     * forward of the packet on every link after the first.
+     * The latency of a stream of equal packets along links they cross one
+     * after another, beyond its bytes at the slowest link's rate (as Resolve
+     * counts it for a path): every link's delay and the store and forward of
+     * StoreAndForward. A node that relays a packet (an endpoint passing it on)
+     * stores and forwards it as a switch does.
      * \param links the links, first hop first
-     * \param packetBytes the packet's bytes on the wire
+     * \param packetBytes each packet's bytes on the wire
      * \return s
      */
     double GetPathLatency(const std::vector<uint32_t>& links, double packetBytes) const;

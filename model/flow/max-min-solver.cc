@@ -6,8 +6,7 @@
 #include "ns3/assert.h"
 
 #include <algorithm>
-#include <map>
-#include <queue>
+#include <functional>
 
 namespace ns3
 {
@@ -93,60 +92,67 @@ MaxMinSolver::Solve()
     m_used.assign(links, 0);
     m_version.assign(links, 0);
     m_frozen.assign(m_priority.size(), false);
-    // flows by priority, in flow order within one
-    std::map<uint8_t, std::vector<uint32_t>> byPriority;
+    // flows by priority, in flow order within one (a stable counting sort)
+    uint32_t count[257] = {0};
+    for (uint8_t p : m_priority)
+    {
+        ++count[p + 1];
+    }
+    for (uint32_t p = 0; p < 256; ++p)
+    {
+        count[p + 1] += count[p];
+    }
+    m_byPriority.resize(m_priority.size());
     for (uint32_t f = 0; f < m_priority.size(); ++f)
     {
-        byPriority[m_priority[f]].push_back(f);
+        m_byPriority[count[m_priority[f]]++] = f;
     }
-    for (const auto& [priority, flows] : byPriority)
+    // (count[p] is now the end of priority p's flows)
+    uint32_t begin = 0;
+    for (uint32_t p = 0; p < 256 && begin < m_byPriority.size(); ++p)
     {
-        SolvePriority(flows);
-        // what this priority uses is gone for the next ones
-        for (uint32_t f : flows)
+        uint32_t end = count[p];
+        if (end == begin)
         {
-            for (uint32_t i = 0; i < m_nUses[f]; ++i)
+            continue;
+        }
+        SolvePriority(m_byPriority.data() + begin, end - begin);
+        // what this priority uses is gone for the next ones
+        for (uint32_t i = begin; i < end; ++i)
+        {
+            uint32_t f = m_byPriority[i];
+            for (uint32_t u = 0; u < m_nUses[f]; ++u)
             {
-                const Use& u = m_uses[f][i];
+                const Use& use = m_uses[f][u];
                 // a link filled up to rounding is full: a residue of a few ulps would give
                 // the next priorities rates near 0 and finish times beyond any horizon
-                double before = m_capacity[u.link];
-                double after = before - u.weight * m_rate[f];
-                m_capacity[u.link] = after > 1e-9 * before ? after : 0.0;
+                double before = m_capacity[use.link];
+                double after = before - use.weight * m_rate[f];
+                m_capacity[use.link] = after > 1e-9 * before ? after : 0.0;
             }
         }
+        begin = end;
     }
 }
 
 void
-MaxMinSolver::SolvePriority(const std::vector<uint32_t>& flows)
+MaxMinSolver::SolvePriority(const uint32_t* flows, uint32_t n)
 {
     // Progressive filling: every unfrozen flow runs at the common level; a
     // link is full at level (capacity - used by frozen flows) / unfrozen weight.
-    struct Event
-    {
-        double level;
-        uint32_t index;   //!< a link, or a flow for a cap
-        uint32_t version; //!< link: the version it was computed at; cap: UINT32_MAX
-        bool operator>(const Event& o) const
-        {
-            if (level != o.level)
-            {
-                return level > o.level;
-            }
-            if (version != o.version)
-            {
-                return version > o.version;
-            }
-            return index > o.index;
-        }
-    };
     constexpr uint32_t CAP = UINT32_MAX;
-    std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events;
-
-    std::vector<uint32_t> touched;
-    for (uint32_t f : flows)
+    std::vector<Event>& events = m_events;
+    events.clear();
+    auto push = [&events](const Event& e)
     {
+        events.push_back(e);
+        std::push_heap(events.begin(), events.end(), std::greater<Event>());
+    };
+    std::vector<uint32_t>& touched = m_touched;
+    touched.clear();
+    for (uint32_t k = 0; k < n; ++k)
+    {
+        uint32_t f = flows[k];
         for (uint32_t i = 0; i < m_nUses[f]; ++i)
         {
             const Use& u = m_uses[f][i];
@@ -159,7 +165,7 @@ MaxMinSolver::SolvePriority(const std::vector<uint32_t>& flows)
         }
         if (m_cap[f] != NO_CAP)
         {
-            events.push({m_cap[f], f, CAP});
+            push({m_cap[f], f, CAP});
         }
         else if (m_nUses[f] == 0)
         {
@@ -170,7 +176,7 @@ MaxMinSolver::SolvePriority(const std::vector<uint32_t>& flows)
     for (uint32_t l : touched)
     {
         m_used[l] = 0;
-        events.push({m_capacity[l] / m_weight[l], l, m_version[l]});
+        push({m_capacity[l] / m_weight[l], l, m_version[l]});
     }
 
     auto freeze = [&](uint32_t f, double level)
@@ -186,7 +192,7 @@ MaxMinSolver::SolvePriority(const std::vector<uint32_t>& flows)
             if (m_weight[u.link] > 1e-12)
             {
                 double next = (m_capacity[u.link] - m_used[u.link]) / m_weight[u.link];
-                events.push({std::max(next, level), u.link, m_version[u.link]});
+                push({std::max(next, level), u.link, m_version[u.link]});
             }
             else
             {
@@ -197,8 +203,9 @@ MaxMinSolver::SolvePriority(const std::vector<uint32_t>& flows)
 
     while (!events.empty())
     {
-        Event e = events.top();
-        events.pop();
+        std::pop_heap(events.begin(), events.end(), std::greater<Event>());
+        Event e = events.back();
+        events.pop_back();
         if (e.version == CAP)
         {
             if (!m_frozen[e.index])

@@ -60,7 +60,27 @@ private:
         double weight;
     };
 
-    void SolvePriority(const std::vector<uint32_t>& flows);
+    /// A level at which a link fills or a flow reaches its cap.
+    struct Event
+    {
+        double level;
+        uint32_t index;   //!< a link, or a flow for a cap
+        uint32_t version; //!< link: the version it was computed at; cap: UINT32_MAX
+        bool operator>(const Event& o) const
+        {
+            if (level != o.level)
+            {
+                return level > o.level;
+            }
+            if (version != o.version)
+            {
+                return version > o.version;
+            }
+            return index > o.index;
+        }
+    };
+
+    void SolvePriority(const uint32_t* flows, uint32_t n);
 
     std::vector<double> m_capacity; //!< by link: what higher priorities left
     std::vector<uint8_t> m_priority;
@@ -74,6 +94,9 @@ private:
     std::vector<uint32_t> m_version;                //!< bumps on every change of a link's level
     std::vector<std::vector<uint32_t>> m_linkFlows; //!< flows of the priority being solved
     std::vector<bool> m_frozen;                     //!< by flow
+    std::vector<uint32_t> m_byPriority;             //!< flows by priority, in flow order within one
+    std::vector<Event> m_events;                    //!< a heap (std::greater): lowest level first
+    std::vector<uint32_t> m_touched;                //!< links the priority being solved uses
 };
 
 } // namespace ns3

@@ -5,6 +5,7 @@
 
 #include "ns3/log.h"
 #include "ns3/nstime.h"
+#include "ns3/time-resolution.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -142,6 +143,7 @@ ToString(PipelineRole role)
 PipelineGraph
 BuildPipelineGraph(const SchedulingProblem& problem, const PlanEvaluation& plan, uint32_t batches)
 {
+    dlnet::UsePicoseconds(); // the tasks' Times in the clusters' resolution from the start
     CheckPlan(problem, plan, batches);
     const LayerProfile& profile = problem.profile;
     const uint64_t B = profile.batch;

@@ -44,6 +44,12 @@ struct Cluster
     uint32_t rows{0};      //!< mesh/torus: rows (Y)
     uint32_t cols{0};      //!< mesh/torus: columns (X)
 
+    /// \return the network model that carries the endpoints' messages: "flow" or "packet"
+    std::string GetNetwork() const
+    {
+        return flow ? "flow" : "packet";
+    }
+
     /// \return number of ranks
     uint32_t GetNRanks() const
     {

@@ -153,11 +153,10 @@ FatTreeTopology::Build() const
                                                 "fabric");
                 aggUp[i].push_back(agg[i]->AddPort(aggDev));
                 uint32_t down = core[c]->AddPort(coreDev);
-                for (uint32_t r = p * half * half; r < (p + 1) * half * half; ++r)
-                {
-                    core[c]->SetRoute(r, {down});
-                }
+                core[c]->SetRoutes(p * half * half, (p + 1) * half * half - 1, {down});
             }
+            // up (ECMP over its cores) to every rank; its own pod's ranks get down routes below
+            agg[i]->SetRoutes(0, nRanks - 1, aggUp[i]);
         }
     }
     // edge <-> aggregation: edge e of pod p to every agg of pod p
@@ -179,11 +178,10 @@ FatTreeTopology::Build() const
                                                 "fabric");
                 edgeUp[ei].push_back(edge[ei]->AddPort(edgeDev));
                 uint32_t down = agg[ai]->AddPort(aggDev);
-                for (uint32_t h = 0; h < half; ++h)
-                {
-                    agg[ai]->SetRoute((p * half + e) * half + h, {down});
-                }
+                agg[ai]->SetRoutes((p * half + e) * half, (p * half + e + 1) * half - 1, {down});
             }
+            // up (ECMP over its pod's aggregation switches) to every rank but its own hosts
+            edge[ei]->SetRoutes(0, nRanks - 1, edgeUp[ei]);
         }
     }
     // hosts
@@ -200,24 +198,6 @@ FatTreeTopology::Build() const
                                          "host");
         edge[ei]->SetRoute(r, {edge[ei]->AddPort(edgeDev)});
         b.NewEndpoint(host, hostDev, r);
-    }
-    // up routes: ECMP toward every aggregation switch (edge) or core (aggregation)
-    for (uint32_t r = 0; r < nRanks; ++r)
-    {
-        for (uint32_t ei = 0; ei < k * half; ++ei)
-        {
-            if (ei != podOf(r) * half + edgeOf(r))
-            {
-                edge[ei]->SetRoute(r, edgeUp[ei]);
-            }
-        }
-        for (uint32_t ai = 0; ai < k * half; ++ai)
-        {
-            if (ai / half != podOf(r))
-            {
-                agg[ai]->SetRoute(r, aggUp[ai]);
-            }
-        }
     }
     return b.Finish();
 }

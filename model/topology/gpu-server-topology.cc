@@ -147,13 +147,14 @@ GpuServerTopology::Build() const
         leaf.push_back(b.NewSwitch(leafNode.back(), leafName.back()));
     }
     std::vector<uint32_t> nicPort(n);
+    std::vector<uint32_t> leafPort(n);
     for (uint32_t r = 0; r < n; ++r)
     {
         uint32_t l = LeafOf(r);
         auto [routerDev, leafDev] = b.Link(
             gpuNode[r], gpuName(r), leafNode[l], leafName[l], m_nicRate, m_nicDelay, "nic");
         nicPort[r] = router[r]->AddPort(routerDev);
-        leaf[l]->SetRoute(r, {leaf[l]->AddPort(leafDev)});
+        leafPort[r] = leaf[l]->AddPort(leafDev);
     }
     std::vector<std::vector<uint32_t>> uplinks(nLeaves);
     for (uint32_t s = 0; s < m_spines; ++s)
@@ -169,27 +170,28 @@ GpuServerTopology::Build() const
             uplinks[l].push_back(leaf[l]->AddPort(leafDev));
             down[l] = spine->AddPort(spineDev);
         }
-        for (uint32_t r = 0; r < n; ++r)
+        // down to each rank's leaf, in runs of ranks on one leaf
+        for (uint32_t first = 0, last = 0; first < n; first = last + 1)
         {
-            spine->SetRoute(r, {down[LeafOf(r)]});
+            for (last = first; last + 1 < n && LeafOf(last + 1) == LeafOf(first); ++last)
+            {
+            }
+            spine->SetRoutes(first, last, {down[LeafOf(first)]});
         }
+    }
+    // a leaf: every rank up (ECMP), then its own ranks down
+    for (uint32_t l = 0; l < nLeaves; ++l)
+    {
+        leaf[l]->SetRoutes(0, n - 1, uplinks[l]);
     }
     for (uint32_t r = 0; r < n; ++r)
     {
-        for (uint32_t d = 0; d < n; ++d)
-        {
-            uint32_t out = d == r                     ? localPort[r]
-                           : d / m_gpus == r / m_gpus ? nvlinkPort[r]
-                                                      : nicPort[r];
-            router[r]->SetRoute(d, {out});
-        }
-        for (uint32_t l = 0; l < nLeaves; ++l)
-        {
-            if (LeafOf(r) != l)
-            {
-                leaf[l]->SetRoute(r, uplinks[l]);
-            }
-        }
+        leaf[LeafOf(r)]->SetRoute(r, {leafPort[r]});
+        // a GPU's router: the NIC, NVLink to its server's GPUs, the local link to its own GPU
+        uint32_t server = r / m_gpus;
+        router[r]->SetRoutes(0, n - 1, {nicPort[r]});
+        router[r]->SetRoutes(server * m_gpus, (server + 1) * m_gpus - 1, {nvlinkPort[r]});
+        router[r]->SetRoute(r, {localPort[r]});
     }
     return b.Finish();
 }

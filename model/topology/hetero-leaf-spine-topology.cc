@@ -203,11 +203,13 @@ HeteroLeafSpineTopology::Build() const
                                               "fabric");
             uplinks.push_back(leaf->AddPort(leafDev));
             uint32_t down = spines[s]->AddPort(spineDev);
-            for (uint32_t r = m_firstRank[l]; r < m_firstRank[l + 1]; ++r)
+            if (m_firstRank[l + 1] > m_firstRank[l])
             {
-                spines[s]->SetRoute(r, {down});
+                spines[s]->SetRoutes(m_firstRank[l], m_firstRank[l + 1] - 1, {down});
             }
         }
+        // every rank up (ECMP), then the leaf's own ranks down
+        leaf->SetRoutes(0, nRanks - 1, uplinks);
         for (uint32_t r = m_firstRank[l]; r < m_firstRank[l + 1]; ++r)
         {
             Ptr<Node> host = b.NewNode();
@@ -215,13 +217,6 @@ HeteroLeafSpineTopology::Build() const
                 = b.Link(host, HostName(r), leafNode, leafName, m_hostRate[r], m_hostDelay, "host");
             leaf->SetRoute(r, {leaf->AddPort(leafDev)});
             b.NewEndpoint(host, hostDev, r);
-        }
-        for (uint32_t r = 0; r < nRanks; ++r)
-        {
-            if (m_leafOf[r] != l)
-            {
-                leaf->SetRoute(r, uplinks);
-            }
         }
     }
     return b.Finish();

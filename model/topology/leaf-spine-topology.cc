@@ -101,11 +101,10 @@ LeafSpineTopology::Build() const
                                               "fabric");
             uplinks.push_back(leaf->AddPort(leafDev));
             uint32_t down = spines[s]->AddPort(spineDev);
-            for (uint32_t h = 0; h < m_hostsPerLeaf; ++h)
-            {
-                spines[s]->SetRoute(l * m_hostsPerLeaf + h, {down});
-            }
+            spines[s]->SetRoutes(l * m_hostsPerLeaf, (l + 1) * m_hostsPerLeaf - 1, {down});
         }
+        // every rank up (ECMP), then the leaf's own ranks down
+        leaf->SetRoutes(0, nRanks - 1, uplinks);
         for (uint32_t h = 0; h < m_hostsPerLeaf; ++h)
         {
             uint32_t rank = l * m_hostsPerLeaf + h;
@@ -114,13 +113,6 @@ LeafSpineTopology::Build() const
                 = b.Link(host, HostName(rank), leafNode, leafName, m_hostRate, m_hostDelay, "host");
             leaf->SetRoute(rank, {leaf->AddPort(leafDev)});
             b.NewEndpoint(host, hostDev, rank);
-        }
-        for (uint32_t rank = 0; rank < nRanks; ++rank)
-        {
-            if (rank / m_hostsPerLeaf != l)
-            {
-                leaf->SetRoute(rank, uplinks);
-            }
         }
     }
     return b.Finish();

@@ -143,6 +143,7 @@ WaferConfig::Validate() const
     {
         throw std::invalid_argument("middle-stages: got 0; expected a whole number of at least 1");
     }
+    dlnet::ParseChoice("network", network, {"packet", "flow"});
 }
 
 bool

@@ -111,7 +111,7 @@ AttachIo(Wafer& wafer, const FabricHelper& helper, Ptr<FabricSwitch> sw, DataRat
     cluster.endpoints.push_back(helper.InstallEndpoint(node, ioDev, rank, cluster.directory));
     if (cluster.flow)
     {
-        cluster.flow->Attach(cluster.endpoints.back()); // built after the NPUs' network
+        cluster.flow->Attach(cluster.endpoints.back()); // network=flow carries its messages too
     }
     wafer.ioRanks.push_back(rank);
     return port;
@@ -273,6 +273,10 @@ WaferScaleTopology::WaferScaleTopology(const WaferConfig& config)
     m_config.hostLinkRate = config.npuBandwidth;
     m_config.hostLinkDelay = config.linkDelay;
     m_config.given = {"link-rate", "link-delay", "mtu"};
+    if (config.network != "packet")
+    {
+        m_config.given.insert("network");
+    }
 }
 
 WaferConfig
@@ -285,9 +289,9 @@ WaferScaleTopology::FromTopologyConfig(const TopologyConfig& config, WaferVarian
         if (!taken.count(option))
         {
             throw std::invalid_argument(option + ": does not apply to a " + WaferKindName(variant)
-                                        + "; a wafer takes link-rate (NPU bandwidth), "
-                                          "link-delay, mtu and network (it is lossless, 4 traffic "
-                                          "classes, switch latency 0)");
+                                        + "; a wafer takes link-rate (NPU bandwidth), link-delay, "
+                                          "mtu and network (it is lossless, 4 traffic classes, "
+                                          "switch latency 0)");
         }
     }
     WaferConfig w;

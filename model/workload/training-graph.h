@@ -31,7 +31,7 @@ enum class TrainingDimension : uint8_t
 
 /// The most tasks a training graph may hold (about 1 GiB of tasks): a
 /// plan or a file that needs more is refused, so that no input can exhaust memory.
-constexpr uint32_t MAX_TRAINING_TASKS = 1u << 22;
+constexpr uint32_t MAX_TRAINING_TASKS = 1u << 23;
 
 /// Number of TrainingDimension values.
 constexpr uint32_t TRAINING_DIMENSIONS = 5;

@@ -5,6 +5,7 @@
 
 #include "ns3/config-parse.h"
 #include "ns3/log.h"
+#include "ns3/time-resolution.h"
 
 #include <algorithm>
 #include <array>
@@ -1496,6 +1497,9 @@ GraphBuilder::Build()
 TrainingGraph
 MakeTrainingGraph(const Model& model, const DeviceSpec& device, const TrainingPlan& plan)
 {
+    // every task holds Times: picoseconds first, as the clusters use them (a Time made
+    // before the switch is rounded to ns, and ns-3 tracks each one until then)
+    dlnet::UsePicoseconds();
     plan.Validate(model);
     device.Validate();
     GraphBuilder builder(model, device, plan);

@@ -5,6 +5,7 @@
 
 #include "ns3/config-parse.h"
 #include "ns3/log.h"
+#include "ns3/time-resolution.h"
 
 #include <nlohmann/json.hpp>
 
@@ -1529,6 +1530,7 @@ ImportAstraSimText(const std::string& text,
                    const std::string& fileName,
                    const WorkloadImportOptions& o)
 {
+    dlnet::UsePicoseconds(); // the tasks' Times in the clusters' resolution from the start
     CheckOptions(fileName, o);
     TextWorkload w = ParseText(text, fileName);
     TrainingGraph g = w.simai ? BuildSimai(w, fileName, o) : BuildAstra(w, fileName, o);
@@ -1545,6 +1547,7 @@ ImportChakraJson(const std::string& text,
 {
     using nlohmann::json;
     const std::string& file = fileName;
+    dlnet::UsePicoseconds(); // the tasks' Times in the clusters' resolution from the start
     CheckOptions(file, o);
     json doc = ParseJson(text, file);
     auto fail

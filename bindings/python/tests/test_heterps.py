@@ -14,7 +14,8 @@ import pytest
 import dlnet
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DATA = os.path.join(HERE, "..", "..", "..", "test", "data", "heterps")
+# normalised: error messages shorten long paths, and the test matches their file names
+DATA = os.path.normpath(os.path.join(HERE, "..", "..", "..", "test", "data", "heterps"))
 CATALOGUE = os.path.join(DATA, "good-catalogue.json")
 
 # Small enough for a unit test: few RL episodes, a short genetic run, a sweep of three limits.

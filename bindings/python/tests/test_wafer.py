@@ -16,7 +16,7 @@ NPUS = 20  # every wafer variant has 20 NPUs
 FIELDS = {
     "variant", "scenario", "group", "algorithm", "groups", "members", "time_s", "time_us",
     "injected_per_npu_bytes", "effective_GBps", "paper_GBps", "npu_link_bytes",
-    "upper_link_bytes", "io_link_bytes", "io_fraction", "checked",
+    "upper_link_bytes", "io_link_bytes", "io_fraction", "checked", "network",
 }
 # One all-reduce on three NPUs under different L1 switches of FRED: quick (well
 # under a second for both variants, functional included).

@@ -1,0 +1,383 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+// Pure logic: max-min fair rates (progressive filling) with caps, weighted
+// (sprayed) uses and strict priority. Every expected rate is computed by hand
+// in the comment above it.
+
+#include "ns3/max-min-solver.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+constexpr double EPS = 1e-9;
+
+/// A flow over unit-weight links.
+uint32_t
+Flow(MaxMinSolver& s, const std::vector<uint32_t>& links, uint8_t priority = 0)
+{
+    uint32_t f = s.AddFlow(priority);
+    for (uint32_t l : links)
+    {
+        s.AddUse(f, l);
+    }
+    return f;
+}
+
+} // namespace
+
+// Parking lot: a chain of 3 links of 10, one long flow over all of them and
+// one short flow per link. Every link carries 2 flows: all rise to 10 / 2 = 5
+// and every link is full at once.
+TEST(MaxMinSolver, ParkingLotEqualLinks)
+{
+    MaxMinSolver s;
+    s.Reset(3);
+    for (uint32_t l = 0; l < 3; ++l)
+    {
+        s.SetCapacity(l, 10);
+    }
+    uint32_t longFlow = Flow(s, {0, 1, 2});
+    std::vector<uint32_t> shortFlows = {Flow(s, {0}), Flow(s, {1}), Flow(s, {2})};
+    s.Solve();
+    EXPECT_NEAR(s.GetRate(longFlow), 5, EPS);
+    for (uint32_t f : shortFlows)
+    {
+        EXPECT_NEAR(s.GetRate(f), 5, EPS);
+    }
+}
+
+// Parking lot with a narrow middle link: capacities 10, 6, 10. The middle
+// link fills first at 6 / 2 = 3 (long flow and s1 frozen at 3); links 0 and 2
+// then hold 10 - 3 = 7 for their short flow alone.
+TEST(MaxMinSolver, ParkingLotNarrowMiddle)
+{
+    MaxMinSolver s;
+    s.Reset(3);
+    s.SetCapacity(0, 10);
+    s.SetCapacity(1, 6);
+    s.SetCapacity(2, 10);
+    uint32_t longFlow = Flow(s, {0, 1, 2});
+    uint32_t s0 = Flow(s, {0});
+    uint32_t s1 = Flow(s, {1});
+    uint32_t s2 = Flow(s, {2});
+    s.Solve();
+    EXPECT_NEAR(s.GetRate(longFlow), 3, EPS);
+    EXPECT_NEAR(s.GetRate(s1), 3, EPS);
+    EXPECT_NEAR(s.GetRate(s0), 7, EPS);
+    EXPECT_NEAR(s.GetRate(s2), 7, EPS);
+}
+
+// Parking lot of n = 8 links of 12 with n short flows: the long flow and
+// every short one get 12 / 2 = 6, whatever n.
+TEST(MaxMinSolver, ParkingLotLong)
+{
+    const uint32_t n = 8;
+    MaxMinSolver s;
+    s.Reset(n);
+    std::vector<uint32_t> all;
+    for (uint32_t l = 0; l < n; ++l)
+    {
+        s.SetCapacity(l, 12);
+        all.push_back(l);
+    }
+    uint32_t longFlow = Flow(s, all);
+    for (uint32_t l = 0; l < n; ++l)
+    {
+        Flow(s, {l});
+    }
+    s.Solve();
+    for (uint32_t f = 0; f < s.GetNFlows(); ++f)
+    {
+        EXPECT_NEAR(s.GetRate(f), 6, EPS) << "flow " << f;
+    }
+    EXPECT_NEAR(s.GetRate(longFlow), 6, EPS);
+}
+
+// Incast: k = 4 senders on their own links of 100 into one receiver link of
+// 100: the receiver link fills at 100 / 4 = 25 each, the senders' links stay
+// at a quarter.
+TEST(MaxMinSolver, Incast)
+{
+    const uint32_t k = 4;
+    MaxMinSolver s;
+    s.Reset(k + 1);
+    for (uint32_t l = 0; l <= k; ++l)
+    {
+        s.SetCapacity(l, 100);
+    }
+    for (uint32_t i = 0; i < k; ++i)
+    {
+        Flow(s, {i, k});
+    }
+    s.Solve();
+    for (uint32_t f = 0; f < k; ++f)
+    {
+        EXPECT_NEAR(s.GetRate(f), 25, EPS);
+    }
+}
+
+// Unequal capacities: A crosses link 0 (10) and link 1 (100); B and C use
+// link 1 only. Link 0 fills first at level 10 (A alone); link 1 would fill at
+// 100 / 3 = 33.3, so A freezes at 10 and B and C share the rest: (100 - 10) / 2
+// = 45 each.
+TEST(MaxMinSolver, BottleneckedElsewhere)
+{
+    MaxMinSolver s;
+    s.Reset(2);
+    s.SetCapacity(0, 10);
+    s.SetCapacity(1, 100);
+    uint32_t a = Flow(s, {0, 1});
+    uint32_t b = Flow(s, {1});
+    uint32_t c = Flow(s, {1});
+    s.Solve();
+    EXPECT_NEAR(s.GetRate(a), 10, EPS);
+    EXPECT_NEAR(s.GetRate(b), 45, EPS);
+    EXPECT_NEAR(s.GetRate(c), 45, EPS);
+}
+
+// Caps: three flows on a link of 30, the first capped at 4. It freezes at 4
+// (below 30 / 3 = 10); the other two share 30 - 4 = 26: 13 each. A flow with a
+// cap and no link runs at its cap; one with neither is unbounded.
+TEST(MaxMinSolver, Caps)
+{
+    MaxMinSolver s;
+    s.Reset(1);
+    s.SetCapacity(0, 30);
+    uint32_t capped = s.AddFlow(0, 4);
+    s.AddUse(capped, 0);
+    uint32_t b = Flow(s, {0});
+    uint32_t c = Flow(s, {0});
+    uint32_t alone = s.AddFlow(0, 7);
+    uint32_t free = s.AddFlow(0);
+    s.Solve();
+    EXPECT_NEAR(s.GetRate(capped), 4, EPS);
+    EXPECT_NEAR(s.GetRate(b), 13, EPS);
+    EXPECT_NEAR(s.GetRate(c), 13, EPS);
+    EXPECT_NEAR(s.GetRate(alone), 7, EPS);
+    EXPECT_EQ(s.GetRate(free), MaxMinSolver::NO_CAP);
+}
+
+// A cap above the fair share does not bind: two flows on 30, one capped at 20,
+// both get 15.
+TEST(MaxMinSolver, CapAboveShare)
+{
+    MaxMinSolver s;
+    s.Reset(1);
+    s.SetCapacity(0, 30);
+    uint32_t a = s.AddFlow(0, 20);
+    s.AddUse(a, 0);
+    uint32_t b = Flow(s, {0});
+    s.Solve();
+    EXPECT_NEAR(s.GetRate(a), 15, EPS);
+    EXPECT_NEAR(s.GetRate(b), 15, EPS);
+}
+
+// Weighted uses (spraying): S is split evenly over links 0 and 1 (weight 1/2
+// each, capacity 10 each); X uses link 0 alone. Link 0 carries X + S/2: it
+// fills at level 10 / 1.5 = 6.667, link 1 would only at 10 / 0.5 = 20. Both
+// freeze at 20/3; link 1 carries 10/3.
+TEST(MaxMinSolver, SprayedFlow)
+{
+    MaxMinSolver s;
+    s.Reset(2);
+    s.SetCapacity(0, 10);
+    s.SetCapacity(1, 10);
+    uint32_t sprayed = s.AddFlow(0);
+    s.AddUse(sprayed, 0, 0.5);
+    s.AddUse(sprayed, 1, 0.5);
+    uint32_t x = Flow(s, {0});
+    s.Solve();
+    EXPECT_NEAR(s.GetRate(sprayed), 20.0 / 3, EPS);
+    EXPECT_NEAR(s.GetRate(x), 20.0 / 3, EPS);
+}
+
+// A sprayed flow alone over two links of 10 gets 20 (each path takes half).
+// Two uses of one link by one flow add up: paths that meet again (weights
+// 0.5 + 0.5 on link 2 of 10) bound it to 10.
+TEST(MaxMinSolver, SprayedPathsMeetAgain)
+{
+    MaxMinSolver s;
+    s.Reset(3);
+    for (uint32_t l = 0; l < 3; ++l)
+    {
+        s.SetCapacity(l, 10);
+    }
+    uint32_t f = s.AddFlow(0);
+    s.AddUse(f, 0, 0.5);
+    s.AddUse(f, 1, 0.5);
+    s.Solve();
+    EXPECT_NEAR(s.GetRate(f), 20, EPS);
+
+    s.Reset(3);
+    for (uint32_t l = 0; l < 3; ++l)
+    {
+        s.SetCapacity(l, 10);
+    }
+    f = s.AddFlow(0);
+    s.AddUse(f, 0, 0.5);
+    s.AddUse(f, 1, 0.5);
+    s.AddUse(f, 2, 0.5);
+    s.AddUse(f, 2, 0.5);
+    s.Solve();
+    EXPECT_NEAR(s.GetRate(f), 10, EPS);
+}
+
+// Strict priority: on a link of 10, a priority-0 flow capped at 4 takes 4;
+// the two priority-1 flows share what is left: (10 - 4) / 2 = 3 each.
+TEST(MaxMinSolver, PriorityTakesWhatItNeeds)
+{
+    MaxMinSolver s;
+    s.Reset(1);
+    s.SetCapacity(0, 10);
+    uint32_t high = s.AddFlow(0, 4);
+    s.AddUse(high, 0);
+    uint32_t low1 = Flow(s, {0}, 1);
+    uint32_t low2 = Flow(s, {0}, 1);
+    s.Solve();
+    EXPECT_NEAR(s.GetRate(high), 4, EPS);
+    EXPECT_NEAR(s.GetRate(low1), 3, EPS);
+    EXPECT_NEAR(s.GetRate(low2), 3, EPS);
+}
+
+// Starvation: an uncapped priority-0 flow takes the whole link of 10; the
+// priority-1 flow on it gets 0 even though its other link (1, of 10) is idle,
+// and a priority-1 flow on link 1 alone gets all 10 of it.
+TEST(MaxMinSolver, PriorityStarves)
+{
+    MaxMinSolver s;
+    s.Reset(2);
+    s.SetCapacity(0, 10);
+    s.SetCapacity(1, 10);
+    uint32_t low = Flow(s, {1, 0}, 1); // added before the high one: order does not matter
+    uint32_t high = Flow(s, {0}, 0);
+    uint32_t other = Flow(s, {1}, 1);
+    s.Solve();
+    EXPECT_NEAR(s.GetRate(high), 10, EPS);
+    EXPECT_NEAR(s.GetRate(low), 0, EPS);
+    EXPECT_NEAR(s.GetRate(other), 10, EPS);
+}
+
+// Priority and a bottleneck elsewhere: the priority-0 flow crosses link 0 (10)
+// and link 1 (2): it runs at 2 and leaves 8 of link 0 to the two priority-1
+// flows there (4 each).
+TEST(MaxMinSolver, PriorityBottleneckedElsewhere)
+{
+    MaxMinSolver s;
+    s.Reset(2);
+    s.SetCapacity(0, 10);
+    s.SetCapacity(1, 2);
+    uint32_t high = Flow(s, {0, 1}, 0);
+    uint32_t a = Flow(s, {0}, 1);
+    uint32_t b = Flow(s, {0}, 1);
+    s.Solve();
+    EXPECT_NEAR(s.GetRate(high), 2, EPS);
+    EXPECT_NEAR(s.GetRate(a), 4, EPS);
+    EXPECT_NEAR(s.GetRate(b), 4, EPS);
+}
+
+// Three priorities on a link of 12: class 0 capped at 3 (3), class 1 capped
+// at 5 (5), class 2 takes the rest: 12 - 3 - 5 = 4.
+TEST(MaxMinSolver, ThreePriorities)
+{
+    MaxMinSolver s;
+    s.Reset(1);
+    s.SetCapacity(0, 12);
+    uint32_t c2 = Flow(s, {0}, 2);
+    uint32_t c1 = s.AddFlow(1, 5);
+    s.AddUse(c1, 0);
+    uint32_t c0 = s.AddFlow(0, 3);
+    s.AddUse(c0, 0);
+    s.Solve();
+    EXPECT_NEAR(s.GetRate(c0), 3, EPS);
+    EXPECT_NEAR(s.GetRate(c1), 5, EPS);
+    EXPECT_NEAR(s.GetRate(c2), 4, EPS);
+}
+
+// Two bottlenecks at the same level: link 0 (10) carries a and L, link 1 (10)
+// carries b and L, link 2 (30) carries L and c. Links 0 and 1 both fill at 5:
+// a = b = L = 5; link 2 then leaves 30 - 5 = 25 to c.
+TEST(MaxMinSolver, TwoEqualBottlenecks)
+{
+    MaxMinSolver s;
+    s.Reset(3);
+    s.SetCapacity(0, 10);
+    s.SetCapacity(1, 10);
+    s.SetCapacity(2, 30);
+    uint32_t a = Flow(s, {0});
+    uint32_t l = Flow(s, {0, 1, 2});
+    uint32_t b = Flow(s, {1});
+    uint32_t c = Flow(s, {2});
+    s.Solve();
+    EXPECT_NEAR(s.GetRate(a), 5, EPS);
+    EXPECT_NEAR(s.GetRate(b), 5, EPS);
+    EXPECT_NEAR(s.GetRate(l), 5, EPS);
+    EXPECT_NEAR(s.GetRate(c), 25, EPS);
+}
+
+// Equal levels reached one after the other: link 0 (6) carries a, b, c; link 1
+// (4) carries c and d. Link 0 fills at 2 and link 1 at 2 too: all four get 2,
+// and both links are full (6 = 3 x 2, 4 = 2 x 2).
+TEST(MaxMinSolver, EqualLevelsThroughSharedFlow)
+{
+    MaxMinSolver s;
+    s.Reset(2);
+    s.SetCapacity(0, 6);
+    s.SetCapacity(1, 4);
+    uint32_t a = Flow(s, {0});
+    uint32_t b = Flow(s, {0});
+    uint32_t c = Flow(s, {0, 1});
+    uint32_t d = Flow(s, {1});
+    s.Solve();
+    for (uint32_t f : {a, b, c, d})
+    {
+        EXPECT_NEAR(s.GetRate(f), 2, EPS) << "flow " << f;
+    }
+}
+
+// Max-min, not proportional: link 0 (10) carries a and L, link 1 (4) carries L
+// and d. Link 1 fills first at 2 (L = d = 2); link 0 then gives a 10 - 2 = 8.
+TEST(MaxMinSolver, LevelsRiseAfterFreezing)
+{
+    MaxMinSolver s;
+    s.Reset(2);
+    s.SetCapacity(0, 10);
+    s.SetCapacity(1, 4);
+    uint32_t a = Flow(s, {0});
+    uint32_t l = Flow(s, {0, 1});
+    uint32_t d = Flow(s, {1});
+    s.Solve();
+    EXPECT_NEAR(s.GetRate(l), 2, EPS);
+    EXPECT_NEAR(s.GetRate(d), 2, EPS);
+    EXPECT_NEAR(s.GetRate(a), 8, EPS);
+}
+
+// The solver keeps its buffers between problems: a smaller problem after a
+// larger one gives its own answer (one flow alone on a link of 3: 3).
+TEST(MaxMinSolver, ResetBetweenProblems)
+{
+    MaxMinSolver s;
+    s.Reset(4);
+    for (uint32_t l = 0; l < 4; ++l)
+    {
+        s.SetCapacity(l, 8);
+    }
+    for (uint32_t i = 0; i < 4; ++i)
+    {
+        Flow(s, {0, 1, 2, 3});
+    }
+    s.Solve();
+    EXPECT_NEAR(s.GetRate(0), 2, EPS);
+    s.Reset(1);
+    s.SetCapacity(0, 3);
+    uint32_t f = Flow(s, {0});
+    s.Solve();
+    EXPECT_EQ(s.GetNFlows(), 1u);
+    EXPECT_NEAR(s.GetRate(f), 3, EPS);
+}
