@@ -10,7 +10,7 @@
 //
 //   ./dlnet run fred-training -- --workloads=resnet152,gpt3-175b \
 //       --variants=mesh,fred-d --layers=4 --mtu=65536 --results=results/ft
-//   ./dlnet run fred-training -- --network=flow --layers=0   # the full models, flow level
+//   ./dlnet run fred-training -- --network=flow   # FRED's switch trees as flows (doc/flow-fred.md)
 //
 // Transformers run --layers of their layers (0: all) with the per-layer
 // shape kept and the vocabulary scaled alike; --mtu is the wafer packet.
@@ -33,7 +33,6 @@ main(int argc, char* argv[])
             std::string layers = std::to_string(config.layers);
             std::string mtu = std::to_string(config.mtu);
             std::string iterations = std::to_string(config.iterations);
-            std::string network = config.network;
             std::string results = "results/fred-training";
             ExperimentCommandLine cmd(__FILE__);
             cmd.AddValue("workloads",
@@ -49,7 +48,7 @@ main(int argc, char* argv[])
                          layers);
             cmd.AddValue("mtu", "wafer packet in bytes, header included", mtu);
             cmd.AddValue("iterations", "iterations per run (the first is the warm-up)", iterations);
-            cmd.AddValue("network", NETWORK_OPTION_HELP, network);
+            cmd.AddValue("network", NETWORK_OPTION_HELP, config.network);
             cmd.AddValue("results", "folder for CSV, JSON and PNG output", results);
             cmd.Parse(argc, argv);
             config.workloads = dlnet::ParseList("workloads", workloads, FredTrainingWorkloads());
@@ -57,7 +56,6 @@ main(int argc, char* argv[])
             config.layers = dlnet::ParseUnsigned("layers", layers, 0, 1000);
             config.mtu = dlnet::ParseUnsigned("mtu", mtu, 1, 1u << 20);
             config.iterations = dlnet::ParseUnsigned("iterations", iterations, 1, 100);
-            config.network = dlnet::ParseChoice("network", network, {"packet", "flow"});
             config.Validate();
             CheckResultsDir("results", results);
 

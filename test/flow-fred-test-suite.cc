@@ -205,11 +205,12 @@ private:
         const double packets = std::ceil(bytes / payload); // the last one short
         const double wire = bytes + packets * 36;
         const double full = 4120;
-        // latency: 20 ns per link; the store and forward of a packet on every link
-        // after the NPU's (an uplink and a downlink of 375 GB/s, the L1-NPU link)
+        // latency: 20 ns per link, and the store and forward of a stream of 4120-byte
+        // packets beyond its bytes at the slowest link's rate: s (sum 1/c - 1/min c)
+        // (FlowNetwork::StoreAndForward); NPU 3 TB/s, uplink and downlink 375 GB/s
         const double twoLevel = (std::ceil(packets / 4) * full) / 375e9 + 4 * 20e-9
-                                + 2 * full / 375e9 + full / 3000e9;
-        const double oneLevel = wire / 3000e9 + 2 * 20e-9 + full / 3000e9;
+                                + full * (2 / 3000e9 + 2 / 375e9 - 1 / 375e9);
+        const double oneLevel = wire / 3000e9 + 2 * 20e-9 + full * (2 / 3000e9 - 1 / 3000e9);
         for (auto [variant, ranks, expected] : {std::make_tuple("fred-b", "0-19", twoLevel),
                                                 std::make_tuple("fred-d", "0-3", oneLevel)})
         {

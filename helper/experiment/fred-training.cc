@@ -105,7 +105,6 @@ FredTrainingConfig::Validate() const
     {
         throw std::invalid_argument("iterations: got 0; at least 1");
     }
-    dlnet::ParseChoice("network", network, {"packet", "flow"});
     for (const auto& w : workloads)
     {
         for (const auto& v : variants)

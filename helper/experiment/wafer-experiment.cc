@@ -454,15 +454,6 @@ WaferOptions()
                                          "FRED switches: middle subnetworks m of Fred_m(P)",
                                          &W::middleStages);
             }),
-        WaferField(
-            []
-            {
-                return ChoiceOption<W>("network",
-                                       "packet (the fabric, packet by packet) or flow (max-min "
-                                       "fair flows over the same routes and switch trees)",
-                                       &W::network,
-                                       {"packet", "flow"});
-            }),
     };
     return options;
 }

@@ -758,13 +758,16 @@ FlowNetwork::AddLink(double capacity)
 double
 FlowNetwork::GetPathLatency(const std::vector<uint32_t>& links, double packetBytes) const
 {
-    double t = 0;
-    for (std::size_t i = 0; i < links.size(); ++i)
+    double delay = 0;
+    std::vector<double> rates;
+    for (uint32_t l : links)
     {
-        const Link& link = m_links.at(links[i]);
-        t += link.delay + (i > 0 ? packetBytes / link.capacity : 0);
+        delay += m_links.at(l).delay;
+        rates.push_back(m_links[l].capacity);
     }
-    return t;
+    PacketTrain stream;
+    stream.largest = packetBytes;
+    return delay + StoreAndForward(rates, stream);
 }
 
 } // namespace ns3

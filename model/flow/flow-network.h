@@ -339,11 +339,13 @@ public:
     uint32_t AddLink(double capacity);
 
     /**
-     * The latency of one packet along links a packet crosses one after
-     * another (as Resolve counts it): every link's delay, and the store and
-     * forward of the packet on every link after the first.
+     * The latency of a stream of equal packets along links they cross one
+     * after another, beyond its bytes at the slowest link's rate (as Resolve
+     * counts it for a path): every link's delay and the store and forward of
+     * StoreAndForward. A node that relays a packet (an endpoint passing it on)
+     * stores and forwards it as a switch does.
      * \param links the links, first hop first
-     * \param packetBytes the packet's bytes on the wire
+     * \param packetBytes each packet's bytes on the wire
      * \return s
      */
     double GetPathLatency(const std::vector<uint32_t>& links, double packetBytes) const;

@@ -83,14 +83,15 @@ public:
         m_plane = plane;
         uint32_t link = m_network.GetLink(source);
         links.insert(link);
-        Enter(source->GetPeer(), false, m_network.GetDelay(link));
+        m_path.assign(1, link);
+        Enter(source->GetPeer(), false);
     }
 
     std::set<uint32_t> links; //!< the links it crossed (from every source followed)
     double latency{0};        //!< s: the latest arrival at a receiver
 
 private:
-    void Enter(Ptr<FabricNetDevice> ingress, bool down, double t)
+    void Enter(Ptr<FabricNetDevice> ingress, bool down)
     {
         auto at = m_ports.find(PeekPointer(ingress));
         auto flow = at == m_ports.end() ? m_flows.end() : m_flows.find(at->second.first);
@@ -111,12 +112,12 @@ private:
                               except,
                               [&](uint32_t port)
                               {
-                                  Send(sw, f, port, true, t);
+                                  Send(sw, f, port, true);
                               });
         };
         auto sendUp = [&]()
         {
-            Send(sw, f, f.parents[m_plane % f.parents.size()], false, t);
+            Send(sw, f, f.parents[m_plane % f.parents.size()], false);
         };
         if (down || fromParent)
         {
@@ -140,18 +141,22 @@ private:
         }
     }
 
-    void Send(FabricSwitch* sw, const FredSwitchFlow& f, uint32_t port, bool down, double t)
+    void Send(FabricSwitch* sw, const FredSwitchFlow& f, uint32_t port, bool down)
     {
         Ptr<FabricNetDevice> device = sw->GetPort(port);
         uint32_t link = m_network.GetLink(device);
         links.insert(link);
-        t += m_network.GetDelay(link) + m_packet / m_network.GetCapacity(link);
+        m_path.push_back(link);
         if (f.endpointAt.count(port) > 0)
         {
-            latency = std::max(latency, t); // a receiver (or a source, which drops it)
-            return;
+            // a receiver: the path's delays and store and forward, as Resolve counts them
+            latency = std::max(latency, m_network.GetPathLatency(m_path, m_packet));
         }
-        Enter(device->GetPeer(), down, t);
+        else
+        {
+            Enter(device->GetPeer(), down);
+        }
+        m_path.pop_back();
     }
 
     FlowNetwork& m_network;
@@ -160,6 +165,7 @@ private:
     std::unordered_map<const FabricNetDevice*, std::pair<FabricSwitch*, uint32_t>> m_ports;
     uint32_t m_target{0};
     uint32_t m_plane{0};
+    std::vector<uint32_t> m_path; //!< links from the source to here
 };
 
 } // namespace

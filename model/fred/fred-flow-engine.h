@@ -29,7 +29,7 @@ struct FlowTree
 {
     std::map<uint32_t, double> wire; //!< by link: wire bytes of the stream that cross it
     double sourceWire{0};            //!< wire bytes the source sends (the flow's bytes)
-    double latency{0};               //!< s: the longest path, from the source's last byte
+    double latency{0};               //!< s: the longest path's (FlowNetwork::GetPathLatency)
 
     /// \return the uses of a flow moving sourceWire at one rate: (link, wire / sourceWire)
     std::vector<std::pair<uint32_t, double>> Uses() const;
@@ -59,11 +59,11 @@ struct FlowTree
  *
  * Flows are in the job's traffic class (strict priority as at packet
  * level). A job ends when each of its flows' last byte has left its source
- * and crossed the longest path of its tree (propagation and switch latency
- * on every link, one packet's store and forward on every link after the
- * source's). Functional mode: the outputs are computed when the job ends,
- * the reduction over the sources in group order (ReduceSum), the copies
- * put in place, as the switches would leave them.
+ * and crossed the longest path of its tree: propagation and switch latency
+ * on every link and the packets' store and forward, as
+ * FlowNetwork::GetPathLatency counts them for a path. Functional mode: the outputs are computed
+ * when the job ends, the reduction over the sources in group order (ReduceSum), the copies put in
+ * place, as the switches would leave them.
  *
  * Not modelled: a source running ahead of a slower link further up the tree
  * (packet level: the switch queues it), per-packet interleaving. The

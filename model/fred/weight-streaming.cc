@@ -256,10 +256,9 @@ WeightStreaming::StartMeshFlows(uint64_t bytes, uint64_t packets)
         FlowTree tree;
         tree.sourceWire = wire;
         uint32_t root = m_wafer.ioNpu[io];
-        std::vector<uint32_t> first = path(m_wafer.ioRanks[io], root);
-        std::vector<double> arrival(m_wafer.npus, 0);
-        arrival[root] = network.GetPathLatency(first, packet);
-        for (uint32_t link : first)
+        std::vector<std::vector<uint32_t>> from(m_wafer.npus); // links from the controller
+        from[root] = path(m_wafer.ioRanks[io], root);
+        for (uint32_t link : from[root])
         {
             tree.wire[link] += wire;
         }
@@ -274,8 +273,8 @@ WeightStreaming::StartMeshFlows(uint64_t bytes, uint64_t packets)
                 {
                     tree.wire[link] += wire;
                 }
-                arrival[child] = arrival[npu] + packet / network.GetCapacity(links.front())
-                                 + network.GetPathLatency(links, packet);
+                from[child] = from[npu];
+                from[child].insert(from[child].end(), links.begin(), links.end());
                 order.push_back(child);
             }
         }
@@ -283,7 +282,7 @@ WeightStreaming::StartMeshFlows(uint64_t bytes, uint64_t packets)
         {
             if (s.wanted[npu])
             {
-                tree.latency = std::max(tree.latency, arrival[npu]);
+                tree.latency = std::max(tree.latency, network.GetPathLatency(from[npu], packet));
             }
         }
         FlowNetwork::FlowSpec spec;
