@@ -96,6 +96,8 @@ protected:
     /// Checks beyond the time (the same work and results).
     virtual void Compare(const std::string& name, const Twin& t)
     {
+        NS_TEST_EXPECT_MSG_EQ(t.packet.network, "packet", name << ": the row names its network");
+        NS_TEST_EXPECT_MSG_EQ(t.flow.network, "flow", name << ": the row names its network");
         NS_TEST_EXPECT_MSG_EQ(
             t.flow.packets, t.packet.packets, name << ": packets the workers sent");
         NS_TEST_EXPECT_MSG_EQ(t.flow.bytesUp, t.packet.bytesUp, name << ": payload bytes up");
