@@ -43,10 +43,6 @@ main(int argc, char* argv[])
             dlnet::ParseChoice("network", network, {"packet", "flow"});
             const double efficiency = dlnet::ParseReal("efficiency", efficiencyText, 1e-6, 1);
             CheckResultsDir("results", results);
-            for (const auto& row : chosen)
-            {
-                MegatronTrainingConfig(row, efficiency, network).Validate(); // all before any runs
-            }
 
             std::printf("Megatron-LM weak scaling (SC'21 Table 1) at %s level, efficiency %.4f\n",
                         network.c_str(),

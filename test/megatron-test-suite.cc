@@ -70,6 +70,35 @@ private:
     }
 };
 
+/// TP lock step (one compute task per TP group) times a pipelined iteration as one task
+/// per shard does.
+class MegatronLockstepTestCase : public TestCase
+{
+public:
+    MegatronLockstepTestCase()
+        : TestCase("tp-lockstep: the same iteration as a compute task per shard (TP 8, PP 2, "
+                   "DP 2, interleaved, recomputation, flow level)")
+    {
+    }
+
+private:
+    void DoRun() override
+    {
+        MegatronRow row{"small", 0, 16, 1024, 8, 8, 2, 32, 16, 0, 2, 2, true};
+        TrainingConfig c = MegatronTrainingConfig(row, A100_MAMF_EFFICIENCY, "flow");
+        c.sequence = 512;
+        double seconds[2];
+        for (bool lockstep : {false, true})
+        {
+            c.tpLockstep = lockstep;
+            TrainingResult r = RunTraining(c);
+            seconds[lockstep] = r.jobs.at(0).iterationSeconds;
+        }
+        NS_TEST_EXPECT_MSG_EQ_TOL(
+            seconds[1] / seconds[0], 1.0, 1e-9, "iteration with and without lock step");
+    }
+};
+
 /// The suite.
 class MegatronTestSuite : public TestSuite
 {
@@ -78,6 +107,7 @@ public:
         : TestSuite("dlnet-megatron", UNIT)
     {
         AddTestCase(new MegatronSmallRowsTestCase, TestCase::QUICK);
+        AddTestCase(new MegatronLockstepTestCase, TestCase::QUICK);
     }
 };
 

@@ -156,6 +156,7 @@ MegatronTrainingConfig(const MegatronRow& row, double efficiency, const std::str
     c.backends[uint32_t(TrainingDimension::DP)] = "ring";
     c.iterations = 1;
     c.trace = false;
+    c.comms = false; // millions of tasks at the largest rows: no per-message records
     // Selene: DGX A100 servers (8 GPUs on NVSwitch, NVLink 3 at 300 GB/s per direction per
     // GPU, one 200 Gbit/s HDR NIC per GPU), rail-optimised
     c.topology.kind = "rail-optimised";

@@ -600,7 +600,7 @@ RunTraining(const TrainingConfig& c)
                   "there is nothing to measure");
         }
         const TrainingGraph& g = result.setups[j].graph;
-        for (uint32_t i = 0; i < g.tasks.size(); ++i)
+        for (uint32_t i = 0; c.comms && i < g.tasks.size(); ++i)
         {
             const TrainingTask& t = g.tasks[i];
             if (t.kind == TrainingTaskKind::COMPUTE || t.kind == TrainingTaskKind::DELAY)
@@ -778,6 +778,10 @@ TrainingOptions()
                           "communication takes no time (the compute-only ideal)",
                           &C::freeCommunication),
             BoolOption<C>("trace", "keep the timeline (trace.json)", &C::trace),
+            BoolOption<C>("comms",
+                          "keep a row per collective, send and stream (comms.csv; false: an "
+                          "empty table, for runs of millions of tasks)",
+                          &C::comms),
             UnsignedOption<C>("seed", "random seed (at least 1)", &C::seed, 1),
             UnsignedOption<C>("run", "random run number", &C::run),
         };

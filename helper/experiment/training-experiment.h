@@ -73,6 +73,7 @@ struct TrainingConfig
     std::string placement{""};     //!< cluster ranks per job, ';' between jobs; empty: consecutive
     bool freeCommunication{false}; //!< communication takes no time (the compute-only ideal)
     bool trace{true};              //!< keep the timeline (trace.json)
+    bool comms{true};              //!< keep a row per communication task (comms.csv)
     uint32_t seed{1};
     uint64_t run{1};
     Ns3Attributes ns3Attributes;

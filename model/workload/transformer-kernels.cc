@@ -27,22 +27,37 @@ struct KernelList
     }
 };
 
+/// A layer's dimensions as reals: s, h, V, bytes per element, and T = s·h.
+struct Dims
+{
+    double s;
+    double h;
+    double v;
+    double e;
+    double t;
+
+    Dims(uint64_t sequence, uint64_t hidden, uint64_t vocabulary, uint32_t elementBytes)
+        : s(static_cast<double>(sequence))
+        , h(static_cast<double>(hidden))
+        , v(static_cast<double>(vocabulary))
+        , e(elementBytes)
+        , t(s * h)
+    {
+    }
+};
+
 } // namespace
 
 std::vector<LayerKernel>
 MegatronAttentionKernels(uint64_t sequence, uint64_t hidden, uint32_t heads, uint32_t elementBytes)
 {
-    const double s = static_cast<double>(sequence);
-    const double h = static_cast<double>(hidden);
-    const double e = elementBytes;
-    const double t = s * h;                                   // T: activation elements
-    const double scores = static_cast<double>(heads) * s * s; // S: attention scores
-    const double gemm = 2 * s * h * h;                        // one h x h GEMM, per sample
-    const double bmm = 2 * s * s * h;                         // QKᵀ or probs x V, all heads
+    const auto [s, h, v, e, t] = Dims(sequence, hidden, 0, elementBytes); // t: T elements
+    const double scores = static_cast<double>(heads) * s * s;             // S: attention scores
+    const double gemm = 2 * s * h * h; // one h x h GEMM, per sample
+    const double bmm = 2 * s * s * h;  // QKᵀ or probs x V, all heads
     const double qkvWeights = (3 * h * h + 3 * h) * e;
     const double projWeights = (h * h + h) * e;
     KernelList k;
-    k.pass = LayerPass::FORWARD;
     k.Add("layernorm", 0, 0, 2 * t * e)
         .Add("qkv", 3 * gemm, 3 * t * e, t * e, qkvWeights)
         .Add("scores", bmm, 2 * t * e + scores * e, 0)
@@ -73,15 +88,11 @@ MegatronAttentionKernels(uint64_t sequence, uint64_t hidden, uint32_t heads, uin
 std::vector<LayerKernel>
 MegatronMlpKernels(uint64_t sequence, uint64_t hidden, uint32_t elementBytes)
 {
-    const double s = static_cast<double>(sequence);
-    const double h = static_cast<double>(hidden);
-    const double e = elementBytes;
-    const double t = s * h;
+    const auto [s, h, v, e, t] = Dims(sequence, hidden, 0, elementBytes);
     const double gemm = 2 * s * h * 4 * h; // h x 4h, per sample
     const double fc1Weights = (4 * h * h + 4 * h) * e;
     const double fc2Weights = (4 * h * h + h) * e;
     KernelList k;
-    k.pass = LayerPass::FORWARD;
     k.Add("layernorm", 0, 0, 2 * t * e)
         .Add("fc1", gemm, 4 * t * e, t * e, fc1Weights)
         .Add("bias-gelu", 0, 8 * t * e, 0)
@@ -107,13 +118,8 @@ MegatronEmbeddingKernels(uint64_t sequence,
                          uint64_t vocabulary,
                          uint32_t elementBytes)
 {
-    const double s = static_cast<double>(sequence);
-    const double h = static_cast<double>(hidden);
-    const double v = static_cast<double>(vocabulary);
-    const double e = elementBytes;
-    const double t = s * h;
+    const auto [s, h, v, e, t] = Dims(sequence, hidden, vocabulary, elementBytes);
     KernelList k;
-    k.pass = LayerPass::FORWARD;
     k.Add("word-lookup", 0, 0, 3 * t * e)
         .Add("position-add", 0, 0, 3 * t * e)
         .Add("dropout", 0, 0, 2 * t * e + t);
@@ -131,16 +137,11 @@ MegatronLogitsKernels(uint64_t sequence,
                       uint64_t vocabulary,
                       uint32_t elementBytes)
 {
-    const double s = static_cast<double>(sequence);
-    const double h = static_cast<double>(hidden);
-    const double v = static_cast<double>(vocabulary);
-    const double e = elementBytes;
-    const double t = s * h;
+    const auto [s, h, v, e, t] = Dims(sequence, hidden, vocabulary, elementBytes);
     const double logits = s * v; // per sample, all shards
     const double gemm = 2 * s * h * v;
     const double weights = v * h * e;
     KernelList k;
-    k.pass = LayerPass::FORWARD;
     k.Add("logits", gemm, logits * e, t * e, weights).Add("cross-entropy", 0, logits * (e + 36), 0);
     k.pass = LayerPass::INPUT_GRADIENT;
     k.Add("cross-entropy-bwd", 0, logits * (12 + e), 0)

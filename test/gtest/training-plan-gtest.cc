@@ -1120,3 +1120,152 @@ TEST(TrainingPlan, GraphsAboveTheTaskCapAreRefusedBeforeTheyAreBuilt)
         },
         {"microbatches", "at most"});
 }
+
+namespace
+{
+
+/// \return the sum of a field over a layer's kernels of one pass
+double
+KernelSum(const ModelLayer& layer, LayerPass pass, double LayerKernel::*field)
+{
+    double sum = 0;
+    for (const auto& k : layer.kernels)
+    {
+        sum += k.pass == pass ? k.*field : 0;
+    }
+    return sum;
+}
+
+} // namespace
+
+TEST(ComputeModel, MegatronKernelsAddUpToTheLayersFlops)
+{
+    TransformerConfig c{2, 1024, 16, 512, 5000};
+    c.kernels = true;
+    Model m = MakeTransformer("k", c);
+    Model plain = MakeTransformer("k", TransformerConfig{2, 1024, 16, 512, 5000});
+    ASSERT_EQ(m.layers.size(), plain.layers.size());
+    const double s = 512;
+    const double h = 1024;
+    for (uint32_t i = 0; i < m.layers.size(); ++i)
+    {
+        const ModelLayer& layer = m.layers[i];
+        EXPECT_FALSE(layer.kernels.empty()) << layer.name;
+        // the same FLOPs as the layer without kernels (Megatron's count)
+        EXPECT_DOUBLE_EQ(KernelSum(layer, LayerPass::FORWARD, &LayerKernel::flops),
+                         plain.layers[i].forwardFlops)
+            << layer.name;
+        EXPECT_DOUBLE_EQ(KernelSum(layer, LayerPass::INPUT_GRADIENT, &LayerKernel::flops),
+                         plain.layers[i].inputGradientFlops)
+            << layer.name;
+        EXPECT_DOUBLE_EQ(KernelSum(layer, LayerPass::WEIGHT_GRADIENT, &LayerKernel::flops),
+                         plain.layers[i].weightGradientFlops)
+            << layer.name;
+    }
+    // written out: attention 8sh² + 4s²h forward; the MLP 16sh²
+    EXPECT_DOUBLE_EQ(KernelSum(m.layers[1], LayerPass::FORWARD, &LayerKernel::flops),
+                     8 * s * h * h + 4 * s * s * h);
+    EXPECT_DOUBLE_EQ(KernelSum(m.layers[2], LayerPass::FORWARD, &LayerKernel::flops),
+                     16 * s * h * h);
+    // the attention block's forward moves, per sample, its scores 2 (softmax) + 2.5
+    // (dropout) + 1 (scores GEMM out) + 1 (context GEMM in) times at 2 bytes, 1 byte mask
+    const double scores = 16 * s * s;
+    const double t = s * h;
+    EXPECT_DOUBLE_EQ(KernelSum(m.layers[1], LayerPass::FORWARD, &LayerKernel::shardedBytes),
+                     (3 * t + 2 * t + scores) * 2 + 2 * scores * 2 + 2 * scores * 2 + scores
+                         + (scores + 2 * t) * 2 + 2 * t * 2 + t * 2);
+    // a model with experts has no kernel description
+    TransformerConfig moe = c;
+    moe.experts = 4;
+    moe.moeEvery = 2;
+    ExpectInvalid(
+        [&]
+        {
+            MakeTransformer("moe", moe);
+        },
+        {"kernels", "experts"});
+}
+
+TEST(ComputeModel, KernelsAreSummedRooflinesAndShardAsTheySay)
+{
+    DeviceSpec d = MakeDevice("a100");
+    d.efficiency = 0.5;
+    ModelLayer layer;
+    layer.name = "two kernels";
+    // a GEMM: 1e12 FLOPs per sample (compute bound), and a replicated element-wise kernel of
+    // 1e9 bytes per sample (memory bound)
+    layer.kernels.push_back({"gemm", LayerPass::FORWARD, 1e12, 1e6, 0, 0});
+    layer.kernels.push_back({"norm", LayerPass::FORWARD, 0, 0, 1e9, 0});
+    layer.kernels.push_back({"wgrad", LayerPass::WEIGHT_GRADIENT, 0, 0, 0, 4e9});
+    const double gemm = 1e12 / (312e12 * 0.5);
+    const double norm = 1e9 / 2.0e12;
+    // (each kernel's time is rounded to the simulator's resolution: a nanosecond here)
+    EXPECT_NEAR(LayerPassTime(layer, LayerPass::FORWARD, d, DataType::FP16, 1).GetSeconds(),
+                gemm + norm,
+                1e-9);
+    // 4 samples on 8 shards: the GEMM's FLOPs divide, the replicated kernel's bytes do not
+    EXPECT_NEAR(LayerPassTime(layer, LayerPass::FORWARD, d, DataType::FP16, 4, 8).GetSeconds(),
+                gemm * 4 / 8 + norm * 4,
+                1e-9);
+    // per-pass weights: not per sample, divided over the shards
+    EXPECT_NEAR(
+        LayerPassTime(layer, LayerPass::WEIGHT_GRADIENT, d, DataType::FP16, 16, 2).GetSeconds(),
+        4e9 / 2 / 2.0e12,
+        1e-9);
+    EXPECT_EQ(LayerPassTime(layer, LayerPass::INPUT_GRADIENT, d, DataType::FP16, 4), Time(0));
+}
+
+TEST(TrainingPlan, TpLockstepMakesOneComputeTaskPerTpGroup)
+{
+    Model m = Tiny();
+    TrainingPlan p;
+    p.tp = 4;
+    p.pp = 2;
+    p.dp = 2;
+    p.microbatches = 4;
+    p.recompute = true;
+    TrainingGraph each = Build(m, p);
+    p.tpLockstep = true;
+    TrainingGraph lock = Build(m, p);
+    auto computes = [](const TrainingGraph& g)
+    {
+        return Select(g,
+                      [](const TrainingTask& t)
+                      {
+                          return t.kind == TrainingTaskKind::COMPUTE;
+                      });
+    };
+    auto a = computes(each);
+    auto b = computes(lock);
+    EXPECT_EQ(a.size(), 4 * b.size());
+    double da = 0;
+    double db = 0;
+    for (const auto* t : a)
+    {
+        da += t->duration.GetSeconds();
+    }
+    for (const auto* t : b)
+    {
+        EXPECT_EQ(t->ranks.size(), 4u);
+        db += t->duration.GetSeconds() * t->ranks.size();
+    }
+    EXPECT_NEAR(da, db, 1e-12); // the same compute on every rank
+    // the communication is the same
+    EXPECT_EQ(each.tasks.size() - a.size(), lock.tasks.size() - b.size());
+}
+
+TEST(TrainingPlan, OptimizerTakesThePlansFlopsAndBytes)
+{
+    Model m = Tiny(1);
+    TrainingPlan p;
+    p.optimizerFlops = 0;
+    p.optimizerBytes = 60;
+    TrainingGraph g = Build(m, p, "a100");
+    auto opt = Select(g,
+                      [](const TrainingTask& t)
+                      {
+                          return t.phase == TrainingPhase::OPTIMIZER;
+                      });
+    ASSERT_EQ(opt.size(), 1u);
+    EXPECT_NEAR(opt[0]->duration.GetSeconds(), 60.0 * m.TotalParameters() / 2.0e12, 1e-12);
+}
