@@ -448,6 +448,7 @@ FlowNetwork::Start(const std::vector<std::pair<uint32_t, double>>& uses,
     {
         id = m_flows.size();
         m_flows.emplace_back();
+        m_finishes.Reserve(m_flows.size());
     }
     Flow& f = m_flows[id];
     f.uses = uses;
@@ -477,7 +478,7 @@ FlowNetwork::Start(const std::vector<std::pair<uint32_t, double>>& uses,
         // no link to share: only its cap bounds it
         f.rate = f.cap;
         Time dt = f.cap == MaxMinSolver::NO_CAP ? Time(0) : Seconds(f.remaining / f.cap);
-        m_finishes.push({Simulator::Now() + dt, id, f.version});
+        m_finishes.Set(id, Finish{Simulator::Now() + dt, id});
         Reschedule();
         return id;
     }
@@ -579,27 +580,10 @@ FlowNetwork::Update()
                       : Seconds(flow.remaining / flow.rate);
         if (flow.rate <= 0)
         {
-            continue; // starved by higher priorities: waits for a change
+            m_finishes.Remove(flows[i]); // starved by higher priorities: waits for a change
+            continue;
         }
-        m_finishes.push({now + dt, flows[i], flow.version});
-    }
-    // drop superseded entries when they pile up
-    if (m_finishes.size() > 64 + 4 * size_t(m_active))
-    {
-        std::vector<Finish> keep;
-        while (!m_finishes.empty())
-        {
-            const Finish& e = m_finishes.top();
-            if (m_flows[e.flow].active && m_flows[e.flow].version == e.version)
-            {
-                keep.push_back(e);
-            }
-            m_finishes.pop();
-        }
-        for (const Finish& e : keep)
-        {
-            m_finishes.push(e);
-        }
+        m_finishes.Set(flows[i], Finish{now + dt, flows[i]});
     }
     Reschedule();
 }
@@ -607,20 +591,11 @@ FlowNetwork::Update()
 void
 FlowNetwork::Reschedule()
 {
-    while (!m_finishes.empty())
-    {
-        const Finish& e = m_finishes.top();
-        if (m_flows[e.flow].active && m_flows[e.flow].version == e.version)
-        {
-            break;
-        }
-        m_finishes.pop();
-    }
-    if (m_finishes.empty())
+    if (m_finishes.Empty())
     {
         return;
     }
-    Time at = m_finishes.top().at;
+    Time at = m_finishes.TopKey().at;
     if (m_finishEvent.IsRunning())
     {
         if (m_finishAt <= at)
@@ -639,15 +614,11 @@ FlowNetwork::OnFinish()
     Time now = Simulator::Now();
     std::vector<Done> done;
     done.swap(m_done); // (kept warm; empty)
-    while (!m_finishes.empty() && m_finishes.top().at <= now)
+    while (!m_finishes.Empty() && m_finishes.TopKey().at <= now)
     {
-        Finish e = m_finishes.top();
-        m_finishes.pop();
+        Finish e = m_finishes.TopKey();
+        m_finishes.Pop();
         Flow& flow = m_flows[e.flow];
-        if (!flow.active || flow.version != e.version)
-        {
-            continue;
-        }
         m_flowDoneTrace(e.flow, flow.bytes, flow.started);
         done.push_back(Done{flow.pending, flow.onSent});
         Remove(e.flow);
@@ -697,6 +668,7 @@ FlowNetwork::Remove(uint32_t id)
         }
         Touch(flow.uses[i].first);
     }
+    m_finishes.Remove(id);
     flow.active = false;
     flow.pending = NONE;
     flow.onSent = Callback<void>();
