@@ -26,6 +26,21 @@ namespace
 {
 /// Longest path before the routes are taken to loop.
 constexpr uint32_t MAX_HOPS = 256;
+
+/// \return a free slot of a pool (a new one when none is free)
+template <typename T>
+uint32_t
+Acquire(std::vector<T>& pool, std::vector<uint32_t>& free)
+{
+    if (!free.empty())
+    {
+        uint32_t index = free.back();
+        free.pop_back();
+        return index;
+    }
+    pool.emplace_back();
+    return pool.size() - 1;
+}
 } // namespace
 
 TypeId
@@ -325,17 +340,7 @@ FlowNetwork::Carry(FabricEndpoint& source,
     train.largest = std::min<double>(message.bytes, segment) + FabricHeader::SERIALIZED_SIZE;
     train.last = double(message.bytes - uint64_t(message.packets - 1) * segment)
                  + FabricHeader::SERIALIZED_SIZE;
-    uint32_t index;
-    if (!m_freePending.empty())
-    {
-        index = m_freePending.back();
-        m_freePending.pop_back();
-    }
-    else
-    {
-        index = m_pending.size();
-        m_pending.emplace_back();
-    }
+    uint32_t index = Acquire(m_pending, m_freePending);
     Pending& p = m_pending[index];
     try
     {
@@ -438,18 +443,8 @@ FlowNetwork::Start(const std::vector<std::pair<uint32_t, double>>& uses,
                    uint32_t pending,
                    Callback<void> onSent)
 {
-    uint32_t id;
-    if (!m_freeFlows.empty())
-    {
-        id = m_freeFlows.back();
-        m_freeFlows.pop_back();
-    }
-    else
-    {
-        id = m_flows.size();
-        m_flows.emplace_back();
-        m_finishes.Reserve(m_flows.size());
-    }
+    uint32_t id = Acquire(m_flows, m_freeFlows);
+    m_finishes.Reserve(m_flows.size());
     Flow& f = m_flows[id];
     f.uses = uses;
     f.slot.resize(f.uses.size());
