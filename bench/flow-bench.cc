@@ -24,12 +24,10 @@
 //
 // Nothing here is asserted: the figures go in bench/README.md.
 
+#include "bench-util.h"
+
 #include "ns3/dlnet-module.h"
 #include "ns3/gnuplot.h"
-
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <cmath>
@@ -54,37 +52,12 @@ struct Figures
     uint32_t ranks{0};
 };
 
-/// Run body in a child process; \return false if it failed.
-bool
-InChild(const std::function<Figures()>& body, Figures& out)
+/// \return f with the process's peak resident set
+Figures
+Measured(Figures f)
 {
-    int fds[2];
-    if (pipe(fds) != 0)
-    {
-        return false;
-    }
-    std::fflush(stdout);
-    pid_t child = fork();
-    if (child == 0)
-    {
-        close(fds[0]);
-        int status = GuardedMain(
-            [&]()
-            {
-                Figures f = body();
-                struct rusage usage;
-                getrusage(RUSAGE_SELF, &usage);
-                f.peakBytes = usage.ru_maxrss * 1024.0;
-                return write(fds[1], &f, sizeof(f)) == ssize_t(sizeof(f)) ? 0 : 1;
-            });
-        _exit(status);
-    }
-    close(fds[1]);
-    bool ok = read(fds[0], &out, sizeof(out)) == ssize_t(sizeof(out));
-    close(fds[0]);
-    int status = 0;
-    waitpid(child, &status, 0);
-    return ok && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    f.peakBytes = bench::PeakRssBytes();
+    return f;
 }
 
 CollectiveConfig
@@ -115,30 +88,6 @@ RunCollectiveCase(const CollectiveConfig& c)
     f.messages = row.packets;
     f.ranks = r.ranks;
     return f;
-}
-
-TrainingConfig
-Training64(uint32_t layers)
-{
-    TrainingConfig c;
-    c.topology.kind = "rail-optimised";
-    c.topology.servers = 8;
-    c.topology.gpusPerServer = 8;
-    c.model = "transformer";
-    TransformerConfig gpt = ZooTransformer("gpt3-175b");
-    c.layers = layers;
-    c.hidden = gpt.hidden;
-    c.heads = gpt.heads;
-    c.sequence = gpt.sequence;
-    c.vocabulary = gpt.vocabulary;
-    c.tp = 8;
-    c.pp = 2;
-    c.dp = 4;
-    c.microbatches = 8;
-    c.microbatchSize = 1;
-    c.iterations = 1;
-    c.trace = false;
-    return c;
 }
 
 Figures
@@ -259,7 +208,7 @@ main(int argc, char* argv[])
                      false,
                      [gptLayers](const std::string& network)
                      {
-                         TrainingConfig c = Training64(gptLayers);
+                         TrainingConfig c = bench::Gpt64(gptLayers);
                          c.topology.network = network;
                          return RunTrainingCase(c);
                      }},
@@ -301,10 +250,10 @@ main(int argc, char* argv[])
                             continue;
                         }
                         Figures f;
-                        if (!InChild(
+                        if (!bench::InChild<Figures>(
                                 [&]()
                                 {
-                                    return c.run(network);
+                                    return Measured(c.run(network));
                                 },
                                 f))
                         {
@@ -388,10 +337,10 @@ main(int argc, char* argv[])
                         c.estimate = false;
                         c.Validate(); // bad algorithm names fail here, not in a child
                         Figures f;
-                        if (!InChild(
+                        if (!bench::InChild<Figures>(
                                 [&]()
                                 {
-                                    return RunCollectiveCase(c);
+                                    return Measured(RunCollectiveCase(c));
                                 },
                                 f))
                         {

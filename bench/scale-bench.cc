@@ -15,12 +15,12 @@
 //   ./build/bench/scale-bench [--kinds=rail-optimised,gpu-leaf-spine,leaf-spine,fat-tree]
 //                             [--max-ranks=8192] [--results=DIR]
 
+#include "bench-util.h"
+
 #include "ns3/dlnet-module.h"
 #include "ns3/gnuplot.h"
 
 #include <malloc.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -113,7 +113,14 @@ Build(const TopologyConfig& config)
 }
 
 /// Heap per node and per link (two set-up devices and their channel), from count of each.
-std::pair<double, double>
+/// Heap one node and one link take.
+struct Calibration
+{
+    double perNode;
+    double perLink;
+};
+
+Calibration
 Calibrate(uint32_t count)
 {
     TopologyConfig config;
@@ -136,37 +143,6 @@ Calibrate(uint32_t count)
     nodes = NodeContainer();
     Simulator::Destroy();
     return {perNode, perLink};
-}
-
-/// Run body in a child process; \return what it wrote, false if it failed.
-template <typename T>
-bool
-InChild(const std::function<T()>& body, T& out)
-{
-    int fds[2];
-    if (pipe(fds) != 0)
-    {
-        return false;
-    }
-    std::fflush(stdout);
-    pid_t child = fork();
-    if (child == 0)
-    {
-        close(fds[0]);
-        int status = GuardedMain(
-            [&]()
-            {
-                T value = body();
-                return write(fds[1], &value, sizeof(value)) == ssize_t(sizeof(value)) ? 0 : 1;
-            });
-        _exit(status);
-    }
-    close(fds[1]);
-    bool ok = read(fds[0], &out, sizeof(out)) == ssize_t(sizeof(out));
-    close(fds[0]);
-    int status = 0;
-    waitpid(child, &status, 0);
-    return ok && WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
 std::vector<Case>
@@ -281,8 +257,8 @@ main(int argc, char* argv[])
                     "kinds", k, {"rail-optimised", "gpu-leaf-spine", "leaf-spine", "fat-tree"});
                 kinds.push_back(k);
             }
-            std::pair<double, double> calibration;
-            if (!InChild<std::pair<double, double>>(
+            Calibration calibration;
+            if (!bench::InChild<Calibration>(
                     []()
                     {
                         return Calibrate(20000);
@@ -316,7 +292,7 @@ main(int argc, char* argv[])
             {
                 Figures f;
                 TopologyConfig config = c.config;
-                if (!InChild<Figures>(
+                if (!bench::InChild<Figures>(
                         [config]()
                         {
                             return Build(config);

@@ -14,6 +14,8 @@
 //
 // --network=flow runs the same cases at flow level (the speed-up against packet level).
 
+#include "bench-util.h"
+
 #include "ns3/dlnet-module.h"
 
 #include <sys/resource.h>
@@ -39,30 +41,6 @@ ResNetCase()
     c.type = "fp16";
     c.dp = 16;
     c.microbatchSize = 32;
-    c.iterations = 1;
-    c.trace = false;
-    return c;
-}
-
-TrainingConfig
-GptCase(uint32_t layers)
-{
-    TrainingConfig c;
-    c.topology.kind = "rail-optimised";
-    c.topology.servers = 8;
-    c.topology.gpusPerServer = 8;
-    c.model = "transformer";
-    TransformerConfig gpt = ZooTransformer("gpt3-175b");
-    c.layers = layers;
-    c.hidden = gpt.hidden;
-    c.heads = gpt.heads;
-    c.sequence = gpt.sequence;
-    c.vocabulary = gpt.vocabulary;
-    c.tp = 8;
-    c.pp = 2;
-    c.dp = 4;
-    c.microbatches = 8;
-    c.microbatchSize = 1;
     c.iterations = 1;
     c.trace = false;
     return c;
@@ -137,7 +115,7 @@ main(int argc, char* argv[])
             std::fflush(stdout);
             for (const auto& [name, what] : cases)
             {
-                TrainingConfig c = name == "resnet" ? ResNetCase() : GptCase(gptLayers);
+                TrainingConfig c = name == "resnet" ? ResNetCase() : bench::Gpt64(gptLayers);
                 c.topology.network = network;
                 pid_t child = fork();
                 if (child == 0)

@@ -119,6 +119,7 @@ set(DLNET_HEADERS
   model/fabric/message-transport.h
   model/flow/max-min-solver.h
   model/flow/flow-network.h
+  model/flow/indexed-heap.h
   model/topology/fabric-helper.h
   model/topology/cluster.h
   model/topology/topology-helper.h

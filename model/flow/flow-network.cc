@@ -26,6 +26,21 @@ namespace
 {
 /// Longest path before the routes are taken to loop.
 constexpr uint32_t MAX_HOPS = 256;
+
+/// \return a free slot of a pool (a new one when none is free)
+template <typename T>
+uint32_t
+Acquire(std::vector<T>& pool, std::vector<uint32_t>& free)
+{
+    if (!free.empty())
+    {
+        uint32_t index = free.back();
+        free.pop_back();
+        return index;
+    }
+    pool.emplace_back();
+    return pool.size() - 1;
+}
 } // namespace
 
 TypeId
@@ -325,17 +340,7 @@ FlowNetwork::Carry(FabricEndpoint& source,
     train.largest = std::min<double>(message.bytes, segment) + FabricHeader::SERIALIZED_SIZE;
     train.last = double(message.bytes - uint64_t(message.packets - 1) * segment)
                  + FabricHeader::SERIALIZED_SIZE;
-    uint32_t index;
-    if (!m_freePending.empty())
-    {
-        index = m_freePending.back();
-        m_freePending.pop_back();
-    }
-    else
-    {
-        index = m_pending.size();
-        m_pending.emplace_back();
-    }
+    uint32_t index = Acquire(m_pending, m_freePending);
     Pending& p = m_pending[index];
     try
     {
@@ -438,17 +443,8 @@ FlowNetwork::Start(const std::vector<std::pair<uint32_t, double>>& uses,
                    uint32_t pending,
                    Callback<void> onSent)
 {
-    uint32_t id;
-    if (!m_freeFlows.empty())
-    {
-        id = m_freeFlows.back();
-        m_freeFlows.pop_back();
-    }
-    else
-    {
-        id = m_flows.size();
-        m_flows.emplace_back();
-    }
+    uint32_t id = Acquire(m_flows, m_freeFlows);
+    m_finishes.Reserve(m_flows.size());
     Flow& f = m_flows[id];
     f.uses = uses;
     f.slot.resize(f.uses.size());
@@ -477,7 +473,7 @@ FlowNetwork::Start(const std::vector<std::pair<uint32_t, double>>& uses,
         // no link to share: only its cap bounds it
         f.rate = f.cap;
         Time dt = f.cap == MaxMinSolver::NO_CAP ? Time(0) : Seconds(f.remaining / f.cap);
-        m_finishes.push({Simulator::Now() + dt, id, f.version});
+        m_finishes.Set(id, Finish{Simulator::Now() + dt, id});
         Reschedule();
         return id;
     }
@@ -581,27 +577,10 @@ FlowNetwork::Update()
                              : flow.remaining / flow.rate;
         if (flow.rate <= 0 || !(seconds < horizon))
         {
-            continue; // starved by higher priorities: waits for a change
+            m_finishes.Remove(flows[i]); // starved by higher priorities: waits for a change
+            continue;
         }
-        m_finishes.push({now + Seconds(seconds), flows[i], flow.version});
-    }
-    // drop superseded entries when they pile up
-    if (m_finishes.size() > 64 + 4 * size_t(m_active))
-    {
-        std::vector<Finish> keep;
-        while (!m_finishes.empty())
-        {
-            const Finish& e = m_finishes.top();
-            if (m_flows[e.flow].active && m_flows[e.flow].version == e.version)
-            {
-                keep.push_back(e);
-            }
-            m_finishes.pop();
-        }
-        for (const Finish& e : keep)
-        {
-            m_finishes.push(e);
-        }
+        m_finishes.Set(flows[i], Finish{now + Seconds(seconds), flows[i]});
     }
     Reschedule();
 }
@@ -609,20 +588,11 @@ FlowNetwork::Update()
 void
 FlowNetwork::Reschedule()
 {
-    while (!m_finishes.empty())
-    {
-        const Finish& e = m_finishes.top();
-        if (m_flows[e.flow].active && m_flows[e.flow].version == e.version)
-        {
-            break;
-        }
-        m_finishes.pop();
-    }
-    if (m_finishes.empty())
+    if (m_finishes.Empty())
     {
         return;
     }
-    Time at = m_finishes.top().at;
+    Time at = m_finishes.TopKey().at;
     if (m_finishEvent.IsRunning())
     {
         if (m_finishAt <= at)
@@ -641,15 +611,11 @@ FlowNetwork::OnFinish()
     Time now = Simulator::Now();
     std::vector<Done> done;
     done.swap(m_done); // (kept warm; empty)
-    while (!m_finishes.empty() && m_finishes.top().at <= now)
+    while (!m_finishes.Empty() && m_finishes.TopKey().at <= now)
     {
-        Finish e = m_finishes.top();
-        m_finishes.pop();
+        Finish e = m_finishes.TopKey();
+        m_finishes.Pop();
         Flow& flow = m_flows[e.flow];
-        if (!flow.active || flow.version != e.version)
-        {
-            continue;
-        }
         m_flowDoneTrace(e.flow, flow.bytes, flow.started);
         done.push_back(Done{flow.pending, flow.onSent});
         Remove(e.flow);
@@ -699,6 +665,7 @@ FlowNetwork::Remove(uint32_t id)
         }
         Touch(flow.uses[i].first);
     }
+    m_finishes.Remove(id);
     flow.active = false;
     flow.pending = NONE;
     flow.onSent = Callback<void>();

@@ -4,6 +4,7 @@
 #ifndef DLNET_FLOW_NETWORK_H
 #define DLNET_FLOW_NETWORK_H
 
+#include "indexed-heap.h"
 #include "max-min-solver.h"
 
 #include "ns3/callback.h"
@@ -14,7 +15,6 @@
 #include "ns3/traced-callback.h"
 
 #include <functional>
-#include <queue>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
@@ -244,14 +244,14 @@ private:
         uint32_t tail;
     };
 
+    /// When a flow's last byte leaves; flows of the same instant in id order.
     struct Finish
     {
         Time at;
         uint32_t flow;
-        uint32_t version;
-        bool operator>(const Finish& o) const
+        bool operator<(const Finish& o) const
         {
-            return at != o.at ? at > o.at : flow > o.flow;
+            return at != o.at ? at < o.at : flow < o.flow;
         }
     };
 
@@ -305,7 +305,7 @@ private:
     bool m_updatePending{false};
     uint32_t m_stamp{0};
     MaxMinSolver m_solver;
-    std::priority_queue<Finish, std::vector<Finish>, std::greater<Finish>> m_finishes;
+    IndexedHeap<Finish> m_finishes; //!< by flow: when its last byte leaves at its current rate
     EventId m_finishEvent;
     Time m_finishAt;
     uint32_t m_active{0};

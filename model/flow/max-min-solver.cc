@@ -141,12 +141,15 @@ MaxMinSolver::SolvePriority(const uint32_t* flows, uint32_t n)
     // Progressive filling: every unfrozen flow runs at the common level; a
     // link is full at level (capacity - used by frozen flows) / unfrozen weight.
     constexpr uint32_t CAP = UINT32_MAX;
-    std::vector<Event>& events = m_events;
-    events.clear();
-    auto push = [&events](const Event& e)
+    // one entry per link (id: the link) and per capped flow (id: links + flow), the latest
+    // level of each: the entries come out in the order a heap of every level computed
+    // gives the current ones
+    const uint32_t links = m_capacity.size();
+    IndexedHeap<Event>& events = m_events;
+    events.Reset(links + m_priority.size());
+    auto push = [&events, links](const Event& e)
     {
-        events.push_back(e);
-        std::push_heap(events.begin(), events.end(), std::greater<Event>());
+        events.Set(e.version == CAP ? links + e.index : e.index, e);
     };
     std::vector<uint32_t>& touched = m_touched;
     touched.clear();
@@ -197,15 +200,15 @@ MaxMinSolver::SolvePriority(const uint32_t* flows, uint32_t n)
             else
             {
                 m_weight[u.link] = 0;
+                events.Remove(u.link); // (its level is stale)
             }
         }
     };
 
-    while (!events.empty())
+    while (!events.Empty())
     {
-        std::pop_heap(events.begin(), events.end(), std::greater<Event>());
-        Event e = events.back();
-        events.pop_back();
+        Event e = events.TopKey();
+        events.Pop();
         if (e.version == CAP)
         {
             if (!m_frozen[e.index])

@@ -4,6 +4,8 @@
 #ifndef DLNET_MAX_MIN_SOLVER_H
 #define DLNET_MAX_MIN_SOLVER_H
 
+#include "indexed-heap.h"
+
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -66,17 +68,17 @@ private:
         double level;
         uint32_t index;   //!< a link, or a flow for a cap
         uint32_t version; //!< link: the version it was computed at; cap: UINT32_MAX
-        bool operator>(const Event& o) const
+        bool operator<(const Event& o) const
         {
             if (level != o.level)
             {
-                return level > o.level;
+                return level < o.level;
             }
             if (version != o.version)
             {
-                return version > o.version;
+                return version < o.version;
             }
-            return index > o.index;
+            return index < o.index;
         }
     };
 
@@ -95,8 +97,8 @@ private:
     std::vector<std::vector<uint32_t>> m_linkFlows; //!< flows of the priority being solved
     std::vector<bool> m_frozen;                     //!< by flow
     std::vector<uint32_t> m_byPriority;             //!< flows by priority, in flow order within one
-    std::vector<Event> m_events;                    //!< a heap (std::greater): lowest level first
-    std::vector<uint32_t> m_touched;                //!< links the priority being solved uses
+    IndexedHeap<Event> m_events;     //!< by id (a link, or links + flow for a cap): lowest first
+    std::vector<uint32_t> m_touched; //!< links the priority being solved uses
 };
 
 } // namespace ns3

@@ -51,28 +51,20 @@ TEST(CollectiveRing, OnDemandStepsEqualStoredSteps)
                     std::vector<CollectiveLane> stored;
                     std::vector<CollectiveLane> made;
                     CollectiveGrid grid;
-                    BuildCollectiveLanes(op,
-                                         CollectiveAlgorithm::RING,
-                                         n,
-                                         0,
-                                         6 * es,
-                                         elements * es,
-                                         es,
-                                         grid,
-                                         3,
-                                         stored,
-                                         false);
-                    BuildCollectiveLanes(op,
-                                         CollectiveAlgorithm::RING,
-                                         n,
-                                         0,
-                                         6 * es,
-                                         elements * es,
-                                         es,
-                                         grid,
-                                         3,
-                                         made,
-                                         true);
+                    for (bool onDemand : {false, true})
+                    {
+                        BuildCollectiveLanes(op,
+                                             CollectiveAlgorithm::RING,
+                                             n,
+                                             0,
+                                             6 * es,
+                                             elements * es,
+                                             es,
+                                             grid,
+                                             3,
+                                             onDemand ? made : stored,
+                                             onDemand);
+                    }
                     ASSERT_EQ(stored.size(), 1u);
                     ASSERT_EQ(made.size(), 1u);
                     EXPECT_EQ(stored[0].ring.ranks, 0u);
