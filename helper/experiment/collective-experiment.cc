@@ -83,6 +83,7 @@ IsCommonCollectiveOption(const std::string& name)
                                                  "root",
                                                  "tc",
                                                  "functional",
+                                                 "estimate",
                                                  "seed",
                                                  "run"};
     if (common.count(name))
@@ -390,12 +391,16 @@ RunCollective(const CollectiveConfig& c)
             Cluster cluster = topology->Build();
             row.network = cluster.GetNetwork();
             result.network = row.network;
-            std::vector<LinkPhase> phases = backend->Phases(req, comm);
-            if (!phases.empty())
+            if (c.estimate)
             {
-                LinkLoadEstimate estimate = EstimateLinkLoad(cluster, phases);
-                row.estimate = estimate.seconds;
-                row.busiestLink = estimate.busiestLink;
+                // (gone before the run: at thousands of ranks the phases are large)
+                std::vector<LinkPhase> phases = backend->Phases(req, comm);
+                if (!phases.empty())
+                {
+                    LinkLoadEstimate estimate = EstimateLinkLoad(cluster, phases);
+                    row.estimate = estimate.seconds;
+                    row.busiestLink = estimate.busiestLink;
+                }
             }
             // disposed before the cluster and the simulator go, even when the run throws
             struct DisposeAtExit
@@ -502,6 +507,10 @@ CollectiveOptions()
                               &C::chunks),
             UnsignedOption<C>(
                 "chunks-in-flight", "chunks a rank works on at once; 0 = all", &C::chunksInFlight),
+            BoolOption<C>("estimate",
+                          "compute the link-load estimate (the estimate column); false skips it "
+                          "(at thousands of ranks it costs about what the run does)",
+                          &C::estimate),
             BoolOption<C>("stagger-chunks",
                           "pipeline the chunks through the steps: chunk c enters a step once "
                           "chunk c-1 has left it (else chunks in flight run side by side)",

@@ -37,10 +37,12 @@ struct CollectiveConfig
     std::string ranks{""};         //!< communicator: empty = every rank; "0-7", "0,2,4"
     uint32_t root{0};              //!< communicator index of the root
     uint32_t chunks{0}; //!< pipelining chunks; 0 = per algorithm (trees and chains 8, others 1)
-    uint32_t chunksInFlight{0};   //!< 0 = all chunks at once
-    bool staggerChunks{false};    //!< chunk c enters a step after chunk c-1 has left it
-    uint32_t tc{0};               //!< traffic class
-    bool functional{false};       //!< carry real data and check the result
+    uint32_t chunksInFlight{0}; //!< 0 = all chunks at once
+    bool staggerChunks{false};  //!< chunk c enters a step after chunk c-1 has left it
+    uint32_t tc{0};             //!< traffic class
+    bool functional{false};     //!< carry real data and check the result
+    bool estimate{true};        //!< compute the link-load estimate (false: skip it, at thousands of
+                                //!< ranks it costs about what the run costs)
     uint32_t packetElements{256}; //!< switchml: int32 values per packet (k)
     uint32_t poolSlots{256};      //!< switchml: slots of the pool (outstanding packets per worker)
     std::string aggregationTimeout{"1ms"}; //!< switchml, omnireduce: worker retransmission timeout

@@ -304,6 +304,7 @@ CollectiveEngine::ScheduleOf(const CollectiveRequest& req, uint32_t n)
     }
     for (const auto& lane : schedule->lanes)
     {
+        // (a ring made on demand never sends from the input)
         for (const auto& steps : lane.ranks)
         {
             for (const auto& st : steps)
@@ -354,13 +355,14 @@ CollectiveEngine::StartChunks(Instance& inst, uint32_t rank)
 void
 CollectiveEngine::Enter(Instance& inst, uint32_t lane, uint32_t rank, uint32_t step)
 {
-    const std::vector<CollectiveStep>& steps = inst.schedule->lanes[lane].ranks[rank];
+    const CollectiveLane& steps = inst.schedule->lanes[lane];
+    const uint32_t nSteps = steps.GetNSteps(rank);
     LaneState& ls = inst.laneState[lane][rank];
     while (true)
     {
-        if (step >= steps.size())
+        if (step >= nSteps)
         {
-            ls.step = steps.size();
+            ls.step = nSteps;
             Wake(inst, lane, rank);
             LaneDone(inst, lane, rank);
             return;
@@ -371,12 +373,13 @@ CollectiveEngine::Enter(Instance& inst, uint32_t lane, uint32_t rank, uint32_t s
             return;
         }
         ls.step = step;
-        const CollectiveStep& st = steps[step];
+        // (st is not used past PostSends: Wake may make other steps in the scratch)
+        const CollectiveStep& st = steps.GetStep(rank, step, m_stepScratch);
         ls.pending = st.recvs.size();
         PostSends(inst, lane, rank, st);
         // the next chunk may enter the step this one left, its sends queued behind these
         Wake(inst, lane, rank);
-        auto it = inst.early.find({lane, rank, step});
+        auto it = inst.early.find(StepKey{lane, rank, step});
         if (it != inst.early.end())
         {
             std::vector<Early> arrivals = std::move(it->second);
@@ -407,14 +410,14 @@ CollectiveEngine::Gated(Instance& inst, uint32_t lane, uint32_t rank, uint32_t s
     {
         return false;
     }
-    inst.waiting[{before, rank}] = {lane, step};
+    inst.waiting[(uint64_t(before) << 32) | rank] = {lane, step};
     return true;
 }
 
 void
 CollectiveEngine::Wake(Instance& inst, uint32_t lane, uint32_t rank)
 {
-    auto it = inst.waiting.find({lane, rank});
+    auto it = inst.waiting.find((uint64_t(lane) << 32) | rank);
     if (it == inst.waiting.end() || inst.laneState[lane][rank].step <= int64_t(it->second.second))
     {
         return;
@@ -455,7 +458,7 @@ void
 CollectiveEngine::Apply(Instance& inst, uint32_t lane, uint32_t rank, const Early& a)
 {
     const CollectiveStep& st
-        = inst.schedule->lanes[lane].ranks[rank][inst.laneState[lane][rank].step];
+        = inst.schedule->lanes[lane].GetStep(rank, inst.laneState[lane][rank].step, m_applyScratch);
     if (a.data)
     {
         uint8_t* dst = inst.work[rank].data() + a.offset;
@@ -497,7 +500,7 @@ CollectiveEngine::Receive(const FabricMessage& m)
         return;
     }
     NS_ASSERT_MSG(ls.step < int64_t(env.step), "message for a step already completed");
-    inst->second.early[{env.lane, env.dst, env.step}].push_back(arrival);
+    inst->second.early[StepKey{env.lane, env.dst, env.step}].push_back(arrival);
 }
 
 void

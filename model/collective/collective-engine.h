@@ -134,6 +134,20 @@ private:
                        uint32_t>
         ScheduleKey;
 
+    /// (lane, rank, step)
+    typedef std::tuple<uint32_t, uint32_t, uint32_t> StepKey;
+
+    /// Hash of a StepKey.
+    struct StepKeyHash
+    {
+        std::size_t operator()(const StepKey& k) const
+        {
+            uint64_t x = (uint64_t(std::get<0>(k)) << 40) ^ (uint64_t(std::get<1>(k)) << 20)
+                         ^ std::get<2>(k);
+            return std::hash<uint64_t>()(x * 0x9e3779b97f4a7c15ull);
+        }
+    };
+
     /// One running collective.
     struct Instance
     {
@@ -143,10 +157,10 @@ private:
         DoneCallback done;
         std::shared_ptr<const Schedule> schedule;
         std::vector<RankState> ranks;
-        std::vector<std::vector<LaneState>> laneState; //!< [lane][rank]
-        std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::vector<Early>> early;
+        std::vector<std::vector<LaneState>> laneState;                      //!< [lane][rank]
+        std::unordered_map<StepKey, std::vector<Early>, StepKeyHash> early; //!< (lane, rank, step)
         /// staggered chunks: (lane, rank) -> (lane of the next chunk, step) waiting for it
-        std::map<std::pair<uint32_t, uint32_t>, std::pair<uint32_t, uint32_t>> waiting;
+        std::unordered_map<uint64_t, std::pair<uint32_t, uint32_t>> waiting; //!< lane << 32 | rank
         std::vector<std::vector<uint8_t>> work;
         uint32_t ranksDone{0};
         CollectiveRecord record;
@@ -183,6 +197,8 @@ private:
     uint32_t m_chunks;                                                  //!< Chunks attribute
     uint32_t m_chunksInFlight; //!< ChunksInFlight attribute
     uint32_t m_nextId{0};
+    CollectiveStep m_stepScratch;  //!< Enter: a step of a lane that makes them on demand
+    CollectiveStep m_applyScratch; //!< Apply: likewise
 
     TracedCallback<const CollectiveRecord&> m_doneTrace;
 };

@@ -24,17 +24,24 @@ struct Range
     uint64_t bytes;
 };
 
+/// Part k of n of a range (as Split cuts it).
+Range
+Part(Range r, uint32_t k, uint32_t n, uint32_t es)
+{
+    uint64_t elements = r.bytes / es;
+    uint64_t lo = elements * k / n;
+    uint64_t hi = elements * (k + 1) / n;
+    return Range{r.offset + lo * es, (hi - lo) * es};
+}
+
 /// Split a range into n element-aligned parts (the first ones get the remainder last).
 std::vector<Range>
 Split(Range r, uint32_t n, uint32_t es)
 {
-    uint64_t elements = r.bytes / es;
     std::vector<Range> parts(n);
     for (uint32_t i = 0; i < n; ++i)
     {
-        uint64_t lo = elements * i / n;
-        uint64_t hi = elements * (i + 1) / n;
-        parts[i] = Range{r.offset + lo * es, (hi - lo) * es};
+        parts[i] = Part(r, i, n, es);
     }
     return parts;
 }
@@ -572,6 +579,60 @@ AlgorithmsFor(CollectiveOp op)
     return out;
 }
 
+uint32_t
+CollectiveLane::GetNRanks() const
+{
+    return ring.ranks == 0 ? ranks.size() : ring.ranks;
+}
+
+uint32_t
+CollectiveLane::GetNSteps(uint32_t rank) const
+{
+    if (ring.ranks == 0)
+    {
+        return ranks[rank].size();
+    }
+    uint32_t perPhase = ring.ranks - 1;
+    return perPhase * (uint32_t(ring.reduceScatter) + uint32_t(ring.allGather));
+}
+
+const CollectiveStep&
+CollectiveLane::GetStep(uint32_t rank, uint32_t step, CollectiveStep& scratch) const
+{
+    if (ring.ranks == 0)
+    {
+        return ranks[rank][step];
+    }
+    // RingReduceScatter then RingAllGather (dir +1) on the group 0..m-1: at
+    // step s of a phase, i sends part (i - s - 1) (reduce-scatter) or (i - s)
+    // (all-gather) to i + 1, and receives i - 1's; every rank is at the same
+    // step index as its peers.
+    uint32_t m = ring.ranks;
+    uint32_t perPhase = m - 1;
+    bool reduce = ring.reduceScatter && step < perPhase;
+    uint32_t s = ring.reduceScatter && !reduce ? step - perPhase : step;
+    int64_t shift = reduce ? int64_t(s) + 1 : int64_t(s);
+    Range r{ring.offset, ring.bytes};
+    scratch.sends.clear();
+    scratch.recvs.clear();
+    scratch.reduce = reduce;
+    scratch.sendFromInput = false;
+    scratch.vc = 0;
+    uint32_t next = Mod(int64_t(rank) + 1, m);
+    uint32_t prev = Mod(int64_t(rank) - 1, m);
+    Range out = Part(r, Mod(int64_t(rank) - shift, m), m, ring.elementSize);
+    if (out.bytes != 0 && next != rank)
+    {
+        scratch.sends.push_back({next, out.offset, out.bytes, out.offset, step});
+    }
+    Range in = Part(r, Mod(int64_t(prev) - shift, m), m, ring.elementSize);
+    if (in.bytes != 0 && prev != rank)
+    {
+        scratch.recvs.push_back({prev, in.offset, in.bytes, in.offset, step});
+    }
+    return scratch;
+}
+
 void
 BuildCollectiveLanes(CollectiveOp op,
                      CollectiveAlgorithm a,
@@ -582,7 +643,8 @@ BuildCollectiveLanes(CollectiveOp op,
                      uint32_t es,
                      const CollectiveGrid& grid,
                      uint32_t chunk,
-                     std::vector<CollectiveLane>& out)
+                     std::vector<CollectiveLane>& out,
+                     bool ringOnDemand)
 {
     if (!Implements(a, op))
     {
@@ -596,7 +658,10 @@ BuildCollectiveLanes(CollectiveOp op,
     Range r{offset, bytes};
     auto newLane = [&]() -> LaneBuilder
     {
-        out.push_back(CollectiveLane{chunk, std::vector<std::vector<CollectiveStep>>(n)});
+        CollectiveLane lane;
+        lane.chunk = chunk;
+        lane.ranks.resize(n);
+        out.push_back(std::move(lane));
         return LaneBuilder(out.back());
     };
 
@@ -659,9 +724,25 @@ BuildCollectiveLanes(CollectiveOp op,
         return;
     }
 
-    LaneBuilder b = newLane();
     bool ring = a == CollectiveAlgorithm::RING;
     bool direct = a == CollectiveAlgorithm::DIRECT;
+    if (ring && ringOnDemand
+        && (op == CollectiveOp::ALL_REDUCE || op == CollectiveOp::REDUCE_SCATTER
+            || op == CollectiveOp::ALL_GATHER))
+    {
+        // RingReduceScatter and RingAllGather over all ranks, made on demand
+        CollectiveLane lane;
+        lane.chunk = chunk;
+        lane.ring.ranks = n;
+        lane.ring.offset = offset;
+        lane.ring.bytes = bytes;
+        lane.ring.elementSize = es;
+        lane.ring.reduceScatter = op != CollectiveOp::ALL_GATHER;
+        lane.ring.allGather = op != CollectiveOp::REDUCE_SCATTER;
+        out.push_back(std::move(lane));
+        return;
+    }
+    LaneBuilder b = newLane();
     switch (op)
     {
         case CollectiveOp::ALL_REDUCE:

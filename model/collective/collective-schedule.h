@@ -47,14 +47,49 @@ struct CollectiveStep
 
 /**
  * \ingroup dlnet
+ * \brief A flat ring over every rank of a communicator whose steps are made
+ * when asked for rather than stored: index i sends to i + 1 and receives from
+ * i - 1; the buffer range is cut into one element-aligned part per rank;
+ * reduce-scatter steps (index i ends owning the reduced part i), then
+ * all-gather steps. The steps are exactly those of the stored form; a ring
+ * on n ranks has 2 (n - 1) steps on each of them, which stored would take
+ * gigabytes at thousands of ranks.
+ */
+struct CollectiveRing
+{
+    uint32_t ranks{0};         //!< communicator size; 0: the lane stores its steps
+    uint64_t offset{0};        //!< first byte of the range
+    uint64_t bytes{0};         //!< size of the range
+    uint32_t elementSize{1};   //!< parts never split an element
+    bool reduceScatter{false}; //!< the reduce-scatter steps
+    bool allGather{false};     //!< the all-gather steps (after the reduce-scatter ones)
+};
+
+/**
+ * \ingroup dlnet
  * \brief An independent sequence of steps per rank. A collective is a set of
  * lanes (chunks of a pipelined collective, the two trees of a double binary
  * tree, the two directions of a bidirectional ring) that run concurrently.
+ *
+ * Read the steps through GetNSteps and GetStep: a lane either stores them
+ * (`ranks`) or is a CollectiveRing that makes them on demand.
  */
 struct CollectiveLane
 {
     uint32_t chunk{0};                              //!< pipelining chunk it belongs to
-    std::vector<std::vector<CollectiveStep>> ranks; //!< steps per communicator rank
+    std::vector<std::vector<CollectiveStep>> ranks; //!< stored steps per communicator rank
+    CollectiveRing ring;                            //!< ring.ranks > 0: steps made on demand
+
+    /// \return the communicator size the lane is for
+    uint32_t GetNRanks() const;
+    /// \param rank a communicator index \return its steps in this lane
+    uint32_t GetNSteps(uint32_t rank) const;
+    /**
+     * \param rank a communicator index \param step one of its steps
+     * \param scratch where a ring lane makes the step (its vectors' capacity is reused)
+     * \return the step: a stored one, or scratch
+     */
+    const CollectiveStep& GetStep(uint32_t rank, uint32_t step, CollectiveStep& scratch) const;
 };
 
 /**
@@ -86,6 +121,8 @@ struct CollectiveGrid
  * \param grid the communicator's shape (hierarchical algorithms)
  * \param chunk the pipelining chunk the lanes belong to
  * \param out lanes are appended here
+ * \param ringOnDemand a flat ring (all-reduce, reduce-scatter, all-gather) is
+ *        one CollectiveRing lane; false: its steps are stored like any other's
  *
  * Throws std::invalid_argument when the algorithm does not implement the
  * operation (the message names both and the algorithms that do).
@@ -99,7 +136,8 @@ void BuildCollectiveLanes(CollectiveOp op,
                           uint32_t elementSize,
                           const CollectiveGrid& grid,
                           uint32_t chunk,
-                          std::vector<CollectiveLane>& out);
+                          std::vector<CollectiveLane>& out,
+                          bool ringOnDemand = true);
 
 /// \return true if the algorithm implements the operation
 bool Implements(CollectiveAlgorithm algorithm, CollectiveOp op);

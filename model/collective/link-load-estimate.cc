@@ -225,10 +225,10 @@ public:
         m_memo.resize(lanes.size());
         for (std::size_t l = 0; l < lanes.size(); ++l)
         {
-            m_memo[l].resize(lanes[l].ranks.size());
-            for (std::size_t r = 0; r < lanes[l].ranks.size(); ++r)
+            m_memo[l].resize(lanes[l].GetNRanks());
+            for (uint32_t r = 0; r < lanes[l].GetNRanks(); ++r)
             {
-                m_memo[l][r].assign(lanes[l].ranks[r].size() + 1, UNKNOWN);
+                m_memo[l][r].assign(lanes[l].GetNSteps(r) + 1, UNKNOWN);
             }
         }
     }
@@ -246,7 +246,8 @@ public:
             return memo;
         }
         memo = BUSY;
-        const std::vector<CollectiveStep>& steps = m_lanes[lane].ranks[rank];
+        const CollectiveLane& steps = m_lanes[lane];
+        CollectiveStep scratch; // (each call its own: the calls below make steps too)
         uint32_t chunk = m_lanes[lane].chunk;
         int64_t level = 0;
         if (step == 0)
@@ -258,19 +259,19 @@ public:
             {
                 for (uint32_t before : m_lanesOfChunk[chunk - m_inFlight])
                 {
-                    level = std::max(level, Of(before, rank, m_lanes[before].ranks[rank].size()));
+                    level = std::max(level, Of(before, rank, m_lanes[before].GetNSteps(rank)));
                 }
             }
         }
         else
         {
             level = Of(lane, rank, step - 1);
-            for (const auto& recv : steps[step - 1].recvs)
+            for (const auto& recv : steps.GetStep(rank, step - 1, scratch).recvs)
             {
                 level = std::max(level, Of(lane, recv.peer, recv.peerStep) + 1);
             }
         }
-        if (chunk > 0 && step < steps.size())
+        if (chunk > 0 && step < steps.GetNSteps(rank))
         {
             uint32_t before = m_lanesOfChunk[chunk - 1][m_position[lane]];
             if (m_stagger)
@@ -278,7 +279,7 @@ public:
                 // CollectiveEngine::Gated: after the chunk before has left the step
                 level = std::max(level, Of(before, rank, step + 1));
             }
-            else if (m_pipeline && !steps[step].sends.empty())
+            else if (m_pipeline && !steps.GetStep(rank, step, scratch).sends.empty())
             {
                 // its sends queue behind the chunk before's on the same links
                 level = std::max(level, Of(before, rank, step) + 1);
@@ -446,12 +447,13 @@ CollectivePhases(const Communicator& comm, const CollectiveRequest& request)
     {
         for (uint32_t r = 0; r < n; ++r)
         {
-            const auto& steps = lanes[l].ranks[r];
-            for (uint32_t k = 0; k < steps.size(); ++k)
+            CollectiveStep scratch;
+            for (uint32_t k = 0; k < lanes[l].GetNSteps(r); ++k)
             {
-                for (uint32_t i = 0; i < steps[k].sends.size(); ++i)
+                const CollectiveStep& st = lanes[l].GetStep(r, k, scratch);
+                for (uint32_t i = 0; i < st.sends.size(); ++i)
                 {
-                    const CollectiveTransfer& t = steps[k].sends[i];
+                    const CollectiveTransfer& t = st.sends[i];
                     LinkMessage m;
                     m.src = comm.ranks[r];
                     m.dst = comm.ranks[t.peer];

@@ -168,6 +168,15 @@ FlowNetwork::Resolve(uint32_t src, uint32_t dst, uint32_t msgId, double packetBy
 FlowRoute
 FlowNetwork::Resolve(uint32_t src, uint32_t dst, uint32_t msgId, const PacketTrain& train)
 {
+    FlowRoute route;
+    ResolveInto(src, dst, msgId, train, route);
+    return route;
+}
+
+void
+FlowNetwork::ResolveInto(
+    uint32_t src, uint32_t dst, uint32_t msgId, const PacketTrain& train, FlowRoute& route)
+{
     if (src >= m_endpoints.size() || !m_endpoints[src] || dst >= m_endpoints.size()
         || !m_endpoints[dst])
     {
@@ -180,10 +189,11 @@ FlowNetwork::Resolve(uint32_t src, uint32_t dst, uint32_t msgId, const PacketTra
     {
         m_endpointLink[src] = GetLink(m_endpoints[src]->GetDevice());
     }
-    FlowRoute route;
+    route.uses.clear();
+    route.latency = 0;
+    route.hops = 0;
     m_path.clear();
     Walk(src, dst, msgId, train, m_endpointLink[src], 1.0, route);
-    return route;
 }
 
 double
@@ -315,7 +325,6 @@ FlowNetwork::Carry(FabricEndpoint& source,
     train.largest = std::min<double>(message.bytes, segment) + FabricHeader::SERIALIZED_SIZE;
     train.last = double(message.bytes - uint64_t(message.packets - 1) * segment)
                  + FabricHeader::SERIALIZED_SIZE;
-    FlowRoute route = Resolve(message.src, message.dst, message.msgId, train);
     uint32_t index;
     if (!m_freePending.empty())
     {
@@ -328,9 +337,17 @@ FlowNetwork::Carry(FabricEndpoint& source,
         m_pending.emplace_back();
     }
     Pending& p = m_pending[index];
+    try
+    {
+        ResolveInto(message.src, message.dst, message.msgId, train, p.route); // (reuses its uses)
+    }
+    catch (...)
+    {
+        m_freePending.push_back(index);
+        throw;
+    }
     p.message = message;
     p.onDelivered = onDelivered;
-    p.route = std::move(route);
     p.message.hops = p.route.hops;
     p.vc = vc;
     p.next = NONE;

@@ -261,6 +261,8 @@ private:
         Callback<void> onSent;
     };
 
+    void ResolveInto(
+        uint32_t src, uint32_t dst, uint32_t msgId, const PacketTrain& train, FlowRoute& route);
     void StartHead(uint32_t pending);
     uint32_t Start(const std::vector<std::pair<uint32_t, double>>& uses,
                    double bytes,

@@ -1,0 +1,130 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+// Pure logic: a flat ring made on demand (CollectiveRing) has exactly the
+// steps the stored form has (BuildCollectiveLanes with ringOnDemand=false):
+// every rank, every step, every transfer field, the flags.
+
+#include "ns3/collective-schedule.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+std::string
+Describe(const CollectiveStep& s)
+{
+    std::ostringstream o;
+    o << "reduce " << s.reduce << " input " << s.sendFromInput << " vc " << +s.vc;
+    for (const auto* list : {&s.sends, &s.recvs})
+    {
+        o << (list == &s.sends ? " sends" : " recvs");
+        for (const auto& t : *list)
+        {
+            o << " {" << t.peer << " " << t.offset << " " << t.bytes << " " << t.srcOffset << " "
+              << t.peerStep << "}";
+        }
+    }
+    return o.str();
+}
+
+TEST(CollectiveRing, OnDemandStepsEqualStoredSteps)
+{
+    uint32_t compared = 0;
+    for (CollectiveOp op :
+         {CollectiveOp::ALL_REDUCE, CollectiveOp::REDUCE_SCATTER, CollectiveOp::ALL_GATHER})
+    {
+        for (uint32_t n : {1u, 2u, 3u, 4u, 5u, 7u, 8u, 13u, 16u})
+        {
+            // sizes with remainders, fewer elements than ranks, an offset (a chunk)
+            for (uint64_t elements : {1ull, 3ull, 16ull, 1000ull, 1048577ull})
+            {
+                for (uint32_t es : {2u, 4u})
+                {
+                    std::vector<CollectiveLane> stored;
+                    std::vector<CollectiveLane> made;
+                    CollectiveGrid grid;
+                    BuildCollectiveLanes(op,
+                                         CollectiveAlgorithm::RING,
+                                         n,
+                                         0,
+                                         6 * es,
+                                         elements * es,
+                                         es,
+                                         grid,
+                                         3,
+                                         stored,
+                                         false);
+                    BuildCollectiveLanes(op,
+                                         CollectiveAlgorithm::RING,
+                                         n,
+                                         0,
+                                         6 * es,
+                                         elements * es,
+                                         es,
+                                         grid,
+                                         3,
+                                         made,
+                                         true);
+                    ASSERT_EQ(stored.size(), 1u);
+                    ASSERT_EQ(made.size(), 1u);
+                    EXPECT_EQ(stored[0].ring.ranks, 0u);
+                    EXPECT_EQ(made[0].ring.ranks, n);
+                    EXPECT_TRUE(made[0].ranks.empty()) << "an on-demand lane stores no steps";
+                    EXPECT_EQ(made[0].chunk, 3u);
+                    ASSERT_EQ(made[0].GetNRanks(), stored[0].GetNRanks());
+                    CollectiveStep scratch;
+                    CollectiveStep unused;
+                    for (uint32_t r = 0; r < n; ++r)
+                    {
+                        ASSERT_EQ(made[0].GetNSteps(r), stored[0].GetNSteps(r))
+                            << "n " << n << " rank " << r;
+                        for (uint32_t k = 0; k < made[0].GetNSteps(r); ++k)
+                        {
+                            EXPECT_EQ(Describe(made[0].GetStep(r, k, scratch)),
+                                      Describe(stored[0].GetStep(r, k, unused)))
+                                << "op " << int(op) << " n " << n << " elements " << elements
+                                << " rank " << r << " step " << k;
+                            ++compared;
+                        }
+                    }
+                    EXPECT_TRUE(unused.sends.empty() && unused.recvs.empty())
+                        << "a stored lane returns its own steps";
+                }
+            }
+        }
+    }
+    EXPECT_GT(compared, 5000u);
+}
+
+TEST(CollectiveRing, OtherAlgorithmsAndOperationsStoreTheirSteps)
+{
+    std::vector<CollectiveLane> lanes;
+    CollectiveGrid grid;
+    BuildCollectiveLanes(
+        CollectiveOp::BROADCAST, CollectiveAlgorithm::RING, 4, 0, 0, 4096, 4, grid, 0, lanes);
+    BuildCollectiveLanes(CollectiveOp::ALL_REDUCE,
+                         CollectiveAlgorithm::HALVING_DOUBLING,
+                         4,
+                         0,
+                         0,
+                         4096,
+                         4,
+                         grid,
+                         0,
+                         lanes);
+    for (const auto& lane : lanes)
+    {
+        EXPECT_EQ(lane.ring.ranks, 0u);
+        EXPECT_EQ(lane.ranks.size(), 4u);
+    }
+}
+
+} // namespace
