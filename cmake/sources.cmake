@@ -47,17 +47,22 @@ set(DLNET_SOURCES
   model/aggregation/switchml-helper.cc
   model/aggregation/omnireduce-helper.cc
   model/aggregation/aggregation-backend-util.cc
+  model/aggregation/aggregation-flow.cc
+  model/aggregation/switchml-flow.cc
+  model/aggregation/omnireduce-flow.cc
   model/aggregation/switchml-backend.cc
   model/aggregation/omnireduce-backend.cc
   model/fred/fred-header.cc
   model/fred/fred-switch-program.cc
   model/fred/fred-engine.cc
+  model/fred/fred-flow-engine.cc
   model/fred/fred-routing.cc
   model/fred/weight-streaming.cc
   model/fred/fred-collectives.cc
   model/fred/fred-backend.cc
   model/workload/model-layer.cc
   model/workload/model-zoo.cc
+  model/workload/transformer-kernels.cc
   model/workload/training-graph.cc
   model/workload/compute-model.cc
   model/workload/training-plan.cc
@@ -82,6 +87,7 @@ set(DLNET_SOURCES
   helper/experiment/simulation-scope.cc
   helper/experiment/fred-training.cc
   helper/experiment/training-experiment.cc
+  helper/experiment/megatron-scaling.cc
   helper/experiment/plan-simulation.cc
   helper/experiment/training-writer.cc
   helper/experiment/heterps-experiment.cc
@@ -149,17 +155,22 @@ set(DLNET_HEADERS
   model/aggregation/switchml-helper.h
   model/aggregation/omnireduce-helper.h
   model/aggregation/aggregation-backend-util.h
+  model/aggregation/aggregation-flow.h
+  model/aggregation/switchml-flow.h
+  model/aggregation/omnireduce-flow.h
   model/aggregation/switchml-backend.h
   model/aggregation/omnireduce-backend.h
   model/fred/fred-header.h
   model/fred/fred-switch-program.h
   model/fred/fred-engine.h
+  model/fred/fred-flow-engine.h
   model/fred/fred-routing.h
   model/fred/weight-streaming.h
   model/fred/fred-collectives.h
   model/fred/fred-backend.h
   model/workload/model-layer.h
   model/workload/model-zoo.h
+  model/workload/transformer-kernels.h
   model/workload/training-graph.h
   model/workload/workload-import.h
   model/workload/compute-model.h
@@ -180,6 +191,7 @@ set(DLNET_HEADERS
   helper/experiment/simulation-scope.h
   helper/experiment/fred-training.h
   helper/experiment/training-experiment.h
+  helper/experiment/megatron-scaling.h
   helper/experiment/training-writer.h
   helper/experiment/traffic-experiment.h
   helper/experiment/collective-experiment.h

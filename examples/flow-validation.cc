@@ -4,8 +4,9 @@
 // The flow-level network against packet level: every case of a matrix of
 // topologies x algorithms x operations x buffer sizes is run twice, once per
 // network model, and the two completion times are compared. Writes
-// flow-validation.csv and deviation.png (flow / packet - 1 against the
-// buffer size) under --results; prints a line per run as it goes.
+// flow-validation.csv, a Markdown table of them (flow-validation.md)
+// and deviation.png (flow / packet - 1 against the buffer size) under
+// --results; prints a line per run as it goes.
 //
 //   ./dlnet run flow-validation -- --results=results/flow-validation
 //   ./dlnet run flow-validation -- --set=small --results=results/flow-small
@@ -14,10 +15,13 @@
 // --set=agreement (default): buffers of 1 MiB and above (1, 16, 64 MiB);
 // --set=small: latency-bound sizes (1 KiB to 256 KiB); --set=scale: 2 and 64
 // ranks. --sizes overrides the set's sizes, --filter keeps the cases whose
-// name contains the text, --algorithms and --ops restrict those.
+// name contains the text, --algorithms and --ops restrict those;
+// --rx-buffer-bytes=256MiB gives packet level credits that never run out
+// (the diagnosis of doc/flow-network.md: credit back-pressure).
 
 #include "ns3/dlnet-module.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -43,6 +47,26 @@ Kind(const std::string& kind)
 {
     TopologyConfig t;
     t.kind = kind;
+    return t;
+}
+
+/// A mesh or torus of rows x cols
+TopologyConfig
+Grid(const std::string& kind, uint32_t rows, uint32_t cols)
+{
+    TopologyConfig t = Kind(kind);
+    t.rows = rows;
+    t.cols = cols;
+    return t;
+}
+
+/// GPU servers (rail-optimised or gpu-leaf-spine)
+TopologyConfig
+Servers(const std::string& kind, uint32_t servers, uint32_t gpus)
+{
+    TopologyConfig t = Kind(kind);
+    t.servers = servers;
+    t.gpusPerServer = gpus;
     return t;
 }
 
@@ -73,14 +97,8 @@ Cases(const std::string& set)
                     {name, ls, over == 1 && lb == "flow" ? moreOps : std::vector<std::string>{}});
             }
         }
-        TopologyConfig mesh = Kind("mesh");
-        mesh.rows = 4;
-        mesh.cols = 4;
-        cases.push_back({"mesh-4x4", mesh, {}});
-        TopologyConfig torus = Kind("torus");
-        torus.rows = 4;
-        torus.cols = 4;
-        cases.push_back({"torus-4x4", torus, moreOps});
+        cases.push_back({"mesh-4x4", Grid("mesh", 4, 4), {}});
+        cases.push_back({"torus-4x4", Grid("torus", 4, 4), moreOps});
         TopologyConfig fat = Kind("fat-tree");
         fat.k = 4;
         cases.push_back({"fat-tree-k4", fat, {}});
@@ -90,13 +108,8 @@ Cases(const std::string& set)
         fly.globalLinksPerRouter = 2;
         fly.groups = 4;
         cases.push_back({"dragonfly-16", fly, {}});
-        TopologyConfig rail = Kind("rail-optimised");
-        rail.servers = 2;
-        rail.gpusPerServer = 8;
-        cases.push_back({"rail-optimised-2x8", rail, moreOps});
-        TopologyConfig gls = Kind("gpu-leaf-spine");
-        gls.servers = 4;
-        gls.gpusPerServer = 4;
+        cases.push_back({"rail-optimised-2x8", Servers("rail-optimised", 2, 8), moreOps});
+        TopologyConfig gls = Servers("gpu-leaf-spine", 4, 4);
         gls.serversPerLeaf = 2;
         cases.push_back({"gpu-leaf-spine-4x4", gls, {}});
     }
@@ -110,10 +123,7 @@ Cases(const std::string& set)
         big.hostsPerLeaf = 8;
         big.spines = 4;
         cases.push_back({"leaf-spine-8x8-1:1-ecmp", big, {}});
-        TopologyConfig rail = Kind("rail-optimised");
-        rail.servers = 8;
-        rail.gpusPerServer = 8;
-        cases.push_back({"rail-optimised-8x8", rail, {}});
+        cases.push_back({"rail-optimised-8x8", Servers("rail-optimised", 8, 8), {}});
     }
     else
     {
@@ -171,6 +181,7 @@ main(int argc, char* argv[])
             std::string algorithmsText = "ring,direct,halving-doubling,double-binary-tree,"
                                          "hierarchical,hierarchical-local-bw-aware";
             std::string opsText = "allreduce,reducescatter,allgather,alltoall";
+            std::string rxBuffer = "0";
             ExperimentCommandLine cmd(__FILE__);
             cmd.AddValue("results", "folder for flow-validation.csv and deviation.png", results);
             cmd.AddValue("set", "agreement (1 MiB and up), small (latency-bound) or scale", set);
@@ -181,7 +192,13 @@ main(int argc, char* argv[])
                          "operations: allreduce everywhere, the others on the cases that "
                          "list them",
                          opsText);
+            cmd.AddValue("rx-buffer-bytes",
+                         "lossless credits per queue at packet level, e.g. 256MiB so that they "
+                         "never run out (0: the topology's default, from the bandwidth-delay "
+                         "product)",
+                         rxBuffer);
             cmd.Parse(argc, argv);
+            uint64_t rxBufferBytes = dlnet::ParseBytes("rx-buffer-bytes", rxBuffer, 0);
             std::vector<Case> cases = Cases(set);
             std::vector<uint64_t> sizes = DefaultSizes(set);
             if (!sizesText.empty())
@@ -197,6 +214,20 @@ main(int argc, char* argv[])
             CheckResultsDir("results", results);
 
             std::ofstream csv(results + "/flow-validation.csv");
+            // a Markdown table, one row per case and one column per size
+            // (doc/flow-network.md quotes it)
+            std::ofstream md(results + "/flow-validation.md");
+            md << "| case | ranks | op | algorithm |";
+            for (uint64_t bytes : sizes)
+            {
+                md << ' ' << SizeLabel(bytes) << ": packet / flow (us), deviation |";
+            }
+            md << "\n|---|---:|---|---|";
+            for (std::size_t i = 0; i < sizes.size(); ++i)
+            {
+                md << "---:|";
+            }
+            md << '\n';
             csv << "case,topology,ranks,op,algorithm,bytes,packet_s,flow_s,deviation,"
                    "packet_wall_s,flow_wall_s,packet_events,flow_events\n";
             std::printf("%-24s %5s %-13s %-27s %9s %14s %14s %9s %8s %8s\n",
@@ -227,10 +258,12 @@ main(int argc, char* argv[])
                     }
                     for (const auto& alg : algorithms)
                     {
+                        std::string mdRow;
                         for (uint64_t bytes : sizes)
                         {
                             CollectiveConfig c;
                             c.topology = k.topology;
+                            c.topology.rxBufferBytes = rxBufferBytes;
                             c.op = op;
                             c.algorithm = alg;
                             c.minBytes = bytes;
@@ -270,6 +303,19 @@ main(int argc, char* argv[])
                                 << ',' << alg << ',' << bytes << ',' << ExactText(p.time) << ','
                                 << ExactText(f.time) << ',' << ExactText(dev) << ',' << p.wall
                                 << ',' << f.wall << ',' << p.events << ',' << f.events << '\n';
+                            if (mdRow.empty())
+                            {
+                                mdRow = "| " + k.name + " | " + std::to_string(ranks) + " | " + op
+                                        + " | " + alg + " |";
+                            }
+                            char cell[96];
+                            std::snprintf(cell,
+                                          sizeof(cell),
+                                          " %.2f / %.2f, %+.2f%% |",
+                                          p.time * 1e6,
+                                          f.time * 1e6,
+                                          dev * 100);
+                            mdRow += cell;
                             auto it = byAlgorithm.find(alg);
                             if (it == byAlgorithm.end())
                             {
@@ -278,21 +324,39 @@ main(int argc, char* argv[])
                             }
                             it->second.Add(double(bytes), dev * 100);
                         }
+                        if (!mdRow.empty())
+                        {
+                            md << mdRow << '\n';
+                        }
                     }
                 }
             }
             csv.close();
+            md.close();
             Gnuplot plot;
             plot.SetTitle("Flow level against packet level (" + set + ")");
             plot.SetLegend("buffer size (bytes)", "flow / packet - 1 (%)");
-            plot.AppendExtra("set logscale x 2\nset grid\nset key outside right\n"
-                             "set arrow from graph 0, first 3 to graph 1, first 3 nohead dt 2\n"
-                             "set arrow from graph 0, first -3 to graph 1, first -3 nohead dt 2");
+            // the sizes that ran as binary-unit tics, half a step of room each side
+            std::string tics = "set xtics (";
+            for (std::size_t i = 0; i < sizes.size(); ++i)
+            {
+                tics
+                    += (i ? ", \"" : "\"") + SizeLabel(sizes[i]) + "\" " + std::to_string(sizes[i]);
+            }
+            tics += ")\nset xrange ["
+                    + std::to_string(double(*std::min_element(sizes.begin(), sizes.end())) / 2)
+                    + ":"
+                    + std::to_string(double(*std::max_element(sizes.begin(), sizes.end())) * 2)
+                    + "]";
+            plot.AppendExtra("set logscale x 2\nset grid\nset key outside right\n" + tics
+                             + "\nset arrow from graph 0, first 3 to graph 1, first 3 nohead dt 2"
+                               "\nset arrow from graph 0, first -3 to graph 1, first -3 nohead dt "
+                               "2");
             for (auto& [alg, data] : byAlgorithm)
             {
                 plot.AddDataset(data);
             }
-            std::printf("\nresults: %s/flow-validation.csv\n", results.c_str());
+            std::printf("\nresults: %s/flow-validation.csv, flow-validation.md\n", results.c_str());
             if (RenderPng(plot, results + "/deviation.png"))
             {
                 std::printf("plot:    %s/deviation.png\n", results.c_str());

@@ -10,6 +10,7 @@
 //
 //   ./dlnet run fred-training -- --workloads=resnet152,gpt3-175b \
 //       --variants=mesh,fred-d --layers=4 --mtu=65536 --results=results/ft
+//   ./dlnet run fred-training -- --network=flow   # FRED's switch trees as flows (doc/flow-fred.md)
 //
 // Transformers run --layers of their layers (0: all) with the per-layer
 // shape kept and the vocabulary scaled alike; --mtu is the wafer packet.

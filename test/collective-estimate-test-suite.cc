@@ -6,6 +6,8 @@
 // (halving-doubling, 1 MiB, flow ECMP and packet spraying), and against a
 // closed form written here: N messages forced over one uplink.
 
+#include "one-size-collective.h"
+
 #include "ns3/dlnet-module.h"
 #include "ns3/simulator.h"
 #include "ns3/test.h"
@@ -166,12 +168,7 @@ struct SurveyCase
 CollectiveConfig
 Bench(TopologyConfig t, const std::string& op, const std::string& alg, uint64_t bytes)
 {
-    CollectiveConfig c;
-    c.topology = t;
-    c.op = op;
-    c.algorithm = alg;
-    c.minBytes = c.maxBytes = bytes;
-    return c;
+    return OneSizeCollective(t, op, alg, bytes);
 }
 
 /// Estimate against simulation and bound on other topologies and algorithms:

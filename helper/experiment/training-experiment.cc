@@ -11,6 +11,7 @@
 #include "ns3/log.h"
 #include "ns3/model-zoo.h"
 #include "ns3/simulator.h"
+#include "ns3/transformer-kernels.h"
 #include "ns3/workload-import.h"
 
 #include <chrono>
@@ -42,6 +43,7 @@ PlanOptions()
                                                    "peak-tflops",
                                                    "memory-gbps",
                                                    "efficiency",
+                                                   "compute-model",
                                                    "dp",
                                                    "tp",
                                                    "pp",
@@ -56,6 +58,7 @@ PlanOptions()
                                                    "recompute",
                                                    "sequence-parallel",
                                                    "weight-streaming",
+                                                   "tp-lockstep",
                                                    "order"};
     return names;
 }
@@ -82,6 +85,13 @@ bool
 Contains(const std::vector<std::string>& names, const std::string& name)
 {
     return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+const std::vector<std::string>&
+ComputeModelNames()
+{
+    static const std::vector<std::string> names = {"layer", "kernels"};
+    return names;
 }
 
 std::vector<std::string>
@@ -261,18 +271,42 @@ Model
 TrainingConfig::MakeModel() const
 {
     Model m;
-    if (model == "transformer")
+    const bool kernels
+        = dlnet::ParseChoice("compute-model", computeModel, ComputeModelNames()) == "kernels";
+    const std::vector<std::string>& zoo = ZooTransformerNames();
+    if (model == "transformer" || (kernels && std::count(zoo.begin(), zoo.end(), model) > 0))
     {
         TransformerConfig shape;
-        shape.layers = layers;
-        shape.hidden = hidden;
-        shape.heads = heads;
-        shape.sequence = sequence;
-        shape.vocabulary = vocabulary;
-        shape.experts = experts;
-        shape.moeEvery = experts > 0 ? 2 : 0; // every other layer's MLP (GShard, Switch)
+        if (model == "transformer")
+        {
+            shape.layers = layers;
+            shape.hidden = hidden;
+            shape.heads = heads;
+            shape.sequence = sequence;
+            shape.vocabulary = vocabulary;
+            shape.experts = experts;
+            shape.moeEvery = experts > 0 ? 2 : 0; // every other layer's MLP (GShard, Switch)
+        }
+        else
+        {
+            shape = ZooTransformer(model);
+        }
+        shape.kernels = kernels;
         DataType t = type.empty() ? DataType::FP16 : ParseDataType("type", type);
-        m = MakeTransformer("transformer", shape, t);
+        try
+        {
+            m = MakeTransformer(model, shape, t);
+        }
+        catch (const std::invalid_argument& e)
+        {
+            throw std::invalid_argument(kernels ? "compute-model: " + std::string(e.what())
+                                                : std::string(e.what()));
+        }
+    }
+    else if (kernels)
+    {
+        throw std::invalid_argument("compute-model: kernels applies to transformers (transformer, "
+                                    + dlnet::JoinChoices(zoo) + "); " + model + " is not one");
     }
     else
     {
@@ -322,6 +356,7 @@ TrainingConfig::MakePlan() const
     p.recompute = recompute;
     p.sequenceParallel = sequenceParallel;
     p.weightStreaming = weightStreaming;
+    p.tpLockstep = tpLockstep;
     p.order.clear();
     for (const auto& d : dlnet::ParseList("order", order, {"tp", "pp", "dp"}))
     {
@@ -333,6 +368,10 @@ TrainingConfig::MakePlan() const
                                     + "' must list tp, pp and dp, each once, innermost first");
     }
     p.iterations = iterations;
+    if (computeModel == "kernels")
+    {
+        p.optimizerBytes = MEGATRON_ADAM_BYTES_PER_PARAMETER;
+    }
     return p;
 }
 
@@ -668,6 +707,12 @@ TrainingOptions()
                           &C::efficiency,
                           0,
                           1),
+            ChoiceOption<C>("compute-model",
+                            "layer: one roofline per layer pass; kernels: a transformer's "
+                            "layers as Megatron-LM's kernels (GEMMs, softmax, dropout, layer "
+                            "norms, cross entropy, each its own roofline) and its optimizer step",
+                            &C::computeModel,
+                            ComputeModelNames()),
             UnsignedOption<C>("dp", "data-parallel degree", &C::dp, 1, 65536),
             UnsignedOption<C>("tp", "tensor (model) parallel degree", &C::tp, 1, 65536),
             UnsignedOption<C>("pp", "pipeline stages", &C::pp, 1, 65536),
@@ -699,6 +744,10 @@ TrainingOptions()
             BoolOption<C>("weight-streaming",
                           "stream layer weights from the wafer's I/O controllers",
                           &C::weightStreaming),
+            BoolOption<C>("tp-lockstep",
+                          "one compute task per tensor-parallel group (its shards in lock "
+                          "step): tp times fewer compute tasks",
+                          &C::tpLockstep),
             TextOption<C>("order",
                           "placement of the dimensions, innermost first: a permutation "
                           "of tp,pp,dp",

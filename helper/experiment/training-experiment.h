@@ -41,6 +41,9 @@ struct TrainingConfig
     double peakTflops{0};           //!< overrides the preset's peak for the type (0: preset's)
     double memoryGBps{0};           //!< overrides the preset's memory bandwidth (0: preset's)
     double efficiency{0};           //!< overrides the preset's efficiency (0: preset's)
+    /// layer: one roofline per layer pass; kernels: a transformer's layers as
+    /// Megatron-LM's kernels (MegatronAttentionKernels...) and its optimizer step
+    std::string computeModel{"layer"};
     uint32_t dp{1};
     uint32_t tp{1};
     uint32_t pp{1};
@@ -55,6 +58,7 @@ struct TrainingConfig
     bool recompute{false};
     bool sequenceParallel{false};
     bool weightStreaming{false};
+    bool tpLockstep{false};         //!< one compute task per TP group (TrainingPlan::tpLockstep)
     std::string order{"tp,pp,dp"};  //!< placement, innermost first
     uint32_t iterations{2};         //!< simulated; the first is the warm-up
     std::string workloadFile{""};   //!< ASTRA-sim 1.0 text, SimAI or Chakra JSON instead of model

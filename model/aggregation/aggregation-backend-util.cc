@@ -13,9 +13,10 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("DlnetAggregationBackendUtil");
 
 double
-BusyFraction(Ptr<FabricNetDevice> device, double span)
+BusyFraction(const Cluster& cluster, Ptr<FabricNetDevice> device, double span)
 {
-    return span > 0 ? device->GetTxBytes() * 8.0 / device->GetDataRate().GetBitRate() / span : 0;
+    double bytes = cluster.flow ? cluster.flow->GetCarriedBytes(device) : device->GetTxBytes();
+    return span > 0 ? bytes * 8.0 / device->GetDataRate().GetBitRate() / span : 0;
 }
 
 double
@@ -26,7 +27,7 @@ SwitchToHostUtilisation(const Cluster& cluster, double span)
     {
         if (link.tier == "host")
         {
-            busiest = std::max(busiest, BusyFraction(link.b, span));
+            busiest = std::max(busiest, BusyFraction(cluster, link.b, span));
         }
     }
     return busiest;

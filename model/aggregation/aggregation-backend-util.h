@@ -16,8 +16,9 @@
 namespace ns3
 {
 
-/// Busy fraction of a device's sending side over a span of seconds.
-double BusyFraction(Ptr<FabricNetDevice> device, double span);
+/// Busy fraction of a device's sending side over a span of seconds (at
+/// flow level: the bytes the flows put on its link).
+double BusyFraction(const Cluster& cluster, Ptr<FabricNetDevice> device, double span);
 
 /// The busiest switch-to-host link over a span: the switch side of every "host" link.
 double SwitchToHostUtilisation(const Cluster& cluster, double span);

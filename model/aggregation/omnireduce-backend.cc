@@ -311,9 +311,9 @@ OmniReduceBackend::Start(const Cluster& cluster,
                 {
                     if (address < cluster.GetNRanks())
                     {
-                        out.aggregatorUtilisation
-                            = std::max(out.aggregatorUtilisation,
-                                       BusyFraction(cluster.endpoints[address]->GetDevice(), span));
+                        out.aggregatorUtilisation = std::max(
+                            out.aggregatorUtilisation,
+                            BusyFraction(cluster, cluster.endpoints[address]->GetDevice(), span));
                     }
                 }
                 done(out);

@@ -4,6 +4,7 @@
 #include "omnireduce-helper.h"
 
 #include "aggregation-backend-util.h"
+#include "omnireduce-flow.h"
 
 #include "ns3/config-parse.h"
 #include "ns3/double.h"
@@ -249,6 +250,28 @@ OmniReduceHelper::Start(const Cluster& cluster,
 
     auto progress = std::make_shared<Progress>();
     progress->record.aggregators = job.aggregators;
+    if (cluster.flow)
+    {
+        // the flow-level twin: no workers, aggregators or handlers to install
+        StartJobBarrier(progress, n, done);
+        OmniReduceFlow::Start(cluster,
+                              topology,
+                              comm,
+                              job,
+                              s,
+                              nonZero,
+                              inputs,
+                              DoneCallback(
+                                  [progress](const OmniReduceJobRecord& r)
+                                  {
+                                      progress->record.aggregatorBytes = r.aggregatorBytes;
+                                      for (uint32_t i = 0; i < r.workers.size(); ++i)
+                                      {
+                                          WorkerDone(progress, i, r.workers[i], [](Progress&) {});
+                                      }
+                                  }));
+        return;
+    }
     std::map<uint32_t, Ptr<OmniReduceAggregator>> aggregatorAt; // endpoint address -> aggregator
     std::map<uint32_t, Ptr<OmniReduceWorker>> workerAt;
     auto sendFrom = [&cluster, &job](uint32_t address)

@@ -52,6 +52,8 @@ struct OmniReduceJobRecord
 /**
  * \ingroup dlnet
  * \brief Installs an OmniReduce job (workers and aggregators) and starts it.
+ * On a cluster at flow level (Cluster::flow) the job runs as its flow-level
+ * twin (OmniReduceFlow): the same checks and records, no packets.
  */
 class OmniReduceHelper
 {

@@ -297,15 +297,7 @@ OmniReduceWorker::Setup(const OmniReduceJob& job,
     if (!m_input.empty())
     {
         // the worker finds its non-zero blocks in its own tensor
-        nonZero.assign(job.Blocks(), false);
-        for (uint64_t b = 0; b < job.Blocks(); ++b)
-        {
-            uint64_t first = b * job.blockElements;
-            for (uint32_t i = 0; i < job.BlockSize(b) && !nonZero[b]; ++i)
-            {
-                nonZero[b] = std::fabs(m_input[first + i]) > m_threshold;
-            }
-        }
+        nonZero = NonZeroBlocks(job, m_input, m_threshold);
         m_record.output.assign(job.elements, 0.0f);
     }
     m_nonZero = std::move(nonZero);
@@ -324,6 +316,23 @@ OmniReduceWorker::Setup(const OmniReduceJob& job,
             }
         }
     }
+}
+
+std::vector<bool>
+OmniReduceWorker::NonZeroBlocks(const OmniReduceJob& job,
+                                const std::vector<float>& input,
+                                double threshold)
+{
+    std::vector<bool> nonZero(job.Blocks(), false);
+    for (uint64_t b = 0; b < job.Blocks(); ++b)
+    {
+        uint64_t first = b * job.blockElements;
+        for (uint32_t i = 0; i < job.BlockSize(b) && !nonZero[b]; ++i)
+        {
+            nonZero[b] = std::fabs(input[first + i]) > threshold;
+        }
+    }
+    return nonZero;
 }
 
 uint32_t

@@ -208,6 +208,15 @@ public:
     /// \return the record so far
     const OmniReduceWorkerRecord& GetRecord() const;
 
+    /**
+     * \param job the job \param input E floats
+     * \param threshold a block is zero when every |value| is at most this
+     * \return per block: does it hold values
+     */
+    static std::vector<bool> NonZeroBlocks(const OmniReduceJob& job,
+                                           const std::vector<float>& input,
+                                           double threshold);
+
 protected:
     void DoDispose() override;
 

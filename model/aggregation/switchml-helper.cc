@@ -4,6 +4,7 @@
 #include "switchml-helper.h"
 
 #include "aggregation-backend-util.h"
+#include "switchml-flow.h"
 
 #include "ns3/config-parse.h"
 #include "ns3/log.h"
@@ -184,6 +185,27 @@ SwitchmlHelper::Start(const Cluster& cluster,
 
     progress->job = s.job;
     StartJobBarrier(progress, n, done);
+    if (cluster.flow)
+    {
+        // the flow-level twin; the programs above keep the slots, no packet reaches them
+        SwitchmlFlow::Start(cluster,
+                            tree,
+                            comm,
+                            elements,
+                            s.elementsPerPacket,
+                            pool,
+                            comm.tc,
+                            inputs,
+                            DoneCallback(
+                                [progress](const SwitchmlJobRecord& r)
+                                {
+                                    for (uint32_t i = 0; i < r.workers.size(); ++i)
+                                    {
+                                        WorkerDone(progress, i, r.workers[i], [](JobProgress&) {});
+                                    }
+                                }));
+        return group;
+    }
     for (uint32_t i = 0; i < n; ++i)
     {
         Ptr<SwitchmlWorker> w = CreateObject<SwitchmlWorker>();

@@ -44,7 +44,9 @@ struct SwitchmlJobRecord
  * \ingroup dlnet
  * \brief Installs SwitchML jobs on a star (its switch aggregates) or a
  * leaf-spine (each leaf aggregates its rack, one spine aggregates the
- * leaves and the results come back down) and runs their all-reduce.
+ * leaves and the results come back down) and runs their all-reduce. On a
+ * cluster at flow level (Cluster::flow) the job runs as its flow-level twin
+ * (SwitchmlFlow): the same checks, slots and records, no packets.
  */
 class SwitchmlHelper
 {

@@ -569,19 +569,21 @@ FlowNetwork::Update()
         }
     }
     m_solver.Solve();
+    // finish times beyond what a Time holds (a rate starved to rounding) wait for a change
+    const double horizon = (Time::Max() - now).GetSeconds() / 2;
     for (uint32_t i = 0; i < flows.size(); ++i)
     {
         Flow& flow = m_flows[flows[i]];
         flow.rate = m_solver.GetRate(i);
         ++flow.version;
-        Time dt = flow.rate == MaxMinSolver::NO_CAP || flow.remaining <= 0
-                      ? Time(0)
-                      : Seconds(flow.remaining / flow.rate);
-        if (flow.rate <= 0)
+        double seconds = flow.rate == MaxMinSolver::NO_CAP || flow.remaining <= 0
+                             ? 0
+                             : flow.remaining / flow.rate;
+        if (flow.rate <= 0 || !(seconds < horizon))
         {
             continue; // starved by higher priorities: waits for a change
         }
-        m_finishes.push({now + dt, flows[i], flow.version});
+        m_finishes.push({now + Seconds(seconds), flows[i], flow.version});
     }
     // drop superseded entries when they pile up
     if (m_finishes.size() > 64 + 4 * size_t(m_active))
@@ -728,6 +730,44 @@ uint32_t
 FlowNetwork::GetMaxActiveFlows() const
 {
     return m_maxActive;
+}
+
+double
+FlowNetwork::GetDelay(uint32_t link) const
+{
+    return m_links.at(link).delay;
+}
+
+uint32_t
+FlowNetwork::AddLink(double capacity)
+{
+    if (!(capacity > 0))
+    {
+        throw std::invalid_argument("network=flow: a link needs a positive capacity");
+    }
+    Link link;
+    link.device = nullptr;
+    link.capacity = capacity;
+    link.delay = 0;
+    link.peerSwitch = nullptr;
+    link.peer = nullptr;
+    m_links.push_back(std::move(link));
+    return m_links.size() - 1;
+}
+
+double
+FlowNetwork::GetPathLatency(const std::vector<uint32_t>& links, double packetBytes) const
+{
+    double delay = 0;
+    std::vector<double> rates;
+    for (uint32_t l : links)
+    {
+        delay += m_links.at(l).delay;
+        rates.push_back(m_links[l].capacity);
+    }
+    PacketTrain stream;
+    stream.largest = packetBytes;
+    return delay + StoreAndForward(rates, stream);
 }
 
 } // namespace ns3

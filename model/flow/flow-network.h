@@ -104,11 +104,12 @@ public:
     const char* GetModelName() const override;
 
     /**
-     * The route of a message, as its packets would take it.
+     * The route of a stream of equal packets (an in-network protocol's), as
+     * they would take it.
      * \param src source address (an attached endpoint)
      * \param dst destination address (an attached endpoint)
      * \param msgId the message id (picks the ECMP ports)
-     * \param packetBytes bytes of its largest packet (store and forward)
+     * \param packetBytes bytes of each packet, header included (store and forward)
      * \return the route; throws std::invalid_argument when a switch has no route
      */
     FlowRoute Resolve(uint32_t src, uint32_t dst, uint32_t msgId, double packetBytes);
@@ -320,6 +321,34 @@ private:
     uint64_t m_solves{0};
     uint32_t m_maxActive{0};
     TracedCallback<uint32_t, double, Time> m_flowDoneTrace;
+
+public:
+    /**
+     * \param link a link
+     * \return its fixed delay, s: propagation plus the receiving switch's latency
+     */
+    double GetDelay(uint32_t link) const;
+
+    /**
+     * A link that is no device's: a resource flows share as they share a
+     * link (an aggregator's processor: capacity in its own units, e.g.
+     * packets per second, the weights of the uses in the same units).
+     * \param capacity its capacity, units per second (> 0)
+     * \return its link number
+     */
+    uint32_t AddLink(double capacity);
+
+    /**
+     * The latency of a stream of equal packets along links they cross one
+     * after another, beyond its bytes at the slowest link's rate (as Resolve
+     * counts it for a path): every link's delay and the store and forward of
+     * StoreAndForward. A node that relays a packet (an endpoint passing it on)
+     * stores and forwards it as a switch does.
+     * \param links the links, first hop first
+     * \param packetBytes each packet's bytes on the wire
+     * \return s
+     */
+    double GetPathLatency(const std::vector<uint32_t>& links, double packetBytes) const;
 };
 
 } // namespace ns3

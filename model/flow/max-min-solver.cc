@@ -124,7 +124,11 @@ MaxMinSolver::Solve()
             for (uint32_t u = 0; u < m_nUses[f]; ++u)
             {
                 const Use& use = m_uses[f][u];
-                m_capacity[use.link] = std::max(0.0, m_capacity[use.link] - use.weight * m_rate[f]);
+                // a link filled up to rounding is full: a residue of a few ulps would give
+                // the next priorities rates near 0 and finish times beyond any horizon
+                double before = m_capacity[use.link];
+                double after = before - use.weight * m_rate[f];
+                m_capacity[use.link] = after > 1e-9 * before ? after : 0.0;
             }
         }
         begin = end;

@@ -49,6 +49,11 @@ FredCollectives::FredCollectives(Wafer& wafer, bool distributionOnly)
     }
     m_engine = CreateObject<FredEngine>();
     m_engine->SetEndpoints(wafer.cluster.endpoints);
+    if (wafer.cluster.flow)
+    {
+        m_flowEngine = CreateObject<FredFlowEngine>();
+        m_flowEngine->SetNetwork(wafer.cluster.flow, wafer.cluster.endpoints);
+    }
     uint32_t mtu = wafer.cluster.endpoints[0]->GetDevice()->GetMaxPacketSize();
     uint32_t room = mtu - FabricHeader::SERIALIZED_SIZE - FredHeader::SERIALIZED_SIZE;
     m_payload = room - room % 4; // whole elements of every type
@@ -64,6 +69,10 @@ FredCollectives::~FredCollectives()
 {
     // The endpoints' handlers and the switches' programs point here: take them back.
     m_engine->Dispose();
+    if (m_flowEngine)
+    {
+        m_flowEngine->Dispose();
+    }
     for (auto& [sw, program] : m_programs)
     {
         sw->RemoveProgram(program);
@@ -83,13 +92,33 @@ FredCollectives::GetEngine() const
     return m_engine;
 }
 
+Ptr<FredFlowEngine>
+FredCollectives::GetFlowEngine() const
+{
+    return m_flowEngine;
+}
+
+void
+FredCollectives::Run(const FredJob& job, FredEngine::DoneCallback done)
+{
+    auto finished = MakeCallback(&FredCollectives::Finished, this).Bind(job.id, done);
+    if (m_flowEngine)
+    {
+        m_flowEngine->Start(job, Plan(job), finished);
+    }
+    else
+    {
+        m_engine->Start(job, finished);
+    }
+}
+
 uint32_t
 FredCollectives::GetPayloadBytes() const
 {
     return m_payload;
 }
 
-std::vector<std::pair<Ptr<FabricSwitch>, FredSwitchFlow>>
+FredPlan
 FredCollectives::Plan(const FredJob& job) const
 {
     const Wafer& w = m_wafer;
@@ -156,7 +185,7 @@ FredCollectives::Plan(const FredJob& job) const
         f.tc = job.tc;
         return f;
     };
-    std::vector<std::pair<Ptr<FabricSwitch>, FredSwitchFlow>> plan;
+    FredPlan plan;
     for (uint32_t k : l1s)
     {
         FredSwitchFlow f = newFlow("L1-" + std::to_string(k));
@@ -242,7 +271,7 @@ FredCollectives::Launch(FredJob job, FredEngine::DoneCallback done)
         m_waiting.emplace_back(job, done);
         return job.id;
     }
-    m_engine->Start(job, MakeCallback(&FredCollectives::Finished, this).Bind(job.id, done));
+    Run(job, done);
     return job.id;
 }
 
@@ -290,8 +319,7 @@ FredCollectives::Finished(uint32_t job, FredEngine::DoneCallback done, const Fre
         {
             auto [next, nextDone] = *it;
             it = m_waiting.erase(it);
-            m_engine->Start(next,
-                            MakeCallback(&FredCollectives::Finished, this).Bind(next.id, nextDone));
+            Run(next, nextDone);
         }
         else
         {

@@ -5,6 +5,7 @@
 #define DLNET_FRED_HELPER_H
 
 #include "fred-engine.h"
+#include "fred-flow-engine.h"
 #include "fred-switch-program.h"
 
 #include "ns3/communicator.h"
@@ -31,6 +32,11 @@ namespace ns3
  * are the local indices of the NPUs of its fullest L1, so that data-parallel
  * groups (one NPU per L1, same local index) each keep to one L2, and the
  * wafer-wide group spreads over all four.
+ *
+ * On a wafer built with network=flow (Cluster::flow set) the jobs run on a
+ * FredFlowEngine instead of the FredEngine: the same plans, installed on the
+ * same programs (so the Fred_m(P) check refuses, or serialises, the same
+ * jobs), carried as flows of the cluster's FlowNetwork.
  */
 class FredCollectives
 {
@@ -81,13 +87,16 @@ public:
      * The per-switch flows of a job (what Start installs), for tests and logs.
      * \return (switch, flow) pairs
      */
-    std::vector<std::pair<Ptr<FabricSwitch>, FredSwitchFlow>> Plan(const FredJob& job) const;
+    FredPlan Plan(const FredJob& job) const;
 
     /// \return the program of a switch
     Ptr<FredSwitchProgram> GetProgram(Ptr<FabricSwitch> sw) const;
 
     /// \return the engine
     Ptr<FredEngine> GetEngine() const;
+
+    /// \return the flow-level engine (network=flow), or null
+    Ptr<FredFlowEngine> GetFlowEngine() const;
 
     /// \return payload bytes per FRED packet (MTU minus headers, element-aligned)
     uint32_t GetPayloadBytes() const;
@@ -105,9 +114,12 @@ private:
     /// conflict thrown, if rethrow) when one does not fit beside the others.
     bool TryInstall(const FredJob& job, bool rethrow = false);
     void Finished(uint32_t job, FredEngine::DoneCallback done, const FredRecord& record);
+    /// Start an installed job on the engine of the wafer's network.
+    void Run(const FredJob& job, FredEngine::DoneCallback done);
 
     Wafer& m_wafer;
     Ptr<FredEngine> m_engine;
+    Ptr<FredFlowEngine> m_flowEngine; //!< network=flow: runs the jobs as flows
     std::map<Ptr<FabricSwitch>, Ptr<FredSwitchProgram>> m_programs;
     std::map<uint32_t, std::vector<Ptr<FabricSwitch>>> m_installed; //!< by job
     uint32_t m_nextJob{1};

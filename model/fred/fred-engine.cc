@@ -117,6 +117,137 @@ FredJob::Validate() const
     }
 }
 
+std::vector<FredPart>
+FredParts(const FredJob& job)
+{
+    const uint64_t es = ElementSize(job.type);
+    const uint32_t nRecv = job.receivers.size();
+    const uint32_t nSrc = job.sources.size();
+    std::vector<std::pair<uint64_t, uint64_t>> pieces; // offset, bytes
+    if (job.op == CollectiveOp::ALL_REDUCE)
+    {
+        pieces.emplace_back(0, job.bytes);
+    }
+    else if (job.op == CollectiveOp::BROADCAST)
+    {
+        for (uint32_t s = 0; s < nSrc; ++s)
+        {
+            pieces.emplace_back(s * job.bytes, job.bytes);
+        }
+    }
+    else
+    {
+        uint64_t elements = job.bytes / es;
+        uint64_t offset = 0;
+        for (uint32_t i = 0; i < nRecv; ++i)
+        {
+            uint64_t n = elements / nRecv + (i < elements % nRecv ? 1 : 0);
+            pieces.emplace_back(offset, n * es);
+            offset += n * es;
+        }
+    }
+    std::vector<FredPart> parts;
+    uint32_t next = 0;
+    for (auto [offset, bytes] : pieces)
+    {
+        uint32_t packets = (bytes + job.payloadBytes - 1) / job.payloadBytes;
+        parts.push_back(FredPart{offset, bytes, next, packets});
+        next += packets;
+    }
+    return parts;
+}
+
+std::vector<uint32_t>
+FredPartsSent(const FredJob& job, const std::vector<FredPart>& parts, uint32_t source)
+{
+    if (!job.Reduces())
+    {
+        return {source}; // its own part or stream
+    }
+    std::vector<uint32_t> all(parts.size());
+    for (uint32_t p = 0; p < parts.size(); ++p)
+    {
+        all[p] = p;
+    }
+    return all;
+}
+
+std::vector<uint32_t>
+FredPartsReceived(const FredJob& job, const std::vector<FredPart>& parts, uint32_t receiver)
+{
+    switch (job.op)
+    {
+        case CollectiveOp::ALL_REDUCE:
+            return {0};
+        case CollectiveOp::REDUCE_SCATTER:
+            return {receiver};
+        default:
+        {
+            // every other source's part or stream
+            std::vector<uint32_t> from;
+            for (uint32_t s = 0; s < job.sources.size(); ++s)
+            {
+                if (job.sources[s] != job.receivers[receiver])
+                {
+                    from.push_back(s);
+                }
+            }
+            return from;
+        }
+    }
+}
+
+FredRecord
+StartRecord(const FredJob& job, const std::vector<FredPart>& parts)
+{
+    const uint32_t nRecv = job.receivers.size();
+    const uint32_t nSrc = job.sources.size();
+    FredRecord rec;
+    rec.id = job.id;
+    rec.name = job.name;
+    rec.op = job.op;
+    rec.bytes = job.bytes;
+    rec.start = Simulator::Now();
+    rec.bytesSent.assign(nSrc, 0);
+    rec.bytesReceived.assign(nRecv, 0);
+    if (!job.inputs.empty())
+    {
+        uint64_t size = job.op == CollectiveOp::BROADCAST ? nSrc * job.bytes : job.bytes;
+        rec.outputs.assign(nRecv, std::vector<uint8_t>(size, 0));
+        for (uint32_t r = 0; r < nRecv; ++r)
+        {
+            // a gathering member keeps its own part
+            for (uint32_t s = 0; s < nSrc; ++s)
+            {
+                if (job.sources[s] == job.receivers[r] && job.op == CollectiveOp::ALL_GATHER)
+                {
+                    const FredPart& p = parts[s];
+                    std::copy_n(job.inputs[s].begin() + p.offset,
+                                p.bytes,
+                                rec.outputs[r].begin() + p.offset);
+                }
+            }
+        }
+    }
+    return rec;
+}
+
+void
+FredJob::CheckEndpoints(std::size_t endpoints) const
+{
+    for (const auto& [list, field] :
+         {std::make_pair(&sources, "sources"), std::make_pair(&receivers, "receivers")})
+    {
+        for (uint32_t a : *list)
+        {
+            if (a >= endpoints)
+            {
+                Fail(name, field, "rank " + std::to_string(a) + " has no endpoint");
+            }
+        }
+    }
+}
+
 TypeId
 FredEngine::GetTypeId()
 {
@@ -183,59 +314,14 @@ FredEngine::Start(const FredJob& job, DoneCallback done)
     {
         Fail(job.name, "id", "job " + std::to_string(job.id) + " is running already");
     }
-    auto endpointOf = [&](uint32_t address, const std::string& field)
-    {
-        if (address >= m_endpoints.size())
-        {
-            Fail(job.name, field, "rank " + std::to_string(address) + " has no endpoint");
-        }
-    };
-    for (uint32_t a : job.sources)
-    {
-        endpointOf(a, "sources");
-    }
-    for (uint32_t a : job.receivers)
-    {
-        endpointOf(a, "receivers");
-    }
+    job.CheckEndpoints(m_endpoints.size());
     Running& run = m_running[job.id];
     run.job = job;
     run.done = done;
-    const uint64_t es = ElementSize(job.type);
     const uint32_t nRecv = job.receivers.size();
     const uint32_t nSrc = job.sources.size();
-
-    // The buffer's parts.
-    std::vector<std::pair<uint64_t, uint64_t>> pieces; // offset, bytes
-    if (job.op == CollectiveOp::ALL_REDUCE)
-    {
-        pieces.emplace_back(0, job.bytes);
-    }
-    else if (job.op == CollectiveOp::BROADCAST)
-    {
-        for (uint32_t s = 0; s < nSrc; ++s)
-        {
-            pieces.emplace_back(s * job.bytes, job.bytes);
-        }
-    }
-    else
-    {
-        uint64_t elements = job.bytes / es;
-        uint64_t offset = 0;
-        for (uint32_t i = 0; i < nRecv; ++i)
-        {
-            uint64_t n = elements / nRecv + (i < elements % nRecv ? 1 : 0);
-            pieces.emplace_back(offset, n * es);
-            offset += n * es;
-        }
-    }
-    uint32_t next = 0;
-    for (auto [offset, bytes] : pieces)
-    {
-        uint32_t packets = (bytes + job.payloadBytes - 1) / job.payloadBytes;
-        run.parts.push_back(Part{offset, bytes, next, packets});
-        next += packets;
-    }
+    run.parts = FredParts(job);
+    const uint32_t next = run.parts.back().firstPacket + run.parts.back().packets;
 
     // What each receiver waits for.
     run.expected.assign(nRecv, 0);
@@ -243,52 +329,13 @@ FredEngine::Start(const FredJob& job, DoneCallback done)
     for (uint32_t r = 0; r < nRecv; ++r)
     {
         run.receiverIndex[job.receivers[r]] = r;
-        switch (job.op)
+        for (uint32_t p : FredPartsReceived(job, run.parts, r))
         {
-            case CollectiveOp::ALL_REDUCE:
-                run.expected[r] = run.parts[0].packets;
-                break;
-            case CollectiveOp::REDUCE_SCATTER:
-                run.expected[r] = run.parts[r].packets;
-                break;
-            default:
-                for (uint32_t s = 0; s < nSrc; ++s)
-                {
-                    if (job.sources[s] != job.receivers[r])
-                    {
-                        run.expected[r] += run.parts[s].packets;
-                    }
-                }
+            run.expected[r] += run.parts[p].packets;
         }
     }
 
-    FredRecord& rec = run.record;
-    rec.id = job.id;
-    rec.name = job.name;
-    rec.op = job.op;
-    rec.bytes = job.bytes;
-    rec.start = Simulator::Now();
-    rec.bytesSent.assign(nSrc, 0);
-    rec.bytesReceived.assign(nRecv, 0);
-    if (!job.inputs.empty())
-    {
-        uint64_t size = job.op == CollectiveOp::BROADCAST ? nSrc * job.bytes : job.bytes;
-        rec.outputs.assign(nRecv, std::vector<uint8_t>(size, 0));
-        for (uint32_t r = 0; r < nRecv; ++r)
-        {
-            // a gathering member keeps its own part
-            for (uint32_t s = 0; s < nSrc; ++s)
-            {
-                if (job.sources[s] == job.receivers[r] && job.op == CollectiveOp::ALL_GATHER)
-                {
-                    const Part& p = run.parts[s];
-                    std::copy_n(job.inputs[s].begin() + p.offset,
-                                p.bytes,
-                                rec.outputs[r].begin() + p.offset);
-                }
-            }
-        }
-    }
+    run.record = StartRecord(job, run.parts);
     NS_LOG_INFO("FRED job " << job.id << " '" << job.name << "' " << ToString(job.op) << " "
                             << job.bytes << " B, " << nSrc << " sources, " << nRecv
                             << " receivers, " << next << " packet indices");
@@ -296,18 +343,7 @@ FredEngine::Start(const FredJob& job, DoneCallback done)
     run.cursors.resize(nSrc);
     for (uint32_t s = 0; s < nSrc; ++s)
     {
-        auto& parts = run.cursors[s].parts;
-        if (job.Reduces())
-        {
-            for (uint32_t p = 0; p < run.parts.size(); ++p)
-            {
-                parts.push_back(p);
-            }
-        }
-        else
-        {
-            parts.push_back(s);
-        }
+        run.cursors[s].parts = FredPartsSent(job, run.parts, s);
         // a batch ahead: the device never waits for the next one
         SendBatch(job.id, s);
         SendBatch(job.id, s);
@@ -328,7 +364,7 @@ FredEngine::SendBatch(uint32_t id, uint32_t source)
     uint64_t wire = 0;
     for (uint32_t sent = 0; sent < m_batch && cursor.part < cursor.parts.size(); ++sent)
     {
-        const Part& p = run.parts[cursor.parts[cursor.part]];
+        const FredPart& p = run.parts[cursor.parts[cursor.part]];
         SendPacket(run, source, cursor.parts[cursor.part], cursor.packet);
         wire += std::min<uint64_t>(run.job.payloadBytes,
                                    p.bytes - uint64_t(cursor.packet) * run.job.payloadBytes)
@@ -353,7 +389,7 @@ void
 FredEngine::SendPacket(Running& run, uint32_t source, uint32_t part, uint32_t k)
 {
     const FredJob& job = run.job;
-    const Part& p = run.parts[part];
+    const FredPart& p = run.parts[part];
     Ptr<FabricEndpoint> endpoint = m_endpoints[job.sources[source]];
     // a broadcast source's stream starts at its own offset; its input is its stream
     uint64_t inputBase = job.op == CollectiveOp::BROADCAST ? p.offset : 0;
@@ -402,7 +438,7 @@ FredEngine::Receive(uint32_t address, Ptr<Packet> packet, const FabricHeader& he
     auto part = std::upper_bound(running.parts.begin(),
                                  running.parts.end(),
                                  fred.m_seq,
-                                 [](uint32_t seq, const Part& p)
+                                 [](uint32_t seq, const FredPart& p)
                                  {
                                      return seq < p.firstPacket;
                                  });

@@ -52,7 +52,49 @@ struct FredJob
 
     /// Throw std::invalid_argument naming the first bad field.
     void Validate() const;
+
+    /// Throw std::invalid_argument naming sources or receivers when a rank is not below
+    /// \p endpoints (the endpoints an engine serves).
+    void CheckEndpoints(std::size_t endpoints) const;
 };
+
+/**
+ * \ingroup dlnet
+ * \brief A contiguous piece of a job's buffer, cut into packets: a part of
+ * a reduce-scatter or all-gather split, a broadcast source's stream, or the
+ * whole buffer of an all-reduce. Packet indices run over the parts in order.
+ */
+struct FredPart
+{
+    uint64_t offset;      //!< bytes into the buffer (broadcast: into the receivers' buffer)
+    uint64_t bytes;       //!< its size
+    uint32_t firstPacket; //!< the index of its first packet
+    uint32_t packets;     //!< packets of at most payloadBytes
+};
+
+/**
+ * The parts of a (valid) job: all-reduce one (the buffer), broadcast one per
+ * source, reduce-scatter and all-gather one per member (element-aligned,
+ * the first elements % n parts one element longer).
+ * \param job the job \return its parts, in packet order
+ */
+std::vector<FredPart> FredParts(const FredJob& job);
+
+/**
+ * \param job a (valid) job \param parts its parts (FredParts)
+ * \param source a source index \return the parts it sends, in order
+ */
+std::vector<uint32_t> FredPartsSent(const FredJob& job,
+                                    const std::vector<FredPart>& parts,
+                                    uint32_t source);
+
+/**
+ * \param job a (valid) job \param parts its parts (FredParts)
+ * \param receiver a receiver index \return the parts it receives
+ */
+std::vector<uint32_t> FredPartsReceived(const FredJob& job,
+                                        const std::vector<FredPart>& parts,
+                                        uint32_t receiver);
 
 /**
  * \ingroup dlnet
@@ -70,6 +112,14 @@ struct FredRecord
     std::vector<uint64_t> bytesReceived;       //!< payload bytes, per receiver
     std::vector<std::vector<uint8_t>> outputs; //!< functional mode: per receiver
 };
+
+/**
+ * A job's record as it starts: now, its fields, nothing sent or received
+ * yet; functional mode: every receiver's buffer zeroed, an all-gather
+ * member's own part in place.
+ * \param job a (valid) job \param parts its parts (FredParts) \return the record
+ */
+FredRecord StartRecord(const FredJob& job, const std::vector<FredPart>& parts);
 
 /**
  * \ingroup dlnet
@@ -106,20 +156,11 @@ protected:
     void DoDispose() override;
 
 private:
-    /// A contiguous piece of the buffer: part of a split, or a source's stream.
-    struct Part
-    {
-        uint64_t offset;
-        uint64_t bytes;
-        uint32_t firstPacket;
-        uint32_t packets;
-    };
-
     struct Running
     {
         FredJob job;
         DoneCallback done;
-        std::vector<Part> parts;
+        std::vector<FredPart> parts;
         std::vector<uint32_t> expected;             //!< packets per receiver
         std::vector<uint32_t> arrived;              //!< packets per receiver
         std::map<uint32_t, uint32_t> receiverIndex; //!< by address

@@ -189,24 +189,12 @@ FredSwitchProgram::Process(Ptr<Packet> packet, FabricHeader& header, uint32_t in
     {
         FredHeader down = fred;
         down.m_kind = FredHeader::DOWN;
-        if (flow.reduce && !flow.targetPort.empty())
-        {
-            // reduce-scatter: only the part's owner gets it
-            uint32_t port = fred.m_target < flow.targetPort.size() ? flow.targetPort[fred.m_target]
-                                                                   : FredSwitchFlow::NONE;
-            if (port != FredSwitchFlow::NONE)
-            {
-                Send(flow, port, header, down, data);
-            }
-            return;
-        }
-        for (uint32_t port : flow.outputs)
-        {
-            if (port != except)
-            {
-                Send(flow, port, header, down, data);
-            }
-        }
+        flow.ForEachDownPort(fred.m_target,
+                             except,
+                             [&](uint32_t port)
+                             {
+                                 Send(flow, port, header, down, data);
+                             });
     };
 
     if (fred.m_kind == FredHeader::DOWN || fromParent)

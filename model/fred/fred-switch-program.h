@@ -44,6 +44,34 @@ struct FredSwitchFlow
     std::map<uint32_t, uint32_t> endpointAt; //!< port -> address of the endpoint on it
 
     static constexpr uint32_t NONE = UINT32_MAX; //!< no port
+
+    /**
+     * Call f(port) for every port a packet going down leaves on: a
+     * reduce-scatter part only toward its owner (none when the owner is not
+     * below), anything else on every output but `except`.
+     * \param target the packet's FredHeader::m_target \param except a port, or NONE
+     * \param f called with each port
+     */
+    template <typename F>
+    void ForEachDownPort(uint32_t target, uint32_t except, F f) const
+    {
+        if (reduce && !targetPort.empty())
+        {
+            uint32_t port = target < targetPort.size() ? targetPort[target] : NONE;
+            if (port != NONE)
+            {
+                f(port);
+            }
+            return;
+        }
+        for (uint32_t port : outputs)
+        {
+            if (port != except)
+            {
+                f(port);
+            }
+        }
+    }
 };
 
 /// Destination of packets that no endpoint takes (a switch on the way does).

@@ -4,6 +4,7 @@
 #include "weight-streaming.h"
 
 #include "fred-collectives.h"
+#include "fred-flow-engine.h"
 #include "fred-header.h"
 
 #include "ns3/log.h"
@@ -31,6 +32,7 @@ struct WeightStreaming::State
     uint32_t receivers{0};
     uint64_t expected{0}; //!< packets per NPU
     uint32_t complete{0};
+    uint32_t pending{0}; //!< network=flow: streams not yet arrived
     uint32_t payload{0};
     uint8_t tc{0};
     StreamingRecord record;
@@ -42,6 +44,15 @@ struct WeightStreaming::State
     {
         record.end = r.end;
         done(record);
+    }
+
+    void StreamArrived()
+    {
+        if (--pending == 0)
+        {
+            record.end = Simulator::Now();
+            done(record);
+        }
     }
 
     void Relay(uint32_t npu, Ptr<Packet> packet, const FabricHeader& header)
@@ -190,6 +201,11 @@ WeightStreaming::Start(uint64_t bytes,
     {
         s.trees.push_back(MeshTree(io));
     }
+    if (m_wafer.cluster.flow)
+    {
+        StartMeshFlows(bytes, packets);
+        return;
+    }
     s.received.assign(m_wafer.npus, 0);
     s.expected = packets * m_wafer.ioRanks.size();
     s.complete = 0;
@@ -211,6 +227,77 @@ WeightStreaming::Start(uint64_t bytes,
             p->AddHeader(h);
             source->SendRaw(p, m_wafer.ioNpu[io], RELAY_PROTOCOL, tc);
         }
+    }
+}
+
+void
+WeightStreaming::StartMeshFlows(uint64_t bytes, uint64_t packets)
+{
+    State& s = *m_state;
+    FlowNetwork& network = *m_wafer.cluster.flow;
+    const uint32_t headers = FabricHeader::SERIALIZED_SIZE + FredHeader::SERIALIZED_SIZE;
+    const double wire = double(bytes) + double(packets) * headers;
+    const double packet = double(std::min<uint64_t>(bytes, s.payload)) + headers;
+    // the links of the route from a to b, first hop first (X-Y: one path)
+    auto path = [&network, packet](uint32_t a, uint32_t b)
+    {
+        std::vector<uint32_t> links;
+        for (const auto& use : network.Resolve(a, b, 0, packet).uses)
+        {
+            links.push_back(use.first);
+        }
+        return links;
+    };
+    s.pending = m_wafer.ioRanks.size();
+    for (uint32_t io = 0; io < m_wafer.ioRanks.size(); ++io)
+    {
+        // the controller to its NPU, then every NPU to its children: each copy loads the
+        // links of its route, and a relaying NPU stores a packet before it sends it on
+        FlowTree tree;
+        tree.sourceWire = wire;
+        uint32_t root = m_wafer.ioNpu[io];
+        std::vector<std::vector<uint32_t>> from(m_wafer.npus); // links from the controller
+        from[root] = path(m_wafer.ioRanks[io], root);
+        for (uint32_t link : from[root])
+        {
+            tree.wire[link] += wire;
+        }
+        std::vector<uint32_t> order{root};
+        for (std::size_t i = 0; i < order.size(); ++i)
+        {
+            uint32_t npu = order[i];
+            for (uint32_t child : s.trees[io][npu])
+            {
+                std::vector<uint32_t> links = path(npu, child);
+                for (uint32_t link : links)
+                {
+                    tree.wire[link] += wire;
+                }
+                from[child] = from[npu];
+                from[child].insert(from[child].end(), links.begin(), links.end());
+                order.push_back(child);
+            }
+        }
+        for (uint32_t npu = 0; npu < m_wafer.npus; ++npu)
+        {
+            if (s.wanted[npu])
+            {
+                tree.latency = std::max(tree.latency, network.GetPathLatency(from[npu], packet));
+            }
+        }
+        FlowNetwork::FlowSpec spec;
+        spec.uses = tree.Uses();
+        spec.bytes = wire;
+        spec.priority = s.tc;
+        std::shared_ptr<State> state = m_state;
+        double latency = tree.latency;
+        network.StartFlow(spec,
+                          Callback<void>(
+                              [state, latency]()
+                              {
+                                  Simulator::Schedule(
+                                      Seconds(latency), &State::StreamArrived, state.get());
+                              }));
     }
 }
 

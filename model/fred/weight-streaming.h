@@ -45,6 +45,13 @@ struct StreamingRecord
  * the switches copy: one distribution flow per switch (FredCollectives): its
  * own, or one shared with in-switch collectives (fred-in-switch), whose engine
  * then runs the streams and the collectives side by side.
+ *
+ * At network=flow (the wafer's Cluster::flow set) no packet is sent: on the
+ * mesh every controller's stream is one flow over its relay tree (each copy
+ * an NPU relays loads the links of its route; the stream ends when its last
+ * byte has left the controller and crossed the tree's longest path, every
+ * relaying NPU storing the packet before it sends it on); on FRED the
+ * FredCollectives run it as FredFlowEngine's flows.
  */
 class WeightStreaming
 {
@@ -90,6 +97,9 @@ public:
     std::vector<std::vector<uint32_t>> MeshTree(uint32_t io) const;
 
 private:
+    /// network=flow, mesh: every controller's stream as one flow over its relay tree.
+    void StartMeshFlows(uint64_t bytes, uint64_t packets);
+
     struct State;
     Wafer& m_wafer;
     FredCollectives* m_shared; //!< shared FRED engine and programs (null: its own)

@@ -138,6 +138,7 @@ WaferConfig::Validate() const
                                     + std::to_string(FabricHeader::SERIALIZED_SIZE)
                                     + "-byte FabricHeader makes packets of at most 1 MiB)");
     }
+    dlnet::ParseChoice("network", network, {"packet", "flow"});
     if (middleStages < 1)
     {
         throw std::invalid_argument("middle-stages: got 0; expected a whole number of at least 1");

@@ -27,8 +27,10 @@ namespace ns3
  * As a registered kind (collective-bench --topology=fred-d), the fabric
  * options set: link-rate the NPU bandwidth (default 3000GBps), link-delay
  * every wafer link (default 20ns), mtu the packet (payload mtu - 24, default
- * 4096); I/O rate and middle stages keep WaferConfig's defaults; other
- * fabric options are refused (the wafer is lossless, 4 classes, latency 0).
+ * 4096), network packet or flow; I/O rate and middle stages keep
+ * WaferConfig's defaults; other fabric options are refused (the wafer is
+ * lossless, 4 classes, latency 0). At network=flow the I/O controllers are
+ * attached to the cluster's FlowNetwork as they are added.
  */
 class WaferScaleTopology : public Topology
 {

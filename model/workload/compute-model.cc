@@ -163,6 +163,23 @@ LayerPassTime(const ModelLayer& layer,
     {
         throw std::invalid_argument("samples: must be finite and >= 0");
     }
+    const double n = static_cast<double>(shards);
+    if (!layer.kernels.empty())
+    {
+        // kernels run one after another on the device: the sum of their rooflines
+        Time total(0);
+        for (const LayerKernel& k : layer.kernels)
+        {
+            if (k.pass != pass)
+            {
+                continue;
+            }
+            const double flops = k.flops * samples / n;
+            const double bytes = (k.shardedBytes / n + k.wholeBytes) * samples + k.weightBytes / n;
+            total += RooflineTime(flops, bytes, device, type);
+        }
+        return total;
+    }
     double perSample = 0;
     switch (pass)
     {
@@ -176,7 +193,6 @@ LayerPassTime(const ModelLayer& layer,
             perSample = layer.weightGradientFlops;
             break;
     }
-    const double n = static_cast<double>(shards);
     const double elem = ElementSize(type);
     double flops = perSample * samples / n;
     // Memory traffic (an estimate): the shard's weights read once per pass,

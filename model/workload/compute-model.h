@@ -42,14 +42,6 @@ const std::vector<std::string>& DevicePresetNames();
 /// \return the preset; std::invalid_argument naming "device" and the names otherwise
 DeviceSpec MakeDevice(const std::string& name);
 
-/// \ingroup dlnet The three passes of a layer in training.
-enum class LayerPass : uint8_t
-{
-    FORWARD,
-    INPUT_GRADIENT,
-    WEIGHT_GRADIENT,
-};
-
 /**
  * Roofline time: max(flops / (peak x efficiency), bytes / memory bandwidth).
  * \param flops floating-point operations \param bytes memory traffic
@@ -61,7 +53,9 @@ Time RooflineTime(double flops, double bytes, const DeviceSpec& device, DataType
  * The roofline time of one pass of a layer over `samples` samples, its
  * FLOPs and weights divided over `shards` tensor-parallel ranks. Memory
  * traffic: the layer's weights (and, for the weight gradient, the gradient
- * written) plus its input and output activations.
+ * written) plus its input and output activations. A layer with kernels
+ * instead takes the sum of its pass's kernels' roofline times (each kernel's
+ * sharded FLOPs, sharded and whole traffic as LayerKernel says).
  */
 Time LayerPassTime(const ModelLayer& layer,
                    LayerPass pass,

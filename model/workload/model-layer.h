@@ -27,6 +27,32 @@ enum class LayerKind
 /// \return the kind's name (conv, linear, attention, mlp, embedding, interaction)
 std::string ToString(LayerKind kind);
 
+/// \ingroup dlnet The three passes of a layer in training.
+enum class LayerPass : uint8_t
+{
+    FORWARD,
+    INPUT_GRADIENT,
+    WEIGHT_GRADIENT,
+};
+
+/**
+ * \ingroup dlnet One GPU kernel of a layer's pass (a GEMM, a fused
+ * element-wise operation, a reduction): its FLOPs and memory traffic, and
+ * how tensor parallelism divides them. Per-sample quantities scale with the
+ * samples of a microbatch; weightBytes does not.
+ */
+struct LayerKernel
+{
+    std::string name;
+    LayerPass pass{LayerPass::FORWARD};
+    double flops{0};        //!< per sample, divided over the tensor-parallel shards
+    double shardedBytes{0}; //!< memory traffic per sample, divided over the shards
+    double wholeBytes{0};   //!< memory traffic per sample every shard moves in full (layer
+                            //!< norm, residual add: replicated over the shards)
+    double weightBytes{0};  //!< memory traffic per pass (weights, their gradients), divided
+                            //!< over the shards
+};
+
 /**
  * \ingroup dlnet One layer of a model, per sample (one image, one sequence,
  * one DLRM query). FLOPs count a multiply-add as two. The backward pass is
@@ -50,6 +76,10 @@ struct ModelLayer
     /// A mixture-of-experts MLP: its number of experts (parameters counts them
     /// all; FLOPs are per token of one expert, top-1 routing); 0 for any other layer.
     uint32_t experts = 0;
+    /// The kernels its passes run, one after another (LayerPassTime sums their
+    /// roofline times); empty: each pass is one roofline of the layer's FLOPs
+    /// and an estimate of its traffic.
+    std::vector<LayerKernel> kernels;
 
     /// \return forward + input gradient + weight gradient, per sample
     double TrainingFlops() const;

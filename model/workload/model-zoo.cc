@@ -4,6 +4,7 @@
 #include "model-zoo.h"
 
 #include "ns3/config-parse.h"
+#include "ns3/transformer-kernels.h"
 
 #include <stdexcept>
 
@@ -165,6 +166,11 @@ MakeTransformer(const std::string& name, const TransformerConfig& config, DataTy
                                     + ": experts and moeEvery must both be 0 (dense) or both "
                                       "positive (mixture of experts)");
     }
+    if (config.kernels && config.experts > 0)
+    {
+        throw std::invalid_argument(name
+                                    + ": kernels describe dense transformers; experts must be 0");
+    }
     if (config.hidden % config.heads != 0)
     {
         throw std::invalid_argument(name + ": heads (" + std::to_string(config.heads)
@@ -179,8 +185,14 @@ MakeTransformer(const std::string& name, const TransformerConfig& config, DataTy
     Model model = NewModel(name, type);
     model.sequence = config.sequence;
     model.heads = config.heads;
+    const uint32_t elem = ElementSize(type);
     model.layers.push_back(
         EmbeddingLayer("embedding", (config.vocabulary + config.sequence) * config.hidden, tokens));
+    if (config.kernels)
+    {
+        model.layers.back().kernels
+            = MegatronEmbeddingKernels(config.sequence, config.hidden, config.vocabulary, elem);
+    }
 
     for (uint32_t i = 0; i < config.layers; ++i)
     {
@@ -197,6 +209,11 @@ MakeTransformer(const std::string& name, const TransformerConfig& config, DataTy
         attention.parameters = 4 * config.hidden * config.hidden + 6 * config.hidden;
         attention.activationElements = tokens;
         attention.recomputable = true;
+        if (config.kernels)
+        {
+            attention.kernels
+                = MegatronAttentionKernels(config.sequence, config.hidden, config.heads, elem);
+        }
         model.layers.push_back(attention);
 
         ModelLayer mlp = WeightLayer(prefix + "mlp",
@@ -206,6 +223,10 @@ MakeTransformer(const std::string& name, const TransformerConfig& config, DataTy
                                      tokens,
                                      false);
         mlp.recomputable = true;
+        if (config.kernels)
+        {
+            mlp.kernels = MegatronMlpKernels(config.sequence, config.hidden, elem);
+        }
         if (config.experts > 0 && (i + 1) % config.moeEvery == 0)
         {
             mlp.name = prefix + "moe";
@@ -219,6 +240,11 @@ MakeTransformer(const std::string& name, const TransformerConfig& config, DataTy
     // this layer adds to the embedding's
     model.layers.push_back(WeightLayer(
         "logits", LayerKind::LINEAR, 2 * s * h * v, 0, config.sequence * config.vocabulary, false));
+    if (config.kernels)
+    {
+        model.layers.back().kernels
+            = MegatronLogitsKernels(config.sequence, config.hidden, config.vocabulary, elem);
+    }
     return model;
 }
 
@@ -292,6 +318,12 @@ const std::vector<std::string> g_transformers
     = {"bert-large", "gpt3-175b", "transformer-17b", "transformer-1t"};
 
 } // namespace
+
+const std::vector<std::string>&
+ZooTransformerNames()
+{
+    return g_transformers;
+}
 
 TransformerConfig
 ZooTransformer(const std::string& name)

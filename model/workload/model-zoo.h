@@ -43,6 +43,10 @@ struct TransformerConfig
     /// MLP's; the parameters are all experts'). Both 0: a dense model.
     uint32_t experts = 0;
     uint32_t moeEvery = 0; //!< see experts
+    /// Describe every layer by the kernels Megatron-LM runs for it
+    /// (MegatronAttentionKernels and friends) instead of one roofline per
+    /// pass; dense models only.
+    bool kernels = false;
 };
 
 /**
@@ -53,7 +57,8 @@ struct TransformerConfig
  * logits, whose weights are the embedding's (tied: no parameters of their
  * own). So the parameters are 12·l·h²·(1 + 13/12h + (V + s)/12lh) and one
  * layer's forward is 24·s·h² + 4·s²·h FLOPs per sequence.
- * Throws std::invalid_argument for a zero field or heads not dividing hidden.
+ * Throws std::invalid_argument for a zero field, heads not dividing hidden,
+ * or kernels with experts.
  */
 Model MakeTransformer(const std::string& name,
                       const TransformerConfig& config,
@@ -99,6 +104,8 @@ Model MakeDlrm(const std::string& name, const DlrmConfig& config, DataType type 
 
 /// \return the zoo's transformer shapes (bert-large, gpt3-175b, transformer-17b, transformer-1t)
 TransformerConfig ZooTransformer(const std::string& name);
+/// \return the names ZooTransformer knows
+const std::vector<std::string>& ZooTransformerNames();
 /// \return the zoo's DLRM shape (an assumption: the workloads reference gives no sizes)
 DlrmConfig ZooDlrm();
 

@@ -136,7 +136,10 @@ ComputeBreakdown(const TrainingGraph& graph,
         switch (task.kind)
         {
             case TrainingTaskKind::COMPUTE:
-                add(task.ranks.at(0), runs[t], 0);
+                for (uint32_t r : task.ranks)
+                {
+                    add(r, runs[t], 0);
+                }
                 break;
             case TrainingTaskKind::COLLECTIVE:
                 for (uint32_t r : task.ranks)

@@ -118,7 +118,6 @@ TrainingGraph::Validate() const
         std::size_t want = 0;
         switch (t.kind)
         {
-            case TrainingTaskKind::COMPUTE:
             case TrainingTaskKind::DELAY:
                 want = 1;
                 break;
@@ -133,6 +132,10 @@ TrainingGraph::Validate() const
             fail("ranks",
                  "must hold " + std::to_string(want) + " rank(s) for a " + ToString(t.kind)
                      + " task");
+        }
+        if (t.kind == TrainingTaskKind::COMPUTE && t.ranks.empty())
+        {
+            fail("ranks", "must hold at least 1 rank for a compute task");
         }
         if (t.kind == TrainingTaskKind::COLLECTIVE && t.ranks.size() < 2)
         {

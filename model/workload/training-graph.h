@@ -46,7 +46,8 @@ TrainingDimension ParseTrainingDimension(const std::string& field, const std::st
 /// \ingroup dlnet What a training task does.
 enum class TrainingTaskKind : uint8_t
 {
-    COMPUTE,    //!< runs `duration` on its rank's compute stream
+    COMPUTE,    //!< runs `duration` on the compute stream of each of its ranks (several:
+                //!< in lock step, starting once every one is free)
     COLLECTIVE, //!< a collective over `ranks` (communicator order) on the dimension's stream
     SEND,       //!< `bytes` from ranks[0] to ranks[1] on the sender's dimension stream (the
                 //!< receiver's when `pull`, none when `detached`)
@@ -78,7 +79,9 @@ std::string ToString(TrainingPhase phase);
  * cluster ranks. A task starts once every task in `deps` has finished and
  * it has reached the head of each of its streams: on each rank a stream runs
  * its tasks one at a time in the order they were added to the graph (as a
- * CUDA stream does). COMPUTE occupies the compute stream of its rank;
+ * CUDA stream does). COMPUTE occupies the compute stream of each of its
+ * ranks (usually one; several compute the same time in lock step, as the
+ * tensor-parallel shards of a layer do);
  * COLLECTIVE the dimension's stream of every member; SEND the dimension's
  * stream of the sender only (the receiver posts no work: its consumer
  * depends on the SEND), or of the receiver only when `pull` is set, or no

@@ -191,6 +191,11 @@ TrainingPlan::Validate(const Model& model) const
     atLeastOne("microbatch-size", microbatchSize);
     atLeastOne("virtual-stages", virtualStages);
     atLeastOne("bucket-bytes", bucketBytes);
+    if (!(optimizerFlops >= 0 && optimizerFlops < 1e6)
+        || !(optimizerBytes >= 0 && optimizerBytes < 1e6))
+    {
+        fail("optimizer", "FLOPs and bytes per parameter must be in [0, 1e6)");
+    }
     if (iterations < 1 || iterations > MAX_PLAN_ITERATIONS)
     {
         fail("iterations",
@@ -438,6 +443,20 @@ private:
         return t * m_stride[0] + k * m_stride[1] + d * m_stride[2];
     }
 
+    /// A compute task's ranks in a stage: TP indices [t0, t0 + shards) of DP index d.
+    struct ComputeUnit
+    {
+        uint32_t t0;
+        uint32_t shards;
+        uint32_t d;
+    };
+
+    /// \return a stage's compute tasks in graph order: per (t, d), or per d with tpLockstep
+    const std::vector<ComputeUnit>& ComputeUnits() const
+    {
+        return m_units;
+    }
+
     void Setup();
     std::vector<PipeOp> Schedule(uint32_t k) const;
     void EmitOp(uint32_t k, const PipeOp& op, uint32_t iteration);
@@ -473,6 +492,7 @@ private:
     uint32_t m_embLayer{std::numeric_limits<uint32_t>::max()};    //!< model-parallel embedding
     uint32_t m_embConsumer{std::numeric_limits<uint32_t>::max()}; //!< first layer using its lookups
     std::vector<uint64_t> m_stageEmbParams; //!< per stage: the embedding shard's parameters
+    std::vector<ComputeUnit> m_units;       //!< see ComputeUnits
 
     TrainingGraph m_graph;
     // per iteration state
@@ -493,6 +513,17 @@ private:
 void
 GraphBuilder::Setup()
 {
+    for (uint32_t t = 0; t < m_T && !m_plan.tpLockstep; ++t)
+    {
+        for (uint32_t d = 0; d < m_D; ++d)
+        {
+            m_units.push_back({t, 1, d});
+        }
+    }
+    for (uint32_t d = 0; d < m_D && m_plan.tpLockstep; ++d)
+    {
+        m_units.push_back({0, m_T, d});
+    }
     uint32_t s = 1;
     const std::array<uint32_t, 3> sizes = {m_T, m_P, m_D};
     for (auto dim : m_plan.order)
@@ -899,65 +930,80 @@ GraphBuilder::EmitPass(uint32_t k, const PipeOp& op, uint32_t iteration, Trainin
                     return deps;
                 });
         }
-        // compute on every rank of the stage
+        // compute on every rank of the stage (with tpLockstep one task per TP group)
         for (uint32_t t = 0; t < m_T; ++t)
         {
-            auto& hist = m_histLast[k * m_T + t];
-            m_histBefore[k * m_T + t] = hist;
-            for (uint32_t d = 0; d < m_D; ++d)
+            m_histBefore[k * m_T + t] = m_histLast[k * m_T + t];
+        }
+        // the deps of rank r's compute (its pending state is consumed)
+        auto depsOf = [&](uint32_t r, uint32_t t, std::vector<uint32_t>& deps)
+        {
+            if (first && !recompute)
+            {
+                const auto& sends = backward ? m_bwdSend : m_fwdSend;
+                uint32_t from = backward ? c + 1 : c - 1;
+                if ((backward && c + 1 < m_C) || (!backward && c > 0))
+                {
+                    deps.push_back(sends[(static_cast<uint64_t>(from) * m_M + mb) * m_R + r]);
+                }
+            }
+            if (!m_startDeps[r].empty())
+            {
+                deps.insert(deps.end(), m_startDeps[r].begin(), m_startDeps[r].end());
+                m_startDeps[r].clear();
+            }
+            if (m_pendingTp[r] != NONE)
+            {
+                deps.push_back(m_pendingTp[r]);
+                m_pendingTp[r] = NONE;
+            }
+            if (fetch[t] != NONE)
+            {
+                deps.push_back(fetch[t]);
+            }
+            if (!dispatch.empty())
+            {
+                deps.push_back(dispatch[r]);
+            }
+            // the looked-up embeddings (forward) or their gradients (backward)
+            if (m_pendingEmb[r] != NONE && (backward || g.end > m_embConsumer))
+            {
+                deps.push_back(m_pendingEmb[r]);
+                m_pendingEmb[r] = NONE;
+            }
+            if (backward && embHere && m_pendingEmbGrad[r] != NONE)
+            {
+                deps.push_back(m_pendingEmbGrad[r]);
+                m_pendingEmbGrad[r] = NONE;
+            }
+        };
+        for (const auto& [t0, lockstep, d] : ComputeUnits())
+        {
+            TrainingTask task;
+            task.kind = TrainingTaskKind::COMPUTE;
+            task.duration = duration;
+            task.label = passText + Layers(g) + mbText;
+            task.phase = phase;
+            task.layer = g.begin;
+            task.microbatch = mb;
+            task.iteration = iteration;
+            for (uint32_t t = t0; t < t0 + lockstep; ++t)
             {
                 const uint32_t r = RankOf(t, k, d);
-                TrainingTask task;
-                task.kind = TrainingTaskKind::COMPUTE;
-                task.ranks = {r};
-                task.duration = duration;
-                task.label = passText + Layers(g) + mbText;
-                task.phase = phase;
-                task.layer = g.begin;
-                task.microbatch = mb;
-                task.iteration = iteration;
-                if (first && !recompute)
-                {
-                    const auto& sends = backward ? m_bwdSend : m_fwdSend;
-                    uint32_t from = backward ? c + 1 : c - 1;
-                    if ((backward && c + 1 < m_C) || (!backward && c > 0))
-                    {
-                        task.deps.push_back(
-                            sends[(static_cast<uint64_t>(from) * m_M + mb) * m_R + r]);
-                    }
-                }
-                if (!m_startDeps[r].empty())
-                {
-                    task.deps.insert(task.deps.end(), m_startDeps[r].begin(), m_startDeps[r].end());
-                    m_startDeps[r].clear();
-                }
-                if (m_pendingTp[r] != NONE)
-                {
-                    task.deps.push_back(m_pendingTp[r]);
-                    m_pendingTp[r] = NONE;
-                }
-                if (fetch[t] != NONE)
-                {
-                    task.deps.push_back(fetch[t]);
-                }
-                if (!dispatch.empty())
-                {
-                    task.deps.push_back(dispatch[r]);
-                }
-                // the looked-up embeddings (forward) or their gradients (backward)
-                if (m_pendingEmb[r] != NONE && (backward || g.end > m_embConsumer))
-                {
-                    task.deps.push_back(m_pendingEmb[r]);
-                    m_pendingEmb[r] = NONE;
-                }
-                if (backward && embHere && m_pendingEmbGrad[r] != NONE)
-                {
-                    task.deps.push_back(m_pendingEmbGrad[r]);
-                    m_pendingEmbGrad[r] = NONE;
-                }
-                uint32_t id = m_graph.Add(std::move(task));
+                task.ranks.push_back(r);
+                depsOf(r, t, task.deps);
+            }
+            if (lockstep > 1)
+            {
+                std::sort(task.deps.begin(), task.deps.end());
+                task.deps.erase(std::unique(task.deps.begin(), task.deps.end()), task.deps.end());
+            }
+            uint32_t id = m_graph.Add(std::move(task));
+            for (uint32_t t = t0; t < t0 + lockstep; ++t)
+            {
+                const uint32_t r = RankOf(t, k, d);
                 m_lastCompute[r] = id;
-                hist[d] = id;
+                m_histLast[k * m_T + t][d] = id;
                 if (lastMb)
                 {
                     for (uint32_t l = g.begin; l < g.end; ++l)
@@ -1247,28 +1293,29 @@ GraphBuilder::EmitStageEnd(uint32_t k, uint32_t iteration)
             EmitBucket(k, m_buckets[k][bi], bi, iteration);
         }
     }
-    // the optimizer step: mixed-precision Adam reads and writes about 16
-    // bytes per local parameter (fp32 master weight, two moments, the
-    // gradient) and does about 12 FLOPs per parameter, at the fp32 rate;
-    // ZeRO (any stage) shards the optimizer states over the DP group; the
+    // the optimizer step: the plan's FLOPs (at the fp32 rate) and memory
+    // traffic per local parameter (mixed-precision Adam: about 12 FLOPs and
+    // 16 bytes: fp32 master weight, two moments, the gradient); ZeRO (any
+    // stage) shards the optimizer states over the DP group; the
     // model-parallel embedding's shard is already 1/dp
     const double local = static_cast<double>(m_stageParams[k]) / (m_plan.zero >= 1 ? m_D : 1)
                          + static_cast<double>(m_stageEmbParams[k]);
-    const Time optimizer = RooflineTime(12 * local, 16 * local, m_device, DataType::FP32);
+    const Time optimizer = RooflineTime(
+        m_plan.optimizerFlops * local, m_plan.optimizerBytes * local, m_device, DataType::FP32);
     std::vector<uint32_t> optimizerTask(m_R, NONE);
-    for (uint32_t t = 0; t < m_T; ++t)
+    for (const auto& [t0, lockstep, d] : ComputeUnits())
     {
-        for (uint32_t d = 0; d < m_D; ++d)
+        TrainingTask task;
+        task.kind = TrainingTaskKind::COMPUTE;
+        task.duration = optimizer;
+        task.label = "optimizer";
+        task.phase = TrainingPhase::OPTIMIZER;
+        task.iteration = iteration;
+        for (uint32_t t = t0; t < t0 + lockstep; ++t)
         {
             const uint32_t r = RankOf(t, k, d);
-            TrainingTask task;
-            task.kind = TrainingTaskKind::COMPUTE;
-            task.ranks = {r};
-            task.duration = optimizer;
-            task.label = "optimizer";
-            task.phase = TrainingPhase::OPTIMIZER;
-            task.iteration = iteration;
-            task.deps = m_reduceTasks[r];
+            task.ranks.push_back(r);
+            task.deps.insert(task.deps.end(), m_reduceTasks[r].begin(), m_reduceTasks[r].end());
             task.deps.push_back(m_lastCompute[r]);
             m_reduceTasks[r].clear();
             for (auto* pending : {&m_pendingEmb, &m_pendingEmbGrad})
@@ -1284,9 +1331,19 @@ GraphBuilder::EmitStageEnd(uint32_t k, uint32_t iteration)
                 task.deps.push_back(m_pendingTp[r]);
                 m_pendingTp[r] = NONE;
             }
-            optimizerTask[r] = m_graph.Add(std::move(task));
-            m_lastCompute[r] = optimizerTask[r];
-            m_startDeps[r] = {optimizerTask[r]};
+        }
+        if (lockstep > 1)
+        {
+            std::sort(task.deps.begin(), task.deps.end());
+            task.deps.erase(std::unique(task.deps.begin(), task.deps.end()), task.deps.end());
+        }
+        const uint32_t id = m_graph.Add(std::move(task));
+        for (uint32_t t = t0; t < t0 + lockstep; ++t)
+        {
+            const uint32_t r = RankOf(t, k, d);
+            optimizerTask[r] = id;
+            m_lastCompute[r] = id;
+            m_startDeps[r] = {id};
         }
     }
     // ZeRO-1/2: the updated parameter shards are gathered again, per bucket
@@ -1404,10 +1461,20 @@ GraphBuilder::Build()
     {
         groupsPerRank = std::max<uint64_t>(groupsPerRank, m_groups[c].size());
     }
-    // compute tasks, plus about as many communication tasks with TP
-    uint64_t estimate = static_cast<uint64_t>(m_plan.iterations) * m_R * m_M * m_V * 2
-                        * (groupsPerRank * (m_plan.recompute ? 2 : 1) + 1)
-                        * (m_T > 1 || m_perLayerFetch ? 2 : 1);
+    // per pass of a microbatch's chunk: the compute tasks (one per rank, or per TP group in
+    // lock step), the pipeline sends, the TP collectives and the per-layer weight fetches
+    const uint64_t passes = m_plan.recompute ? 2 : 1;
+    const uint64_t computeUnits = m_plan.tpLockstep ? m_R / m_T : m_R;
+    uint64_t perPass = computeUnits * groupsPerRank * passes + m_R;
+    if (m_T > 1)
+    {
+        perPass += m_R / m_T * groupsPerRank * passes;
+    }
+    if (m_perLayerFetch)
+    {
+        perPass += static_cast<uint64_t>(m_R) * groupsPerRank;
+    }
+    uint64_t estimate = static_cast<uint64_t>(m_plan.iterations) * m_M * m_V * 2 * perPass;
     // refused before anything is built when far above the cap (the estimate is rough)
     if (estimate > 4ull * MAX_TRAINING_TASKS)
     {

@@ -54,9 +54,22 @@ struct TrainingPlan
     bool recompute{false}; //!< full activation recomputation
     bool sequenceParallel{false}; //!< TP AllReduce -> ReduceScatter + AllGather
     bool weightStreaming{false};  //!< layer weights streamed from the I/O controllers (wafer)
+    /// One compute task per tensor-parallel group instead of one per shard:
+    /// the shards of a layer compute in lock step (they do: the same work,
+    /// started by the same TP collective or pipeline message), TP times fewer
+    /// compute tasks for large runs. A task then starts when every shard's
+    /// inputs have arrived (as Megatron's scatter-gather pipeline messages
+    /// make them).
+    bool tpLockstep{false};
     std::vector<TrainingDimension> order{
         TrainingDimension::TP, TrainingDimension::PP, TrainingDimension::DP}; //!< innermost first
     uint32_t iterations{1};
+    /// The optimizer step per local parameter: FLOPs (at the fp32 rate) and
+    /// bytes of memory traffic (mixed-precision Adam: about 12 and 16;
+    /// Megatron's step with its copies and clipping:
+    /// MEGATRON_ADAM_BYTES_PER_PARAMETER)
+    double optimizerFlops{12};
+    double optimizerBytes{16}; //!< see optimizerFlops
 
     /// \return dp x tp x pp
     uint32_t Ranks() const;
@@ -109,9 +122,9 @@ struct TrainingPlan
  *   the model's type); ZeRO-3: the ReduceScatter, and per layer, microbatch
  *   and pass an AllGather of its parameters before the compute.
  * - Optimizer: a COMPUTE task per rank after its bucket reductions: roofline
- *   of 12 FLOPs (fp32) and 16 bytes of memory traffic per local parameter
- *   (divided by dp under ZeRO); the rank's next iteration starts after it
- *   (and after the ZeRO-1/2 AllGathers).
+ *   of optimizerFlops (fp32) and optimizerBytes of memory traffic per local
+ *   parameter (divided by dp under ZeRO); the rank's next iteration starts
+ *   after it (and after the ZeRO-1/2 AllGathers).
  * - EP (MoE layers only): a dispatch and a combine AllToAll of b·s·h
  *   elements around each MoE layer in every pass; expert gradients are
  *   reduced over the dp/ep replicas of the same experts.

@@ -520,7 +520,10 @@ TrainingSimulation::StreamsOf(const TrainingTask& task)
     switch (task.kind)
     {
         case TrainingTaskKind::COMPUTE:
-            out.push_back(task.ranks.at(0) * STREAMS + COMPUTE_STREAM);
+            for (uint32_t r : task.ranks)
+            {
+                out.push_back(r * STREAMS + COMPUTE_STREAM);
+            }
             break;
         case TrainingTaskKind::COLLECTIVE:
         case TrainingTaskKind::STREAM:

@@ -36,6 +36,19 @@ def test_module_surface():
     assert fields()[:3] == ["rate", "rate_bps", "workers"]
 
 
+def test_flow_level():
+    # every algorithm of the sweep runs at flow level too (switchml and omnireduce as
+    # their flow-level twins): the same rows and packets, times within 5 %
+    packet = dlnet.run_sparse(**SMALL)
+    flow = dlnet.run_sparse(network="flow", **SMALL)
+    assert packet["config"]["network"] == "packet" and flow["config"]["network"] == "flow"
+    assert len(flow["rows"]) == len(packet["rows"]) == 4
+    for p, f in zip(packet["rows"], flow["rows"]):
+        assert (f["algorithm"], f["density"]) == (p["algorithm"], p["density"])
+        assert f["packets"] == p["packets"]
+        assert f["time_s"] == pytest.approx(p["time_s"], rel=0.05)
+
+
 def test_typed_rows_and_the_sweep_order():
     out = dlnet.run_sparse(**SMALL)
     assert set(out) == {"config", "rows", "wall_seconds"}

@@ -86,6 +86,19 @@ def test_timing_runs_are_not_marked_checked():
     assert len(rows) == 1 and rows[0]["checked"] is False
 
 
+def test_network_flow_against_packet():
+    # network=flow: the in-switch all-reduce as flows through the same switch tree, the
+    # mesh's ring as messages; both within 5 % of packet level, with the same link bytes
+    out = {n: dlnet.run_wafer(**GROUP, functional=True, network=n) for n in ("packet", "flow")}
+    assert out["flow"]["config"]["network"] == "flow"
+    for p, f in zip(out["packet"]["rows"], out["flow"]["rows"]):
+        assert (f["variant"], f["checked"]) == (p["variant"], True)
+        assert f["time_s"] == pytest.approx(p["time_s"], rel=0.05)
+        assert f["npu_link_bytes"] == pytest.approx(p["npu_link_bytes"], rel=0.005)
+    with pytest.raises(ValueError, match="network: got 'fluid'"):
+        dlnet.run_wafer(**GROUP, network="fluid")
+
+
 def test_config_dict_dashes_and_keyword_override():
     # dict keys in kebab-case, keyword arguments with underscores win over the dict
     rows = run_rows({"variants": "mesh", "scenarios": "group", "middle-stages": 1,

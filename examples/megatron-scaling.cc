@@ -1,0 +1,126 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+// Megatron-LM's weak-scaling table (Narayanan et al., SC'21, Table 1: 1.7B
+// parameters on 32 A100s to 1T on 3072) simulated on DGX A100 servers on a
+// rail-optimised fabric: each row with its TP, PP, DP, batch, micro-batch
+// size, interleaved 1F1B and full recomputation, Megatron's kernels timed by
+// the roofline at one compute efficiency for every row (default: the A100's
+// maximum achievable matmul throughput, 85.9% of peak). Prints the simulated
+// TFLOP/s per GPU (the paper's FLOP count over the simulated iteration)
+// beside the published one, with where the time goes; writes megatron.csv
+// and megatron.png under --results.
+//
+//   ./dlnet run megatron-scaling -- --rows=1.7B,3.6B --results=results/megatron
+
+#include "ns3/dlnet-module.h"
+
+#include <cmath>
+#include <cstdio>
+
+using namespace ns3;
+
+int
+main(int argc, char* argv[])
+{
+    return GuardedMain(
+        [&]()
+        {
+            std::string rows = "all";
+            std::string network = "flow";
+            std::string efficiencyText = dlnet::ShortestText(A100_MAMF_EFFICIENCY);
+            std::string results = "results/megatron";
+            ExperimentCommandLine cmd(__FILE__);
+            cmd.AddValue("rows", "rows of the table: all, or a list of 1.7B,3.6B,...,1T", rows);
+            cmd.AddValue("network", "packet or flow", network);
+            cmd.AddValue("efficiency",
+                         "achieved fraction of the A100's peak on GEMMs, in (0, 1] (default: "
+                         "267.9/312, its maximum achievable matmul throughput)",
+                         efficiencyText);
+            cmd.AddValue("results", "folder for megatron.csv and megatron.png", results);
+            cmd.Parse(argc, argv);
+            std::vector<MegatronRow> chosen = ParseMegatronRows("rows", rows);
+            dlnet::ParseChoice("network", network, {"packet", "flow"});
+            const double efficiency = dlnet::ParseReal("efficiency", efficiencyText, 1e-6, 1);
+            CheckResultsDir("results", results);
+            for (const auto& row : chosen)
+            {
+                MegatronTrainingConfig(row, efficiency, network).Validate(); // all before any runs
+            }
+
+            std::printf("Megatron-LM weak scaling (SC'21 Table 1) at %s level, efficiency %.4f\n",
+                        network.c_str(),
+                        efficiency);
+            std::printf("%-5s %7s %3s %3s %3s %5s %5s %3s %4s %2s %9s %8s %8s %7s %8s %8s %8s %8s "
+                        "%8s %8s\n",
+                        "row",
+                        "params",
+                        "TP",
+                        "PP",
+                        "DP",
+                        "GPUs",
+                        "batch",
+                        "b",
+                        "m",
+                        "v",
+                        "iter (s)",
+                        "TFLOP/s",
+                        "publ.",
+                        "dev.",
+                        "compute",
+                        "exp. TP",
+                        "exp. PP",
+                        "exp. DP",
+                        "bubble",
+                        "wall (s)");
+            std::vector<MegatronRowResult> out;
+            for (const auto& row : chosen)
+            {
+                MegatronRowResult r = RunMegatronRow(row, efficiency, network);
+                const TrainingBreakdown& b = r.breakdown;
+                std::printf(
+                    "%-5s %6.1fB %3u %3u %3u %5u %5u %3u %4u %2u %9.3f %8.1f %8.0f %+6.1f%% "
+                    "%8.3f %8.3f %8.3f %8.3f %8.3f %8.1f\n",
+                    row.name.c_str(),
+                    row.parametersB,
+                    row.tp,
+                    row.pp,
+                    row.Dp(),
+                    row.gpus,
+                    row.batch,
+                    row.microbatch,
+                    row.Microbatches(),
+                    row.VirtualStages(),
+                    r.iterationSeconds,
+                    r.tflopsPerGpu,
+                    row.published,
+                    100 * r.deviation,
+                    b.computeSeconds,
+                    b.exposedSeconds[uint32_t(TrainingDimension::TP)],
+                    b.exposedSeconds[uint32_t(TrainingDimension::PP)],
+                    b.exposedSeconds[uint32_t(TrainingDimension::DP)],
+                    b.bubbleSeconds + b.idleSeconds,
+                    r.wallSeconds);
+                std::fflush(stdout);
+                if (std::abs(r.simulatorFlops / r.flops - 1) > 1e-9)
+                {
+                    std::printf("      note: the simulator counts %.6g FLOPs, the paper's formula "
+                                "%.6g\n",
+                                r.simulatorFlops,
+                                r.flops);
+                }
+                out.push_back(r);
+            }
+            std::printf("(TFLOP/s: 96·B·s·l·h²(1 + s/6h + V/16lh) / (iteration x GPUs); dev.: "
+                        "against the published; breakdown in seconds per iteration, mean over "
+                        "ranks; bubble includes idle)\n");
+            WriteCsv(results + "/megatron.csv", MegatronFields(), out);
+            std::printf("wrote %s/megatron.csv\n", results.c_str());
+            std::string png = PlotMegatronScaling(out, results);
+            if (!png.empty())
+            {
+                std::printf("plot:  %s\n", png.c_str());
+            }
+            return 0;
+        });
+}

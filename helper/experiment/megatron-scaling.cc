@@ -1,0 +1,389 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "megatron-scaling.h"
+
+#include "plot-writer.h"
+#include "result-writer.h"
+
+#include "ns3/config-parse.h"
+#include "ns3/log.h"
+
+#include <algorithm>
+#include <cctype>
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("MegatronScaling");
+
+uint32_t
+MegatronRow::Dp() const
+{
+    return gpus / (tp * pp);
+}
+
+uint32_t
+MegatronRow::Microbatches() const
+{
+    return batch / (Dp() * microbatch);
+}
+
+uint32_t
+MegatronRow::VirtualStages() const
+{
+    return layersPerVirtualStage == 0 ? 1 : layers / (pp * layersPerVirtualStage);
+}
+
+const std::vector<MegatronRow>&
+MegatronTable()
+{
+    // {name, params, heads, hidden, layers, TP, PP, GPUs, batch, TFLOP/s per GPU} from Table 1;
+    // {MBS, layers per virtual stage, DDP=local} from run_table_1.sh
+    static const std::vector<MegatronRow> rows = {
+        {"1.7B", 1.7, 24, 2304, 24, 1, 1, 32, 512, 137, 16, 0, false},
+        {"3.6B", 3.6, 32, 3072, 30, 2, 1, 64, 512, 138, 16, 0, false},
+        {"7.5B", 7.5, 32, 4096, 36, 4, 1, 128, 512, 142, 16, 0, false},
+        {"18B", 18.4, 48, 6144, 40, 8, 1, 256, 1024, 135, 8, 0, false},
+        {"39B", 39.1, 64, 8192, 48, 8, 2, 512, 1536, 138, 4, 0, true},
+        {"76B", 76.1, 80, 10240, 60, 8, 4, 1024, 1792, 140, 2, 5, true},
+        {"145B", 145.6, 96, 12288, 80, 8, 8, 1536, 2304, 148, 2, 5, true},
+        {"310B", 310.1, 128, 16384, 96, 8, 16, 1920, 2160, 155, 1, 3, true},
+        {"530B", 529.6, 128, 20480, 105, 8, 35, 2520, 2520, 163, 1, 1, true},
+        {"1T", 1008.0, 160, 25600, 128, 8, 64, 3072, 3072, 163, 1, 0, true},
+    };
+    return rows;
+}
+
+std::vector<MegatronRow>
+ParseMegatronRows(const std::string& field, const std::string& text)
+{
+    std::vector<std::string> names;
+    for (const auto& row : MegatronTable())
+    {
+        names.push_back(row.name);
+    }
+    auto lower = [](std::string s)
+    {
+        std::transform(s.begin(),
+                       s.end(),
+                       s.begin(),
+                       [](unsigned char c)
+                       {
+                           return std::tolower(c);
+                       });
+        return s;
+    };
+    std::vector<MegatronRow> out;
+    for (const auto& item : dlnet::ParseList(field, text))
+    {
+        if (lower(item) == "all")
+        {
+            for (const auto& row : MegatronTable())
+            {
+                out.push_back(row);
+            }
+            continue;
+        }
+        auto it = std::find_if(MegatronTable().begin(),
+                               MegatronTable().end(),
+                               [&](const MegatronRow& row)
+                               {
+                                   return lower(row.name) == lower(item);
+                               });
+        if (it == MegatronTable().end())
+        {
+            throw std::invalid_argument(field + ": '" + dlnet::PrintableText(item)
+                                        + "' is not a row; rows: all, "
+                                        + dlnet::JoinChoices(names));
+        }
+        out.push_back(*it);
+    }
+    return out;
+}
+
+double
+MegatronFlops(const MegatronRow& row)
+{
+    const double b = row.batch;
+    const double s = MEGATRON_SEQUENCE;
+    const double l = row.layers;
+    const double h = row.hidden;
+    const double v = MEGATRON_VOCABULARY;
+    return 96 * b * s * l * h * h * (1 + s / (6 * h) + v / (16 * l * h));
+}
+
+TrainingConfig
+MegatronTrainingConfig(const MegatronRow& row, double efficiency, const std::string& network)
+{
+    TrainingConfig c;
+    c.model = "transformer";
+    c.layers = row.layers;
+    c.hidden = row.hidden;
+    c.heads = row.heads;
+    c.sequence = MEGATRON_SEQUENCE;
+    c.vocabulary = MEGATRON_VOCABULARY;
+    c.type = "fp16";
+    c.device = "a100";
+    c.efficiency = efficiency;
+    c.computeModel = "kernels";
+    c.tp = row.tp;
+    c.pp = row.pp;
+    c.dp = row.Dp();
+    c.microbatchSize = row.microbatch;
+    c.microbatches = row.Microbatches();
+    c.schedule = row.layersPerVirtualStage > 0 ? "interleaved" : "1f1b";
+    c.virtualStages = row.VirtualStages();
+    c.recompute = true;
+    c.tpLockstep = true; // the shards of a layer start together (scatter-gather messages)
+    if (row.localDdp)
+    {
+        // Megatron's local DDP: one all-reduce of the stage's gradients after its backward
+        c.overlap = false;
+        c.bucketBytes = 1ull << 40;
+    }
+    else
+    {
+        c.overlap = true; // PyTorch DDP: 25 MiB buckets as backward produces them
+        c.bucketBytes = 25ull << 20;
+    }
+    // Data parallelism: NCCL's ring (one channel). Tensor parallelism inside a server:
+    // halving-doubling, which on the NVSwitch crossbar takes NCCL's ring's time (its
+    // bandwidth term is the ring's; at 64-256 MiB they agree within 0.1% at flow level,
+    // doc/megatron-validation.md) with 48 messages per AllReduce of 8 instead of 112
+    c.backends[uint32_t(TrainingDimension::TP)] = "halving-doubling";
+    c.backends[uint32_t(TrainingDimension::DP)] = "ring";
+    c.iterations = 1;
+    c.trace = false;
+    // Selene: DGX A100 servers (8 GPUs on NVSwitch, NVLink 3 at 300 GB/s per direction per
+    // GPU, one 200 Gbit/s HDR NIC per GPU), rail-optimised
+    c.topology.kind = "rail-optimised";
+    c.topology.servers = row.gpus / 8;
+    c.topology.gpusPerServer = 8;
+    c.topology.nvlinkRate = "300GBps";
+    c.topology.nicRate = "200Gbps";
+    c.topology.spines = 8;
+    c.topology.network = network;
+    return c;
+}
+
+MegatronRowResult
+RunMegatronRow(const MegatronRow& row, double efficiency, const std::string& network)
+{
+    TrainingConfig c = MegatronTrainingConfig(row, efficiency, network);
+    TrainingResult r = RunTraining(c);
+    const TrainingJobRow& job = r.jobs.at(0);
+    MegatronRowResult out;
+    out.row = row;
+    out.network = network;
+    out.efficiency = efficiency;
+    out.iterationSeconds = job.iterationSeconds;
+    out.flops = MegatronFlops(row);
+    out.simulatorFlops = r.setups.at(0).graph.flopsPerIteration;
+    out.tflopsPerGpu = out.flops / (out.iterationSeconds * row.gpus) / 1e12;
+    out.deviation = out.tflopsPerGpu / row.published - 1;
+    out.breakdown = job.breakdown;
+    out.events = r.events;
+    out.wallSeconds = r.wallSeconds;
+    return out;
+}
+
+const FieldTable<MegatronRowResult>&
+MegatronFields()
+{
+    using R = MegatronRowResult;
+    static const FieldTable<R> fields = {
+        {"row",
+         "",
+         [](const R& r)
+         {
+             return nlohmann::json(r.row.name);
+         }},
+        {"parameters_b",
+         "",
+         [](const R& r)
+         {
+             return nlohmann::json(r.row.parametersB);
+         }},
+        {"tp",
+         "",
+         [](const R& r)
+         {
+             return nlohmann::json(r.row.tp);
+         }},
+        {"pp",
+         "",
+         [](const R& r)
+         {
+             return nlohmann::json(r.row.pp);
+         }},
+        {"dp",
+         "",
+         [](const R& r)
+         {
+             return nlohmann::json(r.row.Dp());
+         }},
+        {"gpus",
+         "",
+         [](const R& r)
+         {
+             return nlohmann::json(r.row.gpus);
+         }},
+        {"batch",
+         "",
+         [](const R& r)
+         {
+             return nlohmann::json(r.row.batch);
+         }},
+        {"microbatch_size",
+         "",
+         [](const R& r)
+         {
+             return nlohmann::json(r.row.microbatch);
+         }},
+        {"microbatches",
+         "",
+         [](const R& r)
+         {
+             return nlohmann::json(r.row.Microbatches());
+         }},
+        {"virtual_stages",
+         "",
+         [](const R& r)
+         {
+             return nlohmann::json(r.row.VirtualStages());
+         }},
+        {"network",
+         "",
+         [](const R& r)
+         {
+             return nlohmann::json(r.network);
+         }},
+        {"efficiency",
+         "fraction",
+         [](const R& r)
+         {
+             return nlohmann::json(r.efficiency);
+         }},
+        {"iteration_s",
+         "s",
+         [](const R& r)
+         {
+             return nlohmann::json(r.iterationSeconds);
+         }},
+        {"flops",
+         "FLOP",
+         [](const R& r)
+         {
+             return nlohmann::json(r.flops);
+         }},
+        {"simulator_flops",
+         "FLOP",
+         [](const R& r)
+         {
+             return nlohmann::json(r.simulatorFlops);
+         }},
+        {"tflops_per_gpu",
+         "TFLOP/s",
+         [](const R& r)
+         {
+             return nlohmann::json(r.tflopsPerGpu);
+         }},
+        {"published_tflops_per_gpu",
+         "TFLOP/s",
+         [](const R& r)
+         {
+             return nlohmann::json(r.row.published);
+         }},
+        {"deviation",
+         "fraction",
+         [](const R& r)
+         {
+             return nlohmann::json(r.deviation);
+         }},
+        {"compute_s",
+         "s",
+         [](const R& r)
+         {
+             return nlohmann::json(r.breakdown.computeSeconds);
+         }},
+        {"exposed_tp_s",
+         "s",
+         [](const R& r)
+         {
+             return nlohmann::json(r.breakdown.exposedSeconds[uint32_t(TrainingDimension::TP)]);
+         }},
+        {"exposed_pp_s",
+         "s",
+         [](const R& r)
+         {
+             return nlohmann::json(r.breakdown.exposedSeconds[uint32_t(TrainingDimension::PP)]);
+         }},
+        {"exposed_dp_s",
+         "s",
+         [](const R& r)
+         {
+             return nlohmann::json(r.breakdown.exposedSeconds[uint32_t(TrainingDimension::DP)]);
+         }},
+        {"bubble_s",
+         "s",
+         [](const R& r)
+         {
+             return nlohmann::json(r.breakdown.bubbleSeconds);
+         }},
+        {"idle_s",
+         "s",
+         [](const R& r)
+         {
+             return nlohmann::json(r.breakdown.idleSeconds);
+         }},
+        {"events",
+         "",
+         [](const R& r)
+         {
+             return nlohmann::json(r.events);
+         }},
+    };
+    return fields;
+}
+
+std::string
+PlotMegatronScaling(const std::vector<MegatronRowResult>& results, const std::string& dir)
+{
+    Gnuplot plot;
+    plot.SetTitle("Megatron-LM weak scaling (SC'21 Table 1): TFLOP/s per GPU");
+    plot.SetLegend("", "TFLOP/s per GPU");
+    std::string xtics = "set xtics (";
+    double top = 0;
+    for (std::size_t k = 0; k < results.size(); ++k)
+    {
+        xtics += (k ? ", " : "") + std::string("\"") + results[k].row.name + "\" "
+                 + std::to_string(k);
+        top = std::max({top, results[k].tflopsPerGpu, results[k].row.published});
+    }
+    plot.AppendExtra(xtics + ")");
+    plot.AppendExtra("set xrange [-0.6:" + std::to_string(results.size() - 0.4) + "]");
+    plot.AppendExtra("set yrange [0:" + std::to_string(1.15 * std::max(top, 1.0)) + "]");
+    plot.AppendExtra("set grid ytics");
+    plot.AppendExtra("set key top left");
+    int width = std::max(4, std::min(30, int(120 / std::max<std::size_t>(1, results.size()))));
+    Gnuplot2dDataset published("published");
+    published.SetStyle(Gnuplot2dDataset::IMPULSES);
+    published.SetExtra("lw " + std::to_string(width) + " lc rgb '#999999'");
+    Gnuplot2dDataset simulated("simulated");
+    simulated.SetStyle(Gnuplot2dDataset::IMPULSES);
+    simulated.SetExtra("lw " + std::to_string(width) + " lc rgb '#377eb8'");
+    for (std::size_t k = 0; k < results.size(); ++k)
+    {
+        published.Add(k - 0.18, results[k].row.published);
+        simulated.Add(k + 0.18, results[k].tflopsPerGpu);
+    }
+    plot.AddDataset(published);
+    plot.AddDataset(simulated);
+    std::string png = dir + "/megatron.png";
+    MakeResultsDir(dir);
+    return !results.empty() && RenderPng(plot, png) ? png : "";
+}
+
+} // namespace ns3

@@ -1,0 +1,128 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef DLNET_MEGATRON_SCALING_H
+#define DLNET_MEGATRON_SCALING_H
+
+#include "result-fields.h"
+#include "training-experiment.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup dlnet
+ * \brief One row of Megatron-LM's weak-scaling table (Narayanan et al.,
+ * "Efficient Large-Scale Language Model Training on GPU Clusters Using
+ * Megatron-LM", SC'21, arXiv 2104.04473, Table 1), with the launch
+ * parameters of the script NVIDIA published for it (Megatron-LM,
+ * examples/sc21/run_table_1.sh and CONFIG.sh: micro-batch size, virtual
+ * pipeline stages, DDP implementation; sequence 2048, fp16, full uniform
+ * activation recomputation).
+ */
+struct MegatronRow
+{
+    std::string name;                  //!< the script's MODEL_SIZE (1.7B .. 1T)
+    double parametersB{0};             //!< billions, as published
+    uint32_t heads{0};                 //!< a
+    uint32_t hidden{0};                //!< h
+    uint32_t layers{0};                //!< l
+    uint32_t tp{1};                    //!< tensor-parallel size
+    uint32_t pp{1};                    //!< pipeline-parallel size
+    uint32_t gpus{0};                  //!< DP = gpus / (tp x pp)
+    uint32_t batch{0};                 //!< global batch (sequences)
+    double published{0};               //!< TFLOP/s per GPU, as published
+    uint32_t microbatch{1};            //!< MBS
+    uint32_t layersPerVirtualStage{0}; //!< --num-layers-per-virtual-pipeline-stage; 0: plain 1F1B
+    bool localDdp{false}; //!< DDP=local: gradients reduced after backward (else PyTorch DDP's
+                          //!< 25 MiB buckets overlapping backward)
+
+    /// \return gpus / (tp x pp)
+    uint32_t Dp() const;
+    /// \return microbatches per replica: batch / (dp x microbatch)
+    uint32_t Microbatches() const;
+    /// \return model chunks per stage (1 without interleaving)
+    uint32_t VirtualStages() const;
+};
+
+/// Sequence length of every row.
+constexpr uint64_t MEGATRON_SEQUENCE = 2048;
+/// Vocabulary of every row (GPT-2's 50257 padded).
+constexpr uint64_t MEGATRON_VOCABULARY = 51200;
+
+/**
+ * The A100 SXM's maximum achievable matmul throughput, 267.9 of its 312
+ * dense bf16 TFLOP/s (85.9%), measured by brute-force search over GEMM
+ * shapes (Bekman, "Machine Learning Engineering", compute/accelerator,
+ * "Maximum Achievable Matmul FLOPS comparison table", mamf-finder.py, CUDA
+ * 12.1): the compute efficiency of every row unless the user sets another.
+ */
+constexpr double A100_MAMF_EFFICIENCY = 267.9 / 312.0;
+
+/// \return the ten rows, smallest first
+const std::vector<MegatronRow>& MegatronTable();
+
+/**
+ * \return the rows named in text: a comma-separated list of row names
+ * (1.7B, 3.6B, ... 1T, case-insensitive) or "all"; std::invalid_argument
+ * naming field and the names otherwise
+ */
+std::vector<MegatronRow> ParseMegatronRows(const std::string& field, const std::string& text);
+
+/**
+ * FLOPs of one iteration as the paper counts them (section 5.1, with
+ * activation recomputation): 96·B·s·l·h²·(1 + s/6h + V/16lh).
+ */
+double MegatronFlops(const MegatronRow& row);
+
+/**
+ * The training experiment of a row: a transformer of the row's shape,
+ * fp16, Megatron's kernels (compute-model kernels) on A100s at the given
+ * efficiency, TP x PP x DP with the script's micro-batch size, interleaved
+ * 1F1B where the script asks for it, full recomputation, PyTorch DDP or
+ * Megatron's local DDP; DGX A100 servers (8 GPUs on NVSwitch at 300 GB/s per
+ * direction, one 200 Gbit/s HDR NIC per GPU) on a rail-optimised fabric;
+ * one iteration.
+ */
+TrainingConfig MegatronTrainingConfig(const MegatronRow& row,
+                                      double efficiency,
+                                      const std::string& network);
+
+/// What one row measured.
+struct MegatronRowResult
+{
+    MegatronRow row;
+    std::string network;
+    double efficiency{0};
+    double iterationSeconds{0};
+    double flops{0};          //!< MegatronFlops
+    double simulatorFlops{0}; //!< the training graph's own count (TrainingGraph::flopsPerIteration)
+    double tflopsPerGpu{0};   //!< flops / (iteration x gpus) / 1e12
+    double deviation{0};      //!< tflopsPerGpu / published - 1
+    TrainingBreakdown breakdown; //!< mean rank
+    uint64_t events{0};
+    double wallSeconds{0}; //!< not written to result files
+};
+
+/// Simulate one row (validated first; the simulator is left clean).
+MegatronRowResult RunMegatronRow(const MegatronRow& row,
+                                 double efficiency,
+                                 const std::string& network);
+
+/// \return the columns of megatron.csv
+const FieldTable<MegatronRowResult>& MegatronFields();
+
+/**
+ * Bars of the simulated and the published TFLOP/s per GPU of every row, in
+ * dir/megatron.png. \return the PNG ("" when gnuplot made none)
+ */
+std::string PlotMegatronScaling(const std::vector<MegatronRowResult>& results,
+                                const std::string& dir);
+
+} // namespace ns3
+
+#endif /* DLNET_MEGATRON_SCALING_H */
