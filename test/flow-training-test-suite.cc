@@ -99,6 +99,30 @@ Transformer(uint32_t layers, uint64_t hidden, uint64_t sequence)
     return c;
 }
 
+/// A config on a 4-host star (100 Gbit/s, 500 ns links).
+TrainingConfig
+OnStar(TrainingConfig c)
+{
+    c.topology.kind = "star";
+    c.topology.hosts = 4;
+    return c;
+}
+
+/// A transformer at TP 2 x PP 2 x DP 2 on two rail-optimised servers of 4 GPUs.
+TrainingConfig
+GpuServers()
+{
+    TrainingConfig c = Transformer(4, 1024, 256);
+    c.topology.kind = "rail-optimised";
+    c.topology.servers = 2;
+    c.topology.gpusPerServer = 4;
+    c.tp = 2;
+    c.pp = 2;
+    c.dp = 2;
+    c.microbatches = 4;
+    return c;
+}
+
 class DataParallelTestCase : public AgreementTestCase
 {
 public:
@@ -113,9 +137,7 @@ public:
 private:
     void DoRun() override
     {
-        TrainingConfig c;
-        c.topology.kind = "star";
-        c.topology.hosts = 4;
+        TrainingConfig c = OnStar(TrainingConfig());
         c.model = "resnet50";
         c.dp = 4;
         c.microbatchSize = 4;
@@ -140,9 +162,7 @@ public:
 private:
     void DoRun() override
     {
-        TrainingConfig c = Transformer(8, 1024, 512);
-        c.topology.kind = "star";
-        c.topology.hosts = 4;
+        TrainingConfig c = OnStar(Transformer(8, 1024, 512));
         c.pp = 4;
         c.microbatches = 8;
         c.schedule = m_schedule;
@@ -164,9 +184,7 @@ private:
     void DoRun() override
     {
         // the training-validation suite's TP case, larger activations
-        TrainingConfig c = Transformer(3, 1024, 256);
-        c.topology.kind = "star";
-        c.topology.hosts = 4;
+        TrainingConfig c = OnStar(Transformer(3, 1024, 256));
         c.tp = 2;
         c.dp = 2;
         c.microbatches = 2;
@@ -189,14 +207,7 @@ public:
 private:
     void DoRun() override
     {
-        TrainingConfig c = Transformer(4, 1024, 256);
-        c.topology.kind = "rail-optimised";
-        c.topology.servers = 2;
-        c.topology.gpusPerServer = 4;
-        c.tp = 2;
-        c.pp = 2;
-        c.dp = 2;
-        c.microbatches = 4;
+        TrainingConfig c = GpuServers();
         if (m_variants)
         {
             c.zero = 1;
@@ -308,14 +319,7 @@ public:
 private:
     void DoRun() override
     {
-        TrainingConfig c = On(Transformer(4, 1024, 256), "flow");
-        c.topology.kind = "rail-optimised";
-        c.topology.servers = 2;
-        c.topology.gpusPerServer = 4;
-        c.tp = 2;
-        c.pp = 2;
-        c.dp = 2;
-        c.microbatches = 4;
+        TrainingConfig c = On(GpuServers(), "flow");
         c.trace = true;
         std::string text[2];
         for (auto& t : text)

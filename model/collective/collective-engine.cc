@@ -147,6 +147,7 @@ CollectiveEngine::DoDispose()
     m_endpoints.clear();
     m_instances.clear();
     m_envelopes.clear();
+    m_schedules.clear();
     Object::DoDispose();
 }
 
@@ -216,50 +217,18 @@ CollectiveEngine::Start(const Communicator& comm, CollectiveRequest request, Don
     inst.request = std::move(resolved);
     inst.done = done;
     const CollectiveRequest& req = inst.request;
-    uint64_t elements = req.bytes / es;
-    inst.lanesOfChunk.resize(req.chunks);
-    for (uint32_t c = 0; c < req.chunks; ++c)
-    {
-        uint64_t lo = elements * c / req.chunks;
-        uint64_t hi = elements * (c + 1) / req.chunks;
-        std::size_t first = inst.lanes.size();
-        BuildCollectiveLanes(req.op,
-                             req.algorithm,
-                             n,
-                             req.root,
-                             lo * es,
-                             (hi - lo) * es,
-                             es,
-                             req.grid,
-                             c,
-                             inst.lanes);
-        for (std::size_t l = first; l < inst.lanes.size(); ++l)
-        {
-            inst.positionInChunk.push_back(l - first);
-            inst.lanesOfChunk[c].push_back(l);
-        }
-    }
-    inst.laneState.assign(inst.lanes.size(), std::vector<LaneState>(n));
+    inst.schedule = ScheduleOf(req, n);
+    const Schedule& schedule = *inst.schedule;
+    inst.laneState.assign(schedule.lanes.size(), std::vector<LaneState>(n));
     inst.ranks.assign(n, RankState());
     for (auto& rs : inst.ranks)
     {
         for (uint32_t c = 0; c < req.chunks; ++c)
         {
-            rs.lanesLeft.push_back(inst.lanesOfChunk[c].size());
+            rs.lanesLeft.push_back(schedule.lanesOfChunk[c].size());
         }
     }
-    bool readsInput = false;
-    for (const auto& lane : inst.lanes)
-    {
-        // (a ring made on demand never sends from the input)
-        for (const auto& steps : lane.ranks)
-        {
-            for (const auto& st : steps)
-            {
-                readsInput = readsInput || (st.sendFromInput && !st.sends.empty());
-            }
-        }
-    }
+    bool readsInput = schedule.readsInput;
     if (readsInput)
     {
         inst.work = inst.request.inputs; // sends read the input after the work buffer changed
@@ -279,12 +248,78 @@ CollectiveEngine::Start(const Communicator& comm, CollectiveRequest request, Don
     inst.record.bytesReceived.assign(n, 0);
     NS_LOG_INFO("collective " << id << ": " << ToString(req.op) << " " << ToString(req.algorithm)
                               << " of " << req.bytes << " bytes on " << n << " ranks, "
-                              << inst.lanes.size() << " lanes");
+                              << schedule.lanes.size() << " lanes");
     for (uint32_t r = 0; r < n; ++r)
     {
         StartChunks(inst, r);
     }
     return id;
+}
+
+std::shared_ptr<const CollectiveEngine::Schedule>
+CollectiveEngine::ScheduleOf(const CollectiveRequest& req, uint32_t n)
+{
+    const CollectiveGrid& g = req.grid;
+    uint32_t es = ElementSize(req.type);
+    uint32_t grid = (g.bidirectional ? 1 : 0) | (g.dim2First ? 2 : 0) | (g.bothOrders ? 4 : 0)
+                    | (g.secondLevelVc ? 8 : 0);
+    ScheduleKey key{uint32_t(req.op),
+                    uint32_t(req.algorithm),
+                    n,
+                    req.root,
+                    req.bytes,
+                    es,
+                    req.chunks,
+                    g.dim1,
+                    g.dim2,
+                    grid};
+    auto it = m_schedules.find(key);
+    if (it != m_schedules.end())
+    {
+        return it->second;
+    }
+    auto schedule = std::make_shared<Schedule>();
+    uint64_t elements = req.bytes / es;
+    schedule->lanesOfChunk.resize(req.chunks);
+    for (uint32_t c = 0; c < req.chunks; ++c)
+    {
+        uint64_t lo = elements * c / req.chunks;
+        uint64_t hi = elements * (c + 1) / req.chunks;
+        std::size_t first = schedule->lanes.size();
+        BuildCollectiveLanes(req.op,
+                             req.algorithm,
+                             n,
+                             req.root,
+                             lo * es,
+                             (hi - lo) * es,
+                             es,
+                             req.grid,
+                             c,
+                             schedule->lanes);
+        for (std::size_t l = first; l < schedule->lanes.size(); ++l)
+        {
+            schedule->positionInChunk.push_back(l - first);
+            schedule->lanesOfChunk[c].push_back(l);
+        }
+    }
+    for (const auto& lane : schedule->lanes)
+    {
+        // (a ring made on demand never sends from the input)
+        for (const auto& steps : lane.ranks)
+        {
+            for (const auto& st : steps)
+            {
+                schedule->readsInput
+                    = schedule->readsInput || (st.sendFromInput && !st.sends.empty());
+            }
+        }
+    }
+    if (m_schedules.size() >= 1024)
+    {
+        m_schedules.clear(); // a sweep of many shapes: keep the memory bounded
+    }
+    m_schedules.emplace(key, schedule);
+    return schedule;
 }
 
 uint32_t
@@ -309,7 +344,7 @@ CollectiveEngine::StartChunks(Instance& inst, uint32_t rank)
     {
         uint32_t c = rs.nextChunk++;
         ++rs.activeChunks;
-        for (uint32_t lane : inst.lanesOfChunk[c])
+        for (uint32_t lane : inst.schedule->lanesOfChunk[c])
         {
             Enter(inst, lane, rank, 0);
         }
@@ -320,7 +355,7 @@ CollectiveEngine::StartChunks(Instance& inst, uint32_t rank)
 void
 CollectiveEngine::Enter(Instance& inst, uint32_t lane, uint32_t rank, uint32_t step)
 {
-    const CollectiveLane& steps = inst.lanes[lane];
+    const CollectiveLane& steps = inst.schedule->lanes[lane];
     const uint32_t nSteps = steps.GetNSteps(rank);
     LaneState& ls = inst.laneState[lane][rank];
     while (true)
@@ -365,12 +400,12 @@ CollectiveEngine::Enter(Instance& inst, uint32_t lane, uint32_t rank, uint32_t s
 bool
 CollectiveEngine::Gated(Instance& inst, uint32_t lane, uint32_t rank, uint32_t step)
 {
-    uint32_t chunk = inst.lanes[lane].chunk;
+    uint32_t chunk = inst.schedule->lanes[lane].chunk;
     if (!inst.request.staggerChunks || chunk == 0)
     {
         return false;
     }
-    uint32_t before = inst.lanesOfChunk[chunk - 1][inst.positionInChunk[lane]];
+    uint32_t before = inst.schedule->lanesOfChunk[chunk - 1][inst.schedule->positionInChunk[lane]];
     if (inst.laneState[before][rank].step > int64_t(step))
     {
         return false;
@@ -423,7 +458,7 @@ void
 CollectiveEngine::Apply(Instance& inst, uint32_t lane, uint32_t rank, const Early& a)
 {
     const CollectiveStep& st
-        = inst.lanes[lane].GetStep(rank, inst.laneState[lane][rank].step, m_applyScratch);
+        = inst.schedule->lanes[lane].GetStep(rank, inst.laneState[lane][rank].step, m_applyScratch);
     if (a.data)
     {
         uint8_t* dst = inst.work[rank].data() + a.offset;
@@ -472,7 +507,7 @@ void
 CollectiveEngine::LaneDone(Instance& inst, uint32_t lane, uint32_t rank)
 {
     RankState& rs = inst.ranks[rank];
-    uint32_t chunk = inst.lanes[lane].chunk;
+    uint32_t chunk = inst.schedule->lanes[lane].chunk;
     if (--rs.lanesLeft[chunk] > 0)
     {
         return;

@@ -16,6 +16,7 @@
 #include "ns3/traced-callback.h"
 
 #include <map>
+#include <memory>
 #include <tuple>
 #include <unordered_map>
 #include <vector>
@@ -110,6 +111,29 @@ private:
         FabricPayload data;
     };
 
+    /// The steps of one request shape: built once, shared by every collective of that shape.
+    struct Schedule
+    {
+        std::vector<CollectiveLane> lanes;
+        std::vector<std::vector<uint32_t>> lanesOfChunk;
+        std::vector<uint32_t> positionInChunk; //!< by lane
+        bool readsInput{false};                //!< a step sends from the input buffer
+    };
+
+    /// What a schedule depends on: op, algorithm, ranks, root, bytes, element size, chunks
+    /// and the grid's fields.
+    typedef std::tuple<uint32_t,
+                       uint32_t,
+                       uint32_t,
+                       uint32_t,
+                       uint64_t,
+                       uint32_t,
+                       uint32_t,
+                       uint32_t,
+                       uint32_t,
+                       uint32_t>
+        ScheduleKey;
+
     /// (lane, rank, step)
     typedef std::tuple<uint32_t, uint32_t, uint32_t> StepKey;
 
@@ -131,12 +155,10 @@ private:
         Communicator comm;
         CollectiveRequest request;
         DoneCallback done;
-        std::vector<CollectiveLane> lanes;
-        std::vector<std::vector<uint32_t>> lanesOfChunk;
+        std::shared_ptr<const Schedule> schedule;
         std::vector<RankState> ranks;
         std::vector<std::vector<LaneState>> laneState;                      //!< [lane][rank]
         std::unordered_map<StepKey, std::vector<Early>, StepKeyHash> early; //!< (lane, rank, step)
-        std::vector<uint32_t> positionInChunk;                              //!< by lane
         /// staggered chunks: (lane, rank) -> (lane of the next chunk, step) waiting for it
         std::unordered_map<uint64_t, std::pair<uint32_t, uint32_t>> waiting; //!< lane << 32 | rank
         std::vector<std::vector<uint8_t>> work;
@@ -156,6 +178,8 @@ private:
         uint64_t bytes;
     };
 
+    /// \return the schedule of a resolved request on n ranks (built on first use, then shared)
+    std::shared_ptr<const Schedule> ScheduleOf(const CollectiveRequest& request, uint32_t n);
     void Receive(const FabricMessage& message);
     void StartChunks(Instance& inst, uint32_t rank);
     void Enter(Instance& inst, uint32_t lane, uint32_t rank, uint32_t step);
@@ -169,8 +193,9 @@ private:
     std::vector<Ptr<FabricEndpoint>> m_endpoints;
     std::map<uint32_t, Instance> m_instances;
     std::unordered_map<uint64_t, Envelope> m_envelopes; //!< (source address << 32 | message id)
-    uint32_t m_chunks;                                  //!< Chunks attribute
-    uint32_t m_chunksInFlight;                          //!< ChunksInFlight attribute
+    std::map<ScheduleKey, std::shared_ptr<const Schedule>> m_schedules; //!< by request shape
+    uint32_t m_chunks;                                                  //!< Chunks attribute
+    uint32_t m_chunksInFlight; //!< ChunksInFlight attribute
     uint32_t m_nextId{0};
     CollectiveStep m_stepScratch;  //!< Enter: a step of a lane that makes them on demand
     CollectiveStep m_applyScratch; //!< Apply: likewise
