@@ -121,9 +121,21 @@ FabricSwitch::SetRoute(uint32_t dst, const std::vector<uint32_t>& ports)
     SetRoutes(dst, dst, ports);
 }
 
+namespace
+{
+uint64_t g_routesGeneration = 0;
+} // namespace
+
+uint64_t
+FabricSwitch::GetRoutesGeneration()
+{
+    return g_routesGeneration;
+}
+
 void
 FabricSwitch::SetRoutes(uint32_t first, uint32_t last, const std::vector<uint32_t>& ports)
 {
+    ++g_routesGeneration;
     NS_ASSERT_MSG(first <= last, "route range " << first << ".." << last);
     for (uint32_t p : ports)
     {

@@ -94,6 +94,11 @@ public:
     const std::vector<uint32_t>& GetRoute(uint32_t dst) const;
     /// \return address ranges in the forwarding table (adjacent ones with equal ports merged)
     uint32_t GetNRouteRanges() const;
+    /**
+     * \return a number that changes whenever any switch's forwarding table
+     * does (SetRoute, SetRoutes): a cache of routes is stale when it moved
+     */
+    static uint64_t GetRoutesGeneration();
 
     /// SelectPort: the packets of the message are sprayed over all of the route's ports.
     static constexpr uint32_t SPRAY = 0xffffffff;

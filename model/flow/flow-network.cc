@@ -26,6 +26,10 @@ namespace
 {
 /// Longest path before the routes are taken to loop.
 constexpr uint32_t MAX_HOPS = 256;
+/// Routes kept for reuse, at most.
+constexpr std::size_t MAX_CACHED_ROUTES = 1 << 18;
+/// Delivery batches of one instant a message may join, at most (each a distinct latency).
+constexpr std::size_t MAX_OPEN_BATCHES = 8;
 
 /// \return a free slot of a pool (a new one when none is free)
 template <typename T>
@@ -83,9 +87,13 @@ FlowNetwork::DoDispose()
     m_flows.clear();
     m_links.clear();
     m_linkOf.clear();
+    m_routes.clear();
     m_switches.clear();
     m_switchOf.clear();
     m_done.clear();
+    m_batches.clear();
+    m_freeBatches.clear();
+    m_openBatches.clear();
     MessageTransport::DoDispose();
 }
 
@@ -108,6 +116,7 @@ FlowNetwork::Attach(Ptr<FabricEndpoint> endpoint)
     m_endpoints[address] = PeekPointer(endpoint);
     m_endpointDev[address] = PeekPointer(endpoint->GetDevice());
     m_endpointLink[address] = NONE;
+    m_routes.clear();
     endpoint->SetTransport(this);
 }
 
@@ -204,11 +213,48 @@ FlowNetwork::ResolveInto(
     {
         m_endpointLink[src] = GetLink(m_endpoints[src]->GetDevice());
     }
-    route.uses.clear();
     route.latency = 0;
+    if (m_routesGeneration != FabricSwitch::GetRoutesGeneration())
+    {
+        m_routes.clear();
+        m_routesGeneration = FabricSwitch::GetRoutesGeneration();
+    }
+    uint64_t key = (uint64_t(src) << 32) | dst;
+    auto cached = m_routes.find(key);
+    if (cached != m_routes.end())
+    {
+        CachedRoute& entry = cached->second;
+        route.uses = entry.uses;
+        route.hops = entry.hops;
+        if (entry.train.packets != train.packets || entry.train.largest != train.largest
+            || entry.train.last != train.last)
+        {
+            entry.train = train;
+            entry.latency = 0;
+            for (const auto& [delay, rates] : entry.paths)
+            {
+                entry.latency = std::max(entry.latency, delay + StoreAndForward(rates, train));
+            }
+        }
+        route.latency = entry.latency;
+        return;
+    }
+    route.uses.clear();
     route.hops = 0;
     m_path.clear();
+    m_walkHashed = false;
+    m_walkPaths.clear();
     Walk(src, dst, msgId, train, m_endpointLink[src], 1.0, route);
+    // (bounded: an all-to-all of thousands of ranks would otherwise keep n^2 routes)
+    if (!m_walkHashed && m_routes.size() < MAX_CACHED_ROUTES)
+    {
+        CachedRoute& entry = m_routes[key];
+        entry.uses = route.uses;
+        entry.hops = route.hops;
+        entry.paths.swap(m_walkPaths);
+        entry.train = train;
+        entry.latency = route.latency;
+    }
 }
 
 double
@@ -295,6 +341,7 @@ FlowNetwork::Walk(uint32_t src,
         }
         route.latency = std::max(route.latency, delay + StoreAndForward(rates, train));
         route.hops = std::max<uint32_t>(route.hops, path.size() - 1);
+        m_walkPaths.emplace_back(delay, rates);
         path.pop_back();
         return;
     }
@@ -313,6 +360,7 @@ FlowNetwork::Walk(uint32_t src,
                                     + std::to_string(dst));
     }
     uint32_t port = sw->SelectPort(ports, src, dst, msgId);
+    m_walkHashed = m_walkHashed || (port != FabricSwitch::SPRAY && ports.size() > 1);
     if (port != FabricSwitch::SPRAY)
     {
         Walk(src, dst, msgId, train, LinkOut(swIndex, port), share, route);
@@ -389,7 +437,7 @@ FlowNetwork::MessageSent(uint32_t pending)
     auto it = m_queues.find(QueueKey{p.message.src, p.message.dst, 2u * p.message.tc + p.vc});
     NS_ASSERT(it != m_queues.end() && it->second.head == pending);
     uint32_t next = p.next;
-    Simulator::Schedule(Seconds(p.route.latency), &FlowNetwork::Deliver, this, pending);
+    ScheduleDelivery(pending, p.route.latency);
     if (next == NONE)
     {
         m_queues.erase(it);
@@ -398,6 +446,64 @@ FlowNetwork::MessageSent(uint32_t pending)
     {
         it->second.head = next;
         StartHead(next);
+    }
+}
+
+void
+FlowNetwork::ScheduleDelivery(uint32_t pending, double latency)
+{
+    // The messages sent in one instant with one latency share a delivery
+    // event, in the order they were sent: a collective's step sends many.
+    Time now = Simulator::Now();
+    if (m_openAt != now)
+    {
+        m_openBatches.clear();
+        m_openAt = now;
+    }
+    for (const auto& [batchLatency, batch] : m_openBatches)
+    {
+        if (batchLatency == latency)
+        {
+            m_batches[batch].push_back(pending);
+            return;
+        }
+    }
+    uint32_t batch = Acquire(m_batches, m_freeBatches);
+    m_batches[batch].assign(1, pending);
+    if (m_openBatches.size() < MAX_OPEN_BATCHES)
+    {
+        m_openBatches.emplace_back(latency, batch);
+    }
+    Simulator::Schedule(Seconds(latency), &FlowNetwork::DeliverBatch, this, batch);
+}
+
+void
+FlowNetwork::DeliverBatch(uint32_t batch)
+{
+    if (m_openAt == Simulator::Now())
+    {
+        // (a latency of zero: nothing may join a batch already delivered)
+        for (std::size_t i = 0; i < m_openBatches.size(); ++i)
+        {
+            if (m_openBatches[i].second == batch)
+            {
+                m_openBatches.erase(m_openBatches.begin() + i);
+                break;
+            }
+        }
+    }
+    // out of the pool first: the deliveries may send and batch again
+    std::vector<uint32_t> messages;
+    messages.swap(m_batches[batch]);
+    m_freeBatches.push_back(batch);
+    for (uint32_t pending : messages)
+    {
+        Deliver(pending);
+    }
+    if (m_batches[batch].empty() && m_batches[batch].capacity() < messages.capacity())
+    {
+        messages.clear();
+        m_batches[batch].swap(messages); // (keeps the capacity warm)
     }
 }
 

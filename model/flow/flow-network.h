@@ -195,6 +195,17 @@ private:
         std::vector<uint32_t> portLink; //!< by port: the link, or NONE until first crossed
     };
 
+    /// A route no ECMP hash chose (every switch on it had one port, or sprayed):
+    /// the same for every message from its source to its destination.
+    struct CachedRoute
+    {
+        std::vector<std::pair<uint32_t, double>> uses;
+        uint32_t hops{0};
+        std::vector<std::pair<double, std::vector<double>>> paths; //!< (delay, rates) of each
+        PacketTrain train;                                         //!< the last message's packets
+        double latency{0};                                         //!< s: its latency
+    };
+
     /// A flow in progress.
     struct Flow
     {
@@ -273,6 +284,8 @@ private:
                    uint32_t pending,
                    Callback<void> onSent);
     void MessageSent(uint32_t pending);
+    void ScheduleDelivery(uint32_t pending, double latency);
+    void DeliverBatch(uint32_t batch);
     void Deliver(uint32_t pending);
     uint32_t LinkOut(uint32_t sw, uint32_t port);
     void Walk(uint32_t src,
@@ -300,6 +313,8 @@ private:
     std::vector<Pending> m_pending;
     std::vector<uint32_t> m_freePending;
     std::unordered_map<QueueKey, Queue, QueueKeyHash> m_queues;
+    std::unordered_map<uint64_t, CachedRoute> m_routes; //!< by source << 32 | destination
+    uint64_t m_routesGeneration{~uint64_t(0)};          //!< of the switches' tables m_routes holds
 
     std::vector<uint32_t> m_dirty; //!< links whose flows changed
     bool m_updatePending{false};
@@ -311,11 +326,18 @@ private:
     uint32_t m_active{0};
 
     // scratch, kept warm between calls
-    std::vector<uint32_t> m_path;       //!< Walk: the links of the path being walked
-    std::vector<double> m_rates;        //!< Walk: their rates
+    std::vector<uint32_t> m_path; //!< Walk: the links of the path being walked
+    std::vector<double> m_rates;  //!< Walk: their rates
+    bool m_walkHashed{false};     //!< Walk: an ECMP hash chose a port
+    std::vector<std::pair<double, std::vector<double>>> m_walkPaths; //!< Walk: (delay, rates)
     std::vector<uint32_t> m_linkQueue;  //!< Update: the component's links
     std::vector<uint32_t> m_solveFlows; //!< Update: its flows
     std::vector<Done> m_done;           //!< OnFinish: the flows that finished
+
+    std::vector<std::vector<uint32_t>> m_batches; //!< messages that share a delivery event
+    std::vector<uint32_t> m_freeBatches;
+    std::vector<std::pair<double, uint32_t>> m_openBatches; //!< (latency, batch) sent at m_openAt
+    Time m_openAt{Time::Min()};
 
     uint64_t m_messages{0};
     uint64_t m_solves{0};
