@@ -420,8 +420,8 @@ FlowNetwork::Carry(FabricEndpoint& source,
 void
 FlowNetwork::StartHead(uint32_t pending)
 {
-    const Pending& p = m_pending[pending];
-    Start(p.route.uses,
+    Pending& p = m_pending[pending];
+    Start(p.route.uses, // (taken: the flow's old list comes back, to be refilled)
           double(p.message.bytes) + double(p.message.packets) * FabricHeader::SERIALIZED_SIZE,
           p.message.tc,
           p.vc,
@@ -537,11 +537,12 @@ FlowNetwork::Deliver(uint32_t pending)
 uint32_t
 FlowNetwork::StartFlow(const FlowSpec& spec, Callback<void> onSent)
 {
-    return Start(spec.uses, spec.bytes, spec.priority, spec.vc, spec.cap, NONE, onSent);
+    std::vector<std::pair<uint32_t, double>> uses = spec.uses;
+    return Start(uses, spec.bytes, spec.priority, spec.vc, spec.cap, NONE, onSent);
 }
 
 uint32_t
-FlowNetwork::Start(const std::vector<std::pair<uint32_t, double>>& uses,
+FlowNetwork::Start(std::vector<std::pair<uint32_t, double>>& uses,
                    double bytes,
                    uint8_t priority,
                    uint8_t vc,
@@ -552,7 +553,7 @@ FlowNetwork::Start(const std::vector<std::pair<uint32_t, double>>& uses,
     uint32_t id = Acquire(m_flows, m_freeFlows);
     m_finishes.Reserve(m_flows.size());
     Flow& f = m_flows[id];
-    f.uses = uses;
+    f.uses.swap(uses);
     f.slot.resize(f.uses.size());
     f.bytes = bytes;
     f.remaining = bytes;

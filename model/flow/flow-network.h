@@ -276,7 +276,8 @@ private:
     void ResolveInto(
         uint32_t src, uint32_t dst, uint32_t msgId, const PacketTrain& train, FlowRoute& route);
     void StartHead(uint32_t pending);
-    uint32_t Start(const std::vector<std::pair<uint32_t, double>>& uses,
+    /// \param uses the flow's links and weights: taken (swapped with a spent list)
+    uint32_t Start(std::vector<std::pair<uint32_t, double>>& uses,
                    double bytes,
                    uint8_t priority,
                    uint8_t vc,
