@@ -61,7 +61,23 @@ FlowNetwork::GetTypeId()
     return tid;
 }
 
-FlowNetwork::FlowNetwork() = default;
+FlowNetwork::FlowNetwork()
+    : m_ticksPerSecond(double(Seconds(1).GetTimeStep()))
+{
+}
+
+Time
+FlowNetwork::ToTime(double seconds) const
+{
+    // Seconds() goes through long double arithmetic; once per flow and solve that shows
+    return TimeStep(std::llround(seconds * m_ticksPerSecond));
+}
+
+double
+FlowNetwork::ToSeconds(Time t) const
+{
+    return double(t.GetTimeStep()) / m_ticksPerSecond;
+}
 FlowNetwork::~FlowNetwork() = default;
 
 void
@@ -88,6 +104,7 @@ FlowNetwork::DoDispose()
     m_links.clear();
     m_linkOf.clear();
     m_routes.clear();
+    m_routeIndex.clear();
     m_switches.clear();
     m_switchOf.clear();
     m_done.clear();
@@ -117,6 +134,7 @@ FlowNetwork::Attach(Ptr<FabricEndpoint> endpoint)
     m_endpointDev[address] = PeekPointer(endpoint->GetDevice());
     m_endpointLink[address] = NONE;
     m_routes.clear();
+    m_routeIndex.clear();
     endpoint->SetTransport(this);
 }
 
@@ -217,13 +235,25 @@ FlowNetwork::ResolveInto(
     if (m_routesGeneration != FabricSwitch::GetRoutesGeneration())
     {
         m_routes.clear();
+        m_routeIndex.clear();
         m_routesGeneration = FabricSwitch::GetRoutesGeneration();
     }
-    uint64_t key = (uint64_t(src) << 32) | dst;
-    auto cached = m_routes.find(key);
-    if (cached != m_routes.end())
+    // by source, destinations sorted: a rank sends to few, a hash lookup misses the cache
+    if (m_routeIndex.size() <= src)
     {
-        CachedRoute& entry = cached->second;
+        m_routeIndex.resize(src + 1);
+    }
+    std::vector<std::pair<uint32_t, uint32_t>>& index = m_routeIndex[src];
+    auto slot = std::lower_bound(index.begin(),
+                                 index.end(),
+                                 std::make_pair(dst, uint32_t(0)),
+                                 [](const auto& a, const auto& b)
+                                 {
+                                     return a.first < b.first;
+                                 });
+    if (slot != index.end() && slot->first == dst)
+    {
+        CachedRoute& entry = m_routes[slot->second];
         route.uses = entry.uses;
         route.hops = entry.hops;
         if (entry.train.packets != train.packets || entry.train.largest != train.largest
@@ -248,7 +278,8 @@ FlowNetwork::ResolveInto(
     // (bounded: an all-to-all of thousands of ranks would otherwise keep n^2 routes)
     if (!m_walkHashed && m_routes.size() < MAX_CACHED_ROUTES)
     {
-        CachedRoute& entry = m_routes[key];
+        index.insert(slot, std::make_pair(dst, uint32_t(m_routes.size())));
+        CachedRoute& entry = m_routes.emplace_back();
         entry.uses = route.uses;
         entry.hops = route.hops;
         entry.paths.swap(m_walkPaths);
@@ -474,7 +505,7 @@ FlowNetwork::ScheduleDelivery(uint32_t pending, double latency)
     {
         m_openBatches.emplace_back(latency, batch);
     }
-    Simulator::Schedule(Seconds(latency), &FlowNetwork::DeliverBatch, this, batch);
+    Simulator::Schedule(ToTime(latency), &FlowNetwork::DeliverBatch, this, batch);
 }
 
 void
@@ -661,8 +692,7 @@ FlowNetwork::Update()
         Flow& flow = m_flows[f];
         if (flow.rate > 0 && flow.rate != MaxMinSolver::NO_CAP)
         {
-            flow.remaining
-                = std::max(0.0, flow.remaining - flow.rate * (now - flow.last).GetSeconds());
+            flow.remaining = std::max(0.0, flow.remaining - flow.rate * ToSeconds(now - flow.last));
         }
         flow.last = now;
         uint32_t s = m_solver.AddFlow(flow.priority, flow.cap);
@@ -687,7 +717,7 @@ FlowNetwork::Update()
             m_finishes.Remove(flows[i]); // starved by higher priorities: waits for a change
             continue;
         }
-        m_finishes.Set(flows[i], Finish{now + Seconds(seconds), flows[i]});
+        m_finishes.Set(flows[i], Finish{now + ToTime(seconds), flows[i]});
     }
     Reschedule();
 }

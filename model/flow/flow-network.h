@@ -296,6 +296,10 @@ private:
               uint32_t link,
               double share,
               FlowRoute& route);
+    /// \param seconds s, below Time::Max \return the Time, to the nearest tick
+    Time ToTime(double seconds) const;
+    /// \param t a Time \return it in s
+    double ToSeconds(Time t) const;
     void Touch(uint32_t link);
     void Update();
     void OnFinish();
@@ -314,8 +318,10 @@ private:
     std::vector<Pending> m_pending;
     std::vector<uint32_t> m_freePending;
     std::unordered_map<QueueKey, Queue, QueueKeyHash> m_queues;
-    std::unordered_map<uint64_t, CachedRoute> m_routes; //!< by source << 32 | destination
-    uint64_t m_routesGeneration{~uint64_t(0)};          //!< of the switches' tables m_routes holds
+    std::vector<CachedRoute> m_routes;
+    /// by source: (destination, its route in m_routes), destinations in order
+    std::vector<std::vector<std::pair<uint32_t, uint32_t>>> m_routeIndex;
+    uint64_t m_routesGeneration{~uint64_t(0)}; //!< of the switches' tables m_routes holds
 
     std::vector<uint32_t> m_dirty; //!< links whose flows changed
     bool m_updatePending{false};
@@ -339,6 +345,7 @@ private:
     std::vector<uint32_t> m_freeBatches;
     std::vector<std::pair<double, uint32_t>> m_openBatches; //!< (latency, batch) sent at m_openAt
     Time m_openAt{Time::Min()};
+    double m_ticksPerSecond; //!< of the simulator's time resolution
 
     uint64_t m_messages{0};
     uint64_t m_solves{0};
