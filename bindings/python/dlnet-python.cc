@@ -572,7 +572,7 @@ RunDoc(const std::string& header, const std::vector<ns3::ExperimentOption<Config
 
 } // namespace
 
-PYBIND11_MODULE(dlnet, m)
+PYBIND11_MODULE(_core, m)
 {
     m.doc() = "dlnet: packet-level simulation of distributed deep-learning networks (ns-3).\n"
               "Each call runs one experiment in a fresh simulator and returns plain Python "

@@ -142,10 +142,11 @@ ScaledNumber(const std::string& field,
 
 } // namespace
 
-std::string
-PrintableText(const std::string& text)
+namespace
 {
-    const std::size_t keep = 80;
+std::string
+Printable(const std::string& text, std::size_t keep)
+{
     std::string out;
     for (std::size_t i = 0; i < text.size() && i < keep; ++i)
     {
@@ -167,6 +168,19 @@ PrintableText(const std::string& text)
         out += "... (" + std::to_string(text.size()) + " characters)";
     }
     return out;
+}
+} // namespace
+
+std::string
+PrintableText(const std::string& text)
+{
+    return Printable(text, 80);
+}
+
+std::string
+PrintablePath(const std::string& path)
+{
+    return Printable(path, 4096);
 }
 
 std::string

@@ -87,6 +87,14 @@ std::string ShortestText(double value);
 std::string JoinChoices(const std::vector<std::string>& allowed);
 /// \return text with every byte outside printable ASCII as \xNN, cut after 80 characters
 std::string PrintableText(const std::string& text);
+/**
+ * A file name in a message: every byte outside printable ASCII as \xNN, cut
+ * only beyond PATH_MAX (4096) characters, so that the name the user gave
+ * is there whole, however deep its folder.
+ * \param path the file name as given
+ * \return it, printable
+ */
+std::string PrintablePath(const std::string& path);
 /// \return seconds as short text: 1s, 10s, 1d
 std::string TimeText(double seconds);
 

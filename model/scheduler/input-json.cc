@@ -32,20 +32,20 @@ ParseJsonDocument(const std::string& text, const std::string& source)
                            + std::count(text.begin(),
                                         text.begin() + std::min<std::size_t>(e.byte, text.size()),
                                         '\n');
-        throw std::invalid_argument(PrintableText(source) + ":" + std::to_string(line)
+        throw std::invalid_argument(PrintablePath(source) + ":" + std::to_string(line)
                                     + ": not valid JSON: " + e.what());
     }
     catch (const std::exception& e)
     {
         // number overflow (1e400) and the like
-        throw std::invalid_argument(PrintableText(source) + ": not valid JSON: " + e.what());
+        throw std::invalid_argument(PrintablePath(source) + ": not valid JSON: " + e.what());
     }
 }
 
 void
 InputFail(const std::string& source, const std::string& path, const std::string& what)
 {
-    throw std::invalid_argument(PrintableText(source) + ": " + (path.empty() ? "" : path + ": ")
+    throw std::invalid_argument(PrintablePath(source) + ": " + (path.empty() ? "" : path + ": ")
                                 + what);
 }
 

@@ -172,7 +172,7 @@ ParseProfileCsv(const std::string& text,
                 const std::string& source,
                 const ResourceCatalogue& catalogue)
 {
-    const std::string file = dlnet::PrintableText(source);
+    const std::string file = dlnet::PrintablePath(source);
     const std::vector<std::string> types = catalogue.Names();
     LayerProfile p;
     p.name = source;

@@ -65,7 +65,7 @@ Fail(const std::string& file,
      const std::string& allowed = "")
 {
     std::string m
-        = dlnet::PrintableText(file) + ":" + std::to_string(line) + ": " + field + ": " + what;
+        = dlnet::PrintablePath(file) + ":" + std::to_string(line) + ": " + field + ": " + what;
     if (!allowed.empty())
     {
         m += " (allowed: " + allowed + ")";
@@ -1514,12 +1514,12 @@ ParseJson(const std::string& text, const std::string& file)
     }
     catch (const nlohmann::json::parse_error& e)
     {
-        throw std::invalid_argument(dlnet::PrintableText(file) + ":" + LineOf(text, e.byte)
+        throw std::invalid_argument(dlnet::PrintablePath(file) + ":" + LineOf(text, e.byte)
                                     + ": json: " + e.what());
     }
     catch (const std::exception& e)
     {
-        throw std::invalid_argument(dlnet::PrintableText(file) + ":0: json: " + e.what());
+        throw std::invalid_argument(dlnet::PrintablePath(file) + ":0: json: " + e.what());
     }
 }
 
@@ -2160,7 +2160,7 @@ ImportChakraJson(const std::string& text,
 std::string
 ReadWorkloadText(const std::string& field, const std::string& path)
 {
-    const std::string where = field + ": '" + dlnet::PrintableText(path) + "'";
+    const std::string where = field + ": '" + dlnet::PrintablePath(path) + "'";
     std::error_code error;
     // a device (/dev/zero), a FIFO or a directory would be read without end, or not at all
     if (!std::filesystem::is_regular_file(path, error))
