@@ -162,7 +162,9 @@ Plot(const std::string& path, const std::vector<Point>& points, uint32_t microba
     plot.SetTitle("GPT-3 175B iteration (TP 8, PP 16, DP = GPUs/128, "
                   + std::to_string(microbatches) + " microbatches per replica), flow level");
     plot.SetLegend("GPUs", "seconds");
-    plot.AppendExtra("set logscale xy 2\nset grid\nset key top left\nset xtics (" +
+    plot.AppendExtra("set logscale xy 2\nset grid\nset key top left\nset offsets graph 0.02, graph "
+                     "0.04, 0, 0\nset xtics ("
+                     +
                      [&]()
                      {
                          std::string tics;

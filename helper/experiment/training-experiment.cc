@@ -172,9 +172,7 @@ struct Outcome
 
 /// Run jobs together; they are moved into the simulation and back (no copy of the graphs).
 Outcome
-Simulate(const TrainingConfig& c,
-         Ptr<const Topology> topology,
-         std::vector<TrainingJobSetup>& jobs)
+Simulate(const TrainingConfig& c, Ptr<const Topology> topology, std::vector<TrainingJobSetup>& jobs)
 {
     Outcome out;
     SimulationScope scope(c.seed, c.run, c.ns3Attributes);
