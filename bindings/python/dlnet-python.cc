@@ -745,7 +745,8 @@ PYBIND11_MODULE(_core, m)
         {
             return OptionsPy(ns3::HeterpsOptions());
         },
-        "The options of schedule and run_heterogeneous: a list of {'name', 'help', 'default', 'kind'}.");
+        "The options of schedule and run_heterogeneous: a list of {'name', 'help', 'default', "
+        "'kind'}.");
     m.def("result_fields",
           &ResultFieldsPy,
           "The fields of every result row type: {table: [{'name', 'unit'}]}, in the column\n"
