@@ -112,7 +112,7 @@ def render():
         "",
     ]
     fields = experiments.record_fields()
-    for name in sorted(fields, key=lambda n: (n in experiments.RUN_RECORDS, n)):
+    for name in experiments.record_order(fields):
         out += [record_stub(name, fields[name]), ""]
     for name in experiments.EXPERIMENTS:
         out += [function_stub(name, getattr(dlnet, name)), ""]

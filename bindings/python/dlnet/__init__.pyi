@@ -477,64 +477,6 @@ class WaferRow(TypedDict, total=False):
     network: Any
     """column network"""
 
-class CollectiveResult(TypedDict, total=False):
-    """CollectiveResult: a dict (typed) of these keys."""
-    topology: Any
-    """column topology"""
-    network: Any
-    """column network"""
-    op: Any
-    """column op"""
-    ranks: Any
-    """column ranks"""
-    model: Any
-    """column model"""
-    rows: List[CollectiveRow]
-    """rows of collective"""
-
-class CollectiveRun(TypedDict, total=False):
-    """CollectiveRun: a dict (typed) of these keys."""
-    config: Dict[str, Any]
-    """config"""
-    result: CollectiveResult
-    """the CollectiveResult record"""
-    wall_seconds: float
-    """wall_seconds"""
-
-class HeterpsRun(TypedDict, total=False):
-    """HeterpsRun: a dict (typed) of these keys."""
-    config: Dict[str, Any]
-    """config"""
-    schedules: List[HeterpsSchedulesRow]
-    """rows of heterps_schedules"""
-    best_scheduler: str
-    """best_scheduler"""
-    plan: List[HeterpsPlanRow]
-    """rows of heterps_plan"""
-    sweep: List[HeterpsSweepRow]
-    """rows of heterps_sweep"""
-    headline: List[HeterpsHeadlineRow]
-    """rows of heterps_headline"""
-    headline_summary: List[HeterpsHeadlineSummaryRow]
-    """rows of heterps_headline_summary"""
-    rl_curve: List[Any]
-    """rl_curve"""
-    simulation: Dict[str, Any] | None
-    """simulation"""
-    wall_seconds: float
-    """wall_seconds"""
-    scheduler_wall_seconds: Dict[str, float]
-    """scheduler_wall_seconds"""
-
-class SparseRun(TypedDict, total=False):
-    """SparseRun: a dict (typed) of these keys."""
-    config: Dict[str, Any]
-    """config"""
-    rows: List[SparseRow]
-    """rows of sparse"""
-    wall_seconds: float
-    """wall_seconds"""
-
 class TrafficResult(TypedDict, total=False):
     """TrafficResult: a dict (typed) of these keys."""
     topology: Any
@@ -579,7 +521,49 @@ class TrafficRun(TypedDict, total=False):
     config: Dict[str, Any]
     """config"""
     result: TrafficResult
-    """the TrafficResult record"""
+    """a record: TrafficResult"""
+    wall_seconds: float
+    """wall_seconds"""
+
+class CollectiveResult(TypedDict, total=False):
+    """CollectiveResult: a dict (typed) of these keys."""
+    topology: Any
+    """column topology"""
+    network: Any
+    """column network"""
+    op: Any
+    """column op"""
+    ranks: Any
+    """column ranks"""
+    model: Any
+    """column model"""
+    rows: List[CollectiveRow]
+    """rows of collective"""
+
+class CollectiveRun(TypedDict, total=False):
+    """CollectiveRun: a dict (typed) of these keys."""
+    config: Dict[str, Any]
+    """config"""
+    result: CollectiveResult
+    """a record: CollectiveResult"""
+    wall_seconds: float
+    """wall_seconds"""
+
+class WaferRun(TypedDict, total=False):
+    """WaferRun: a dict (typed) of these keys."""
+    config: Dict[str, Any]
+    """config"""
+    rows: List[WaferRow]
+    """rows of wafer"""
+    wall_seconds: float
+    """wall_seconds"""
+
+class SparseRun(TypedDict, total=False):
+    """SparseRun: a dict (typed) of these keys."""
+    config: Dict[str, Any]
+    """config"""
+    rows: List[SparseRow]
+    """rows of sparse"""
     wall_seconds: float
     """wall_seconds"""
 
@@ -604,14 +588,67 @@ class TrainingRun(TypedDict, total=False):
     wall_seconds: float
     """wall_seconds"""
 
-class WaferRun(TypedDict, total=False):
-    """WaferRun: a dict (typed) of these keys."""
+class HeterpsSimulation(TypedDict, total=False):
+    """HeterpsSimulation: a dict (typed) of these keys."""
+    scheduler: str
+    """scheduler"""
+    predicted_throughput: float
+    """predicted_throughput"""
+    simulated_throughput: float
+    """simulated_throughput"""
+    difference: float
+    """difference"""
+    simulated_seconds: float
+    """simulated_seconds"""
+    events: int
+    """events"""
+    ranks: int
+    """ranks"""
+    network: str
+    """network"""
+    explanation: str
+    """explanation"""
+    stages: List[HeterpsSimulationRow]
+    """rows of heterps_simulation"""
+
+class HeterpsRun(TypedDict, total=False):
+    """HeterpsRun: a dict (typed) of these keys."""
     config: Dict[str, Any]
     """config"""
-    rows: List[WaferRow]
-    """rows of wafer"""
+    model: str
+    """model"""
+    layers: int
+    """layers"""
+    batch: int
+    """batch"""
+    catalogue: str
+    """catalogue"""
+    types: List[Any]
+    """types"""
+    schedules: List[HeterpsSchedulesRow]
+    """rows of heterps_schedules"""
+    best_scheduler: str
+    """best_scheduler"""
+    plan: List[HeterpsPlanRow]
+    """rows of heterps_plan"""
+    sweep: List[HeterpsSweepRow]
+    """rows of heterps_sweep"""
+    headline: List[HeterpsHeadlineRow]
+    """rows of heterps_headline"""
+    headline_summary: List[HeterpsHeadlineSummaryRow]
+    """rows of heterps_headline_summary"""
+    rl_curve: List[Any]
+    """rl_curve"""
+    rl_converged_episode: int
+    """rl_converged_episode"""
+    reachable: float
+    """reachable"""
+    simulation: Optional[HeterpsSimulation]
+    """a record: Optional[HeterpsSimulation]"""
     wall_seconds: float
     """wall_seconds"""
+    scheduler_wall_seconds: Dict[str, float]
+    """scheduler_wall_seconds"""
 
 def run_traffic(
     config: Mapping[str, str | int | float | bool] | None = None,

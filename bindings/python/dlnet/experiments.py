@@ -99,8 +99,25 @@ RUN_RECORDS: Dict[str, Dict[str, Any]] = {
         "events": int,
         "wall_seconds": float,
     },
+    "HeterpsSimulation": {
+        "scheduler": str,
+        "predicted_throughput": float,
+        "simulated_throughput": float,
+        "difference": float,
+        "simulated_seconds": float,
+        "events": int,
+        "ranks": int,
+        "network": str,
+        "explanation": str,
+        "stages": "heterps_simulation",
+    },
     "HeterpsRun": {
         "config": Dict[str, Any],
+        "model": str,
+        "layers": int,
+        "batch": int,
+        "catalogue": str,
+        "types": List[Any],
         "schedules": "heterps_schedules",
         "best_scheduler": str,
         "plan": "heterps_plan",
@@ -108,7 +125,9 @@ RUN_RECORDS: Dict[str, Dict[str, Any]] = {
         "headline": "heterps_headline",
         "headline_summary": "heterps_headline_summary",
         "rl_curve": List[Any],
-        "simulation": Optional[Dict[str, Any]],
+        "rl_converged_episode": int,
+        "reachable": float,
+        "simulation": "Optional[HeterpsSimulation]",
         "wall_seconds": float,
         "scheduler_wall_seconds": Dict[str, float],
     },
@@ -145,11 +164,16 @@ def record_fields() -> Dict[str, List[Tuple[str, Any, str]]]:
             elif isinstance(kind, str) and kind in tables:
                 fields.append((key, "List[%s]" % record_name(kind), "rows of %s" % kind))
             elif isinstance(kind, str):
-                fields.append((key, kind, "the %s record" % kind))
+                fields.append((key, kind, "a record: %s" % kind))
             else:
                 fields.append((key, kind, key))
         out[name] = fields
     return out
+
+
+def record_order(fields: Mapping[str, Any]) -> List[str]:
+    """The record names, each after the records it names: rows (sorted), then runs."""
+    return sorted(n for n in fields if n not in RUN_RECORDS) + list(RUN_RECORDS)
 
 
 def _make_records() -> Dict[str, Any]:
@@ -157,11 +181,12 @@ def _make_records() -> Dict[str, Any]:
     made: Dict[str, Any] = {}
     fields = record_fields()
     # row records first: run records name them
-    for name in sorted(fields, key=lambda n: (n in RUN_RECORDS, n)):
+    for name in record_order(fields):
         annotations: Dict[str, Any] = {}
         for key, kind, _ in fields[name]:
             if isinstance(kind, str):
-                kind = eval(kind, {"List": List}, made)  # "List[XRow]" or a record name
+                # "List[XRow]", a record's name or "Optional[...]" of one
+                kind = eval(kind, {"List": List, "Optional": Optional}, made)
             annotations[key] = kind
         record = typing.TypedDict(name, annotations, total=False)  # type: ignore[operator]
         record.__doc__ = "%s: a dict with the keys\n\n%s\n" % (

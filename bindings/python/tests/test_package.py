@@ -101,7 +101,11 @@ def assert_keys_declared(value, record):
     for key, kind in hints.items():
         if typing.get_origin(kind) is list and key in value and value[key]:
             (row,) = typing.get_args(kind)
-            assert set(value[key][0]) == set(typing.get_type_hints(row)), (record.__name__, key)
+            if typing.is_typeddict(row):
+                assert set(value[key][0]) == set(typing.get_type_hints(row)), (record.__name__,
+                                                                               key)
+        elif typing.get_origin(kind) is typing.Union and key in value and value[key] is not None:
+            assert_keys_declared(value[key], typing.get_args(kind)[0])  # Optional[Record]
         elif typing.is_typeddict(kind) and key in value:
             assert_keys_declared(value[key], kind)
 
@@ -117,6 +121,20 @@ def test_run_dicts_match_their_records(collective):
     assert_keys_declared(traffic, dlnet.TrafficRun)
     wafer = dlnet.run_wafer(variants="mesh", scenarios="group", ranks="0,4", bytes="64KiB")
     assert_keys_declared(wafer, dlnet.WaferRun)
+    sparse = dlnet.run_sparse(tensor_bytes="256KiB", densities="0.1", workers=2, rates="100Gbps")
+    assert_keys_declared(sparse, dlnet.SparseRun)
+    training = dlnet.run_training(topology="star", hosts=4, model="transformer", layers=2,
+                                  hidden=256, heads=4, sequence=64, vocabulary=512, tp=2, dp=2)
+    assert_keys_declared(training, dlnet.TrainingRun)
+
+
+def test_heterogeneous_run_matches_its_record():
+    out = dlnet.run_heterogeneous(model="wide-deep", episodes=20, samples_per_episode=8,
+                                  population=8, generations=5, sweep=3)
+    assert out["simulation"] is not None
+    assert_keys_declared(out, dlnet.HeterpsRun)
+    assert typing.get_type_hints(dlnet.HeterpsRun)["simulation"] == \
+        typing.Optional[dlnet.HeterpsSimulation]
 
 
 def test_to_rows_gives_config_and_fields_as_columns(collective):
