@@ -22,7 +22,8 @@ import os
 import typing
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
 
-from . import _core
+# _core: the compiled module (no stub of its own: __init__.pyi describes the package)
+from . import _core  # type: ignore[attr-defined]
 
 # The Python type of an option's value, by the core's kind of the option. Any
 # option is parsed from text, so numbers also take their text with units
@@ -188,7 +189,7 @@ def _make_records() -> Dict[str, Any]:
                 # "List[XRow]", a record's name or "Optional[...]" of one
                 kind = eval(kind, {"List": List, "Optional": Optional}, made)
             annotations[key] = kind
-        record = typing.TypedDict(name, annotations, total=False)  # type: ignore[operator]
+        record = typing.TypedDict(name, annotations, total=False)  # type: ignore[misc]
         record.__doc__ = "%s: a dict with the keys\n\n%s\n" % (
             name,
             "\n".join("  %s: %s" % (key, doc) for key, _, doc in fields[name]),

@@ -197,10 +197,11 @@ def test_stub_functions_match_the_signatures():
         assert eval(ast.unparse(stub.returns), namespace) == sig.return_annotation, function
 
 
-def test_examples_pass_mypy_strict(tmp_path):
+def test_examples_and_the_package_pass_mypy_strict(tmp_path):
     pytest.importorskip("mypy", reason="Debian's python3-mypy (./dlnet deps installs it)")
     examples = sorted(glob.glob(os.path.join(PYTHON_DIR, "example_*.py")))
     assert examples
+    examples.append(os.path.join(PYTHON_DIR, "dlnet", "experiments.py"))
     # run from bindings/python: mypy sees the source package and its committed stubs
     done = subprocess.run(
         [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(tmp_path)] + examples,
