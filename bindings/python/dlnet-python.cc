@@ -545,6 +545,7 @@ OptionsPy(const std::vector<ns3::ExperimentOption<Config>>& table)
         d["name"] = o.name;
         d["help"] = o.help;
         d["default"] = TypedValue(o.kind, o.get(defaults));
+        d["kind"] = o.kind; // "int", "float", "bool" or "text": the Python type of the value
         out.append(d);
     }
     return out;
@@ -681,7 +682,7 @@ PYBIND11_MODULE(_core, m)
         {
             return OptionsPy(ns3::SparseOptions());
         },
-        "The options of run_sparse: a list of {'name', 'help', 'default'}.");
+        "The options of run_sparse: a list of {'name', 'help', 'default', 'kind'}.");
     static const std::string runTrainingDoc = RunDoc(
         "Run training iterations (the training example: a zoo model, a transformer by its\n"
         "shape, or an ASTRA-sim/SimAI/Chakra workload file, with a DP x TP x PP plan on a\n"
@@ -706,7 +707,7 @@ PYBIND11_MODULE(_core, m)
         {
             return OptionsPy(ns3::TrainingOptions());
         },
-        "The options of run_training: a list of {'name', 'help', 'default'}.");
+        "The options of run_training: a list of {'name', 'help', 'default', 'kind'}.");
     static const std::string scheduleDoc = RunDoc(
         "Schedule a model's layers onto a heterogeneous catalogue, HeterPS-style (the heterps\n"
         "example without --simulate), and return result.json's dict: 'config', 'schedules' (one\n"
@@ -744,7 +745,8 @@ PYBIND11_MODULE(_core, m)
         {
             return OptionsPy(ns3::HeterpsOptions());
         },
-        "The options of schedule and run_heterogeneous: a list of {'name', 'help', 'default'}.");
+        "The options of schedule and run_heterogeneous: a list of {'name', 'help', 'default', "
+        "'kind'}.");
     m.def("result_fields",
           &ResultFieldsPy,
           "The fields of every result row type: {table: [{'name', 'unit'}]}, in the column\n"
@@ -755,20 +757,20 @@ PYBIND11_MODULE(_core, m)
         {
             return OptionsPy(ns3::WaferOptions());
         },
-        "The options of run_wafer: a list of {'name', 'help', 'default'}.");
+        "The options of run_wafer: a list of {'name', 'help', 'default', 'kind'}.");
     m.def(
         "collective_options",
         []()
         {
             return OptionsPy(ns3::CollectiveOptions());
         },
-        "The options of run_collective: a list of {'name', 'help', 'default'}.");
+        "The options of run_collective: a list of {'name', 'help', 'default', 'kind'}.");
     m.def(
         "traffic_options",
         []()
         {
             return OptionsPy(ns3::TrafficOptions());
         },
-        "The options of run_traffic: a list of {'name', 'help', 'default'} "
+        "The options of run_traffic: a list of {'name', 'help', 'default', 'kind'} "
         "(name in kebab-case; '_' works too).");
 }

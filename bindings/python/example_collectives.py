@@ -22,7 +22,7 @@ import dlnet
 ALGORITHMS = ("ring", "halving-doubling", "double-binary-tree", "direct")
 
 
-def main():
+def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--leaves", type=int, default=4, help="leaf switches (default 4)")
     parser.add_argument("--hosts-per-leaf", type=int, default=4, help="hosts per leaf (default 4)")
@@ -71,7 +71,7 @@ def main():
         "functional": args.functional,
     }
 
-    def run(algorithm):
+    def run(algorithm: str) -> dlnet.CollectiveRun:
         folder = os.path.join(args.results, algorithm) if args.results else None
         out = dlnet.run_collective(config, algorithm=algorithm, results_dir=folder)
         rows = out["result"]["rows"]

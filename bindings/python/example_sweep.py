@@ -20,7 +20,7 @@ import dlnet
 HEADER = 24  # FabricHeader bytes per packet
 
 
-def main():
+def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hosts", type=int, default=8, help="hosts on the star (default 8)")
     parser.add_argument("--link-rate", default="100Gbps", help="every link (default 100Gbps)")

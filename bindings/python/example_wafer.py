@@ -18,7 +18,7 @@ import dlnet
 PAPER = {"mesh": 1500, "fred-a": 1850, "fred-b": 1500, "fred-c": 3000, "fred-d": 3000}
 
 
-def main():
+def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1MiB,4MiB,16MiB,64MiB",
                         help="comma-separated sizes per NPU (default 1MiB,4MiB,16MiB,64MiB)")

@@ -50,7 +50,7 @@ def rows_of(out):
 
 def test_module_surface():
     options = dlnet.collective_options()
-    assert all(set(o) == {"name", "help", "default"} for o in options)
+    assert all(set(o) == {"name", "help", "default", "kind"} for o in options)
     defaults = {o["name"]: o["default"] for o in options}
     for name in ("op", "algorithm", "type", "min-bytes", "max-bytes", "step-factor", "ranks",
                  "root", "functional", "topology", "hosts", "link-rate"):

@@ -30,7 +30,7 @@ def test_module_surface():
     names = [o["name"] for o in options]
     for name in ("topology", "hosts", "pattern", "message-bytes", "link-rate", "mtu", "seed"):
         assert name in names
-    assert all(set(o) == {"name", "help", "default"} for o in options)
+    assert all(set(o) == {"name", "help", "default", "kind"} for o in options)
     defaults = {o["name"]: o["default"] for o in options}
     assert defaults["mtu"] == MTU
     assert defaults["link-rate"] == "100Gbps"

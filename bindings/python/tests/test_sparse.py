@@ -22,7 +22,7 @@ def fields():
 
 def test_module_surface():
     options = dlnet.sparse_options()
-    assert all(set(o) == {"name", "help", "default"} for o in options)
+    assert all(set(o) == {"name", "help", "default", "kind"} for o in options)
     defaults = {o["name"]: o["default"] for o in options}
     assert defaults["tensor-bytes"] == "100MiB"
     assert defaults["densities"] == "1.0,0.8,0.4,0.2,0.1,0.08,0.04,0.02,0.01"

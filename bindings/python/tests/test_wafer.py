@@ -25,7 +25,7 @@ GROUP = dict(variants="mesh,fred-d", scenarios="group", ranks="0,4,8", bytes="1M
 
 def test_module_surface():
     options = dlnet.wafer_options()
-    assert all(set(o) == {"name", "help", "default"} for o in options)
+    assert all(set(o) == {"name", "help", "default", "kind"} for o in options)
     defaults = {o["name"]: o["default"] for o in options}
     for name in ("variants", "scenarios", "bytes", "io-bytes", "mp", "dp", "pp", "ranks",
                  "functional", "middle-stages", "npu-bandwidth", "seed"):
