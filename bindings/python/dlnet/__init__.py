@@ -12,3 +12,9 @@ from ._core import *  # noqa: F401,F403  (the experiment API)
 from ._core import __version__  # noqa: F401
 
 __all__ = [name for name in dir() if not name.startswith("_")]  # (the core's functions)
+
+# The pure-Python side: sweeps (dlnet.sweep) and figures (dlnet.plot).
+from .sweeps import sweep  # noqa: E402,F401
+from . import plot  # noqa: E402,F401
+
+__all__ += ["sweep", "plot"]
