@@ -7,7 +7,7 @@
                        results="results/my-sweep", workers=2)
 
 Every point of the grid runs in a fresh process (ns-3 keeps global state):
-a local ``ProcessPoolExecutor`` (start method ``forkserver``, one task per
+a local ``ProcessPoolExecutor`` (start method ``spawn``, one task per
 child) by default, or tasks on a Dask cluster when ``client=`` (a
 ``dask.distributed.Client``) or ``scheduler="tcp://host:8786"`` is given; a
 Dask task starts the point in a child interpreter of the worker, so a point
@@ -431,8 +431,9 @@ def sweep(experiment, grid=None, *, zip=None, fixed=None, results="results/sweep
 
 
 def _run_on_pool(jobs, workers, finished):
-    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-    context = multiprocessing.get_context(method)
+    # spawn, not forkserver: a forkserver keeps the environment and sys.path of the first
+    # sweep of the process, spawn starts every point from the caller's current ones.
+    context = multiprocessing.get_context("spawn")
     with concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=context,
                                                 max_tasks_per_child=1) as pool:
         futures = [pool.submit(_run_point, job) for job in jobs]
