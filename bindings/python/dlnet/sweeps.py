@@ -38,6 +38,7 @@ import concurrent.futures
 import csv
 import hashlib
 import importlib
+import importlib.util
 import inspect
 import io
 import itertools
@@ -120,9 +121,19 @@ def _reference(experiment):
     raise ValueError(f"experiment: expected a name or a function, got {type(experiment).__name__}")
 
 
-def _resolve(reference):
+def _resolve(reference, main_path=None):
     module, _, qualname = reference.partition(":")
-    target = importlib.import_module(module)
+    if module == "__main__" and main_path:
+        # A function of the caller's script: load the script under another name (its
+        # `if __name__ == "__main__"` block does not run) in the worker.
+        name = "__dlnet_sweep_main__"
+        if name not in sys.modules:
+            spec = importlib.util.spec_from_file_location(name, main_path)
+            sys.modules[name] = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(sys.modules[name])
+        target = sys.modules[name]
+    else:
+        target = importlib.import_module(module)
     for part in qualname.split("."):
         target = getattr(target, part)
     return target
@@ -135,6 +146,7 @@ def _accepts_seed(reference):
 
         return any(o["name"] == "seed" for o in getattr(dlnet, _OPTIONS[name])())
     try:
+        # in this (the calling) process, __main__ is the caller's script itself
         parameters = inspect.signature(_resolve(reference)).parameters.values()
     except (TypeError, ValueError):
         return False
@@ -200,7 +212,7 @@ def _run_point(job):
               "status": "ok", "error_type": "", "error": "", "rows": [], "wall_seconds": 0.0}
     start = time.monotonic()
     try:
-        function = _resolve(reference)
+        function = _resolve(reference, job.get("main_path"))
         arguments = dict(options)
         if pass_seed:
             arguments["seed"] = seed
@@ -343,7 +355,10 @@ def sweep(experiment, grid=None, *, zip=None, fixed=None, results="results/sweep
     experiment: a dlnet experiment name ('collective', 'traffic', 'wafer', 'sparse',
         'training', 'schedule', 'heterogeneous'), a dlnet function (dlnet.run_collective),
         any top-level function taking keyword arguments and returning a dict or a list of
-        dicts (rows), or its 'module:function' name. Workers import it by name.
+        dicts (rows), or its 'module:function' name. Workers import it by name; a function
+        of the running script (__main__) is loaded from the script's file (local pool, or
+        Dask workers that see the same file), so guard the script's own work with
+        ``if __name__ == "__main__":`` (the spawned workers import it).
     grid: dict option -> list of values; every combination is a point.
     zip: dict option -> list, all of one length: the i-th values go together. A value None
         means "not passed" (an option that applies to some topologies only).
@@ -376,6 +391,12 @@ def sweep(experiment, grid=None, *, zip=None, fixed=None, results="results/sweep
     if not all_options:
         raise ValueError("grid: no points")
     parameter_names = _columns(all_options)
+    main_path = None
+    if reference.startswith("__main__:"):
+        main_path = os.path.abspath(getattr(sys.modules["__main__"], "__file__", "") or "")
+        if not os.path.isfile(main_path):
+            raise ValueError("experiment: a function of __main__ needs a script file (not an "
+                             "interactive session): define it in a module")
     pass_seed = _accepts_seed(reference)
 
     jobs = []
@@ -387,7 +408,8 @@ def sweep(experiment, grid=None, *, zip=None, fixed=None, results="results/sweep
         else:
             point_seed = _seed_of(options, seed)
         jobs.append({"experiment": reference, "options": options, "seed": point_seed,
-                     "pass_seed": pass_seed, "key": _key(reference, options, point_seed)})
+                     "pass_seed": pass_seed, "main_path": main_path,
+                     "key": _key(reference, options, point_seed)})
     parameter_names = [n for n in parameter_names if n != "seed"]
 
     point_folder = os.path.join(results, "points")

@@ -97,7 +97,8 @@ def main():
                    xlabel="buffer size (bytes)", ylabel="bus bandwidth (GB/s)")
         print(f"wrote {path}")
     print(f"wrote {os.path.join(args.results, 'sweep.csv')} ({len(rows)} rows)")
-    return 1 if failed else 0
+    # a bad option (ValueError) exits 2, as the programs do; another failure 1
+    return 2 if any(r["error_type"] == "ValueError" for r in failed) else 1 if failed else 0
 
 
 if __name__ == "__main__":
