@@ -200,9 +200,10 @@ def cdf(samples_by_series, path="figure.png", *, title=None, xlabel="value", log
 
 
 def heatmap(matrix, row_labels, col_labels, path="figure.png", *, title=None, xlabel=None,
-            ylabel=None, cblabel=None, size=(6.4, 4.8)):
+            ylabel=None, cblabel=None, values=False, value_format="%.3g", size=(6.4, 4.8)):
     """A matrix of numbers as coloured cells (e.g. utilisation per link and time bin):
-    matrix[r][c] is drawn at row r (labelled row_labels[r], top to bottom) and column c."""
+    matrix[r][c] is drawn at row r (labelled row_labels[r], top to bottom) and column c.
+    values: print each cell's number in it (value_format, a C format)."""
     matrix = [list(r) for r in matrix]
     if not matrix or not matrix[0]:
         raise ValueError("matrix: expected a non-empty list of rows")
@@ -221,10 +222,13 @@ def heatmap(matrix, row_labels, col_labels, path="figure.png", *, title=None, xl
     step_x = max(1, len(col_labels) // 16)
     step_y = max(1, len(row_labels) // 24)
     script.append("set xtics (" + ", ".join(f"{_quote(l)} {i}" for i, l in enumerate(col_labels)
-                                            if i % step_x == 0) + ") rotate by -45")
+                                            if i % step_x == 0) + ")"
+                  + (" rotate by -30" if max(len(str(l)) for l in col_labels) * len(col_labels) > 50 else ""))
     script.append("set ytics (" + ", ".join(f"{_quote(l)} {i}" for i, l in enumerate(row_labels)
                                             if i % step_y == 0) + ")")
     cells = [(c, r, _number(v, "matrix")) for r, row in enumerate(matrix) for c, v in enumerate(row)]
     script += _block("cells", cells)
-    script.append("plot $cells using 1:2:3 with image notitle")
+    labels = f", $cells using 1:2:(sprintf({_quote(value_format)}, $3)) with labels notitle" \
+        if values else ""
+    script.append("plot $cells using 1:2:3 with image notitle" + labels)
     return _run(script, path)

@@ -38,7 +38,7 @@ def test_every_kind_writes_the_format_of_its_suffix(tmp_path, suffix, magic):
     made(path, magic)
     path = tmp_path / f"heat.{suffix}"
     plot.heatmap([[0, 0.5, 1], [1, 0.2, 0]], ["l0", "l1"], ["t0", "t1", "t2"], str(path),
-                 cblabel="utilisation")
+                 cblabel="utilisation", values=True)
     made(path, magic)
 
 
