@@ -130,7 +130,9 @@ def lines(rows, x, y, series=None, path="figure.png", *, title=None, xlabel=None
     script = _preamble(path, title, xlabel or x, ylabel or y, size, key)
     if xbytes:
         xs = [v[0] for g in groups.values() for v in g]
-        script += ["set logscale x 2", _byte_tics(min(xs), max(xs))]
+        # an explicit range: gnuplot's autoscaled log range can drop the last tic
+        script += ["set logscale x 2", _byte_tics(min(xs), max(xs)),
+                   f"set xrange [{min(xs) / 1.15}:{max(xs) * 1.15}]"]
     elif logx:
         script.append("set logscale x")
     if logy:

@@ -387,6 +387,12 @@ def sweep(experiment, grid=None, *, zip=None, fixed=None, results="results/sweep
         raise ValueError(f"seed: expected an integer >= 0, got {seed!r}")
     if not results:
         raise ValueError("results: a folder is required (points are kept there to resume)")
+    if frame:
+        try:
+            import pandas  # noqa: F401
+        except ImportError as e:
+            raise ValueError("frame: True needs pandas (Debian python3-pandas); "
+                             "frame=False returns a list of dicts") from e
     all_options = points(grid, zip, fixed)
     if not all_options:
         raise ValueError("grid: no points")

@@ -109,6 +109,16 @@ def test_dask_local_cluster_gives_the_rows_of_the_local_pool(tmp_path):
         assert a.read() == b.read()
 
 
+def test_frame_is_the_table_as_a_dataframe(tmp_path):
+    pytest.importorskip("pandas")
+    frame = dlnet.sweep("collective", {"algorithm": ["ring", "direct"]}, fixed=TINY,
+                        results=str(tmp_path), workers=2, progress=False, frame=True)
+    rows = dlnet.sweep("collective", {"algorithm": ["ring", "direct"]}, fixed=TINY,
+                       results=str(tmp_path), workers=2, progress=False)
+    assert list(frame.columns) == list(rows[0])
+    assert frame["busbw_Bps"].tolist() == [r["busbw_Bps"] for r in rows]
+
+
 def test_failing_point_is_recorded_and_the_others_finish(tmp_path):
     rows = dlnet.sweep("collective", {"algorithm": ["ring", "no-such-algorithm", "direct"]},
                        fixed=TINY, results=str(tmp_path), workers=2, progress=False)
