@@ -431,8 +431,6 @@ def sweep(experiment, grid=None, *, zip=None, fixed=None, results="results/sweep
         else:
             records[job["key"]] = None
             pending.append(job)
-    pending_keys = set()
-    pending = [j for j in pending if not (j["key"] in pending_keys or pending_keys.add(j["key"]))]
     bar = _Progress(len(records), len(records) - len(pending), progress, sys.stderr)
 
     def finished(record):
@@ -465,8 +463,12 @@ def _run_on_pool(jobs, workers, finished):
     with concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=context,
                                                 max_tasks_per_child=1) as pool:
         futures = [pool.submit(_run_point, job) for job in jobs]
-        for future in concurrent.futures.as_completed(futures):
-            finished(future.result())
+        try:
+            for future in concurrent.futures.as_completed(futures):
+                finished(future.result())
+        except BaseException:  # Ctrl-C: do not start the points still queued
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
 
 
 def _run_on_dask(jobs, client, scheduler, finished):
