@@ -236,10 +236,7 @@ def _run_point_in_child(job):
     done = subprocess.run(command, input=json.dumps(job),
                           capture_output=True, text=True, env=env, check=False)
     if done.returncode != 0:
-        return dict(point=job["key"], experiment=job["experiment"], options=job["options"],
-                    seed=job["seed"], status="failed", error_type="WorkerError",
-                    error=f"exit status {done.returncode}: {done.stderr.strip()[-2000:]}",
-                    rows=[], wall_seconds=0.0)
+        return _crashed(job, f"exit status {done.returncode}: {done.stderr.strip()[-2000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
@@ -456,19 +453,38 @@ def sweep(experiment, grid=None, *, zip=None, fixed=None, results="results/sweep
     return table
 
 
+def _crashed(job, detail):
+    return dict(point=job["key"], experiment=job["experiment"], options=job["options"],
+                seed=job["seed"], status="failed", error_type="WorkerError",
+                error=detail, rows=[], wall_seconds=0.0)
+
+
 def _run_on_pool(jobs, workers, finished):
     # spawn, not forkserver: a forkserver keeps the environment and sys.path of the first
     # sweep of the process, spawn starts every point from the caller's current ones.
     context = multiprocessing.get_context("spawn")
+    broken = []  # a worker died (a crash, not an exception): the pool cannot tell whose
     with concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=context,
                                                 max_tasks_per_child=1) as pool:
-        futures = [pool.submit(_run_point, job) for job in jobs]
+        futures = {pool.submit(_run_point, job): job for job in jobs}
         try:
             for future in concurrent.futures.as_completed(futures):
-                finished(future.result())
+                try:
+                    record = future.result()
+                except concurrent.futures.process.BrokenProcessPool:
+                    broken.append(futures[future])
+                    continue
+                finished(record)
         except BaseException:  # Ctrl-C: do not start the points still queued
             pool.shutdown(wait=False, cancel_futures=True)
             raise
+    # Each point the broken pool lost runs alone: the one that dies again is recorded.
+    for job in sorted(broken, key=jobs.index):
+        with concurrent.futures.ProcessPoolExecutor(max_workers=1, mp_context=context) as alone:
+            try:
+                finished(alone.submit(_run_point, job).result())
+            except concurrent.futures.process.BrokenProcessPool:
+                finished(_crashed(job, "the worker process died (a crash, not an exception)"))
 
 
 def _run_on_dask(jobs, client, scheduler, finished):

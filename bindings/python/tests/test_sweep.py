@@ -130,6 +130,12 @@ def test_failing_point_is_recorded_and_the_others_finish(tmp_path):
     assert "time_s" not in failed[0]
     ok = [r for r in rows if r["status"] == "ok"]
     assert [r["algorithm"] for r in ok] == ["ring"] * 3 + ["direct"] * 3
+    # A worker process that dies fails its point only; the points the broken pool lost rerun.
+    crash = dlnet.sweep(sweep_experiments.counted_collective, {"crash": [False, True, False]},
+                        fixed=TINY, results=str(tmp_path / "crash"), workers=2, progress=False)
+    assert [(r["crash"], r["status"]) for r in crash] == [(False, "ok")] * 3 + [
+        (True, "failed")] + [(False, "ok")] * 3
+    assert crash[3]["error_type"] == "WorkerError" and "died" in crash[3]["error"]
     # The failure is a finished point too: it is not retried on resume.
     with open(tmp_path / "points" / (failed[0]["point"] + ".json")) as f:
         assert json.load(f)["status"] == "failed"
