@@ -103,7 +103,12 @@ def test_dask_local_cluster_gives_the_rows_of_the_local_pool(tmp_path):
             assert len(client.scheduler_info()["workers"]) == 2
             on_dask = dlnet.sweep("collective", GRID, fixed=TINY, results=str(tmp_path / "dask"),
                                   client=client, progress=False)
+        # by the scheduler's address: the sweep makes (and closes) its own client
+        by_address = dlnet.sweep("collective", GRID, fixed=TINY,
+                                 results=str(tmp_path / "address"),
+                                 scheduler=cluster.scheduler_address, progress=False)
     assert on_dask == pool
+    assert by_address == pool
     with open(tmp_path / "pool" / "sweep.csv", "rb") as a, open(tmp_path / "dask" / "sweep.csv",
                                                               "rb") as b:
         assert a.read() == b.read()
