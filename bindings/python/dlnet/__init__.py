@@ -16,4 +16,10 @@ from ._core import *  # noqa: F401,F403  (the core's helpers)
 from ._core import __version__  # noqa: F401
 from .experiments import *  # noqa: F401,F403  (the typed experiment functions, records)
 
-__all__ = [name for name in dir() if not name.startswith("_") and name != "experiments"]
+# The pure-Python side: sweeps (dlnet.sweep) and figures (dlnet.plot).
+from .sweeps import sweep  # noqa: E402,F401
+from . import plot  # noqa: E402,F401
+
+__all__ = [
+    name for name in dir() if not name.startswith("_") and name not in ("experiments", "sweeps")
+]

@@ -1076,6 +1076,8 @@ def heterps_options() -> List[Dict[str, Any]]:
     """The options of schedule and run_heterogeneous: a list of {'name', 'help', 'default', 'kind'}."""
     ...
 
+plot: Any
+
 def result_fields() -> Dict[str, Any]:
     """The fields of every result row type: {table: [{'name', 'unit'}]}, in the column"""
     ...
@@ -1083,6 +1085,8 @@ def result_fields() -> Dict[str, Any]:
 def sparse_options() -> List[Dict[str, Any]]:
     """The options of run_sparse: a list of {'name', 'help', 'default', 'kind'}."""
     ...
+
+from .sweeps import sweep as sweep
 
 def traffic_options() -> List[Dict[str, Any]]:
     """The options of run_traffic: a list of {'name', 'help', 'default', 'kind'} (name in kebab-case; '_' works too)."""

@@ -8,8 +8,8 @@ model predicts to be fastest. The table gives the simulated busbw of each
 algorithm (the nccl-tests figure: algbw x 2(N-1)/N for allreduce), marks the
 fastest with '*', and names auto's pick and whether it was the fastest.
 
-    ./dlnet python bindings/python/example_collectives.py
-    ./dlnet python bindings/python/example_collectives.py --leaves 8 --spines 4 \\
+    ./dlnet python bindings/python/examples/collectives.py
+    ./dlnet python bindings/python/examples/collectives.py --leaves 8 --spines 4 \\
         --oversubscription 2 --max-bytes 64MiB --results results/allreduce-algorithms
 """
 import argparse
@@ -77,7 +77,7 @@ def main() -> None:
         rows = out["result"]["rows"]
         wrong = [r["bytes"] for r in rows if r["checked"] and not r["correct"]]
         if wrong:
-            sys.exit(f"example_collectives: {algorithm}: wrong result at sizes {wrong}")
+            sys.exit(f"collectives: {algorithm}: wrong result at sizes {wrong}")
         return out
 
     sweeps = {}
@@ -143,5 +143,5 @@ if __name__ == "__main__":
     try:
         main()
     except ValueError as e:  # bad option: the message names the field
-        print(f"example_collectives: {e}", file=sys.stderr)
+        print(f"collectives: {e}", file=sys.stderr)
         sys.exit(2)

@@ -8,8 +8,8 @@ figure for a large all-reduce. Endpoint algorithms (mesh, Fred-A, Fred-C)
 lose to their per-step latencies at small sizes; in-switch ones (Fred-B,
 Fred-D) take one pass through the switches whatever the size.
 
-    ./dlnet python bindings/python/example_wafer.py
-    ./dlnet python bindings/python/example_wafer.py --sizes 4MiB,64MiB --variants mesh,fred-d
+    ./dlnet python bindings/python/examples/wafer.py
+    ./dlnet python bindings/python/examples/wafer.py --sizes 4MiB,64MiB --variants mesh,fred-d
 """
 import argparse
 

@@ -1,0 +1,511 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Parameter sweeps (``dlnet.sweep``): many experiments, one table, each point in its own process.
+
+    import dlnet
+    rows = dlnet.sweep("collective",
+                       {"topology": ["star", "fat-tree"], "algorithm": ["ring", "direct"]},
+                       results="results/my-sweep", workers=2)
+
+Every point of the grid runs in a fresh process (ns-3 keeps global state):
+a local ``ProcessPoolExecutor`` (start method ``spawn``, one task per
+child) by default, or tasks on a Dask cluster when ``client=`` (a
+``dask.distributed.Client``) or ``scheduler="tcp://host:8786"`` is given; a
+Dask task starts the point in a child interpreter of the worker, so a point
+runs the same way on both. Dask is imported only when asked for.
+
+Results folder layout (``results=``):
+
+- ``points/<key>.json``: one file per finished point (its experiment,
+  options, seed, status, error and result rows), written atomically (a
+  temporary file renamed) as soon as the point finishes. ``<key>`` is the
+  SHA-256 (first 16 hex digits) of the point's full configuration: the
+  experiment, every option and the seed. A point whose file exists is not
+  run again, so a killed sweep resumes where it stopped and losing at most
+  the points in flight.
+- ``sweep.csv`` (and ``sweep.parquet`` when pandas and pyarrow import): the
+  table, rewritten at the end of every sweep from the point files of this
+  grid, in grid order (not completion order), so that the same grid gives the
+  same bytes whatever ran it.
+
+Seeds: when the grid (or ``fixed``) gives ``seed`` it is used as given;
+otherwise each point's seed is derived from the sweep's ``seed`` and the
+SHA-256 of the point's other options: ``1 + int(sha256(f"{seed}:{options}")[:8], 16) %
+(2**31 - 1)``. So a point keeps its seed when the grid around it changes,
+and two sweeps with different ``seed`` draw different seeds.
+"""
+
+import concurrent.futures
+import csv
+import hashlib
+import importlib
+import importlib.util
+import inspect
+import io
+import itertools
+import json
+import multiprocessing
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+__all__ = ["sweep", "points", "EXPERIMENTS"]
+
+# Experiment names -> (function in dlnet, how its output becomes rows).
+EXPERIMENTS = {
+    "traffic": "run_traffic",
+    "collective": "run_collective",
+    "wafer": "run_wafer",
+    "sparse": "run_sparse",
+    "training": "run_training",
+    "schedule": "schedule",
+    "heterogeneous": "run_heterogeneous",
+}
+_OPTIONS = {
+    "run_traffic": "traffic_options",
+    "run_collective": "collective_options",
+    "run_wafer": "wafer_options",
+    "run_sparse": "sparse_options",
+    "run_training": "training_options",
+    "schedule": "heterps_options",
+    "run_heterogeneous": "heterps_options",
+}
+# Columns the sweep adds in front of the parameters and results.
+META = ["point", "seed"]
+STATUS = ["status", "error_type", "error"]
+
+
+def _scalars(record):
+    return {k: v for k, v in record.items() if not isinstance(v, (list, dict))}
+
+
+def _rows_of(function_name, out):
+    """The result rows of one dlnet experiment's output."""
+    if function_name == "run_collective":
+        return out["result"]["rows"]
+    if function_name == "run_traffic":
+        return [_scalars(out["result"])]
+    if function_name in ("run_wafer", "run_sparse"):
+        return out["rows"]
+    if function_name == "run_training":
+        return out["jobs"]
+    if function_name in ("schedule", "run_heterogeneous"):
+        return out["schedules"]
+    return [out]
+
+
+def _reference(experiment):
+    """'module:qualname' of the experiment (a dlnet name or an importable function)."""
+    if isinstance(experiment, str):
+        if ":" in experiment:
+            return experiment
+        name = EXPERIMENTS.get(experiment, experiment)
+        if name not in _OPTIONS:
+            raise ValueError(
+                f"experiment: '{experiment}' is not one of {', '.join(sorted(EXPERIMENTS))} "
+                "(or a function, or 'module:function')"
+            )
+        return "dlnet:" + name
+    if callable(experiment):
+        module = getattr(experiment, "__module__", None)
+        qualname = getattr(experiment, "__qualname__", None)
+        if module == "dlnet._core":
+            module = "dlnet"
+        if not module or not qualname or "<" in qualname:
+            raise ValueError(
+                "experiment: a function must be importable by the workers (defined at the top "
+                "level of a module), not a lambda or a nested function"
+            )
+        return f"{module}:{qualname}"
+    raise ValueError(f"experiment: expected a name or a function, got {type(experiment).__name__}")
+
+
+def _resolve(reference, main_path=None):
+    module, _, qualname = reference.partition(":")
+    if module == "__main__" and main_path:
+        # A function of the caller's script: load the script under another name (its
+        # `if __name__ == "__main__"` block does not run) in the worker.
+        name = "__dlnet_sweep_main__"
+        if name not in sys.modules:
+            spec = importlib.util.spec_from_file_location(name, main_path)
+            sys.modules[name] = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(sys.modules[name])
+        target = sys.modules[name]
+    else:
+        target = importlib.import_module(module)
+    for part in qualname.split("."):
+        target = getattr(target, part)
+    return target
+
+
+def _accepts_seed(reference):
+    module, _, name = reference.partition(":")
+    if module == "dlnet" and name in _OPTIONS:
+        import dlnet
+
+        return any(o["name"] == "seed" for o in getattr(dlnet, _OPTIONS[name])())
+    try:
+        # in this (the calling) process, __main__ is the caller's script itself
+        parameters = inspect.signature(_resolve(reference)).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(p.name == "seed" or p.kind == p.VAR_KEYWORD for p in parameters)
+
+
+def _canonical(value):
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def points(grid, zip=None, fixed=None):  # noqa: A002 (the documented keyword)
+    """The option dicts of a sweep, in order: the cartesian product of ``grid``
+    (dict name -> list, the last name varying fastest) times the rows of
+    ``zip`` (dict name -> list, all lists of one length, varying together),
+    each merged with ``fixed`` (dict of options every point shares)."""
+    grid = dict(grid or {})
+    zipped = dict(zip or {})
+    fixed = dict(fixed or {})
+    for where, table in (("grid", grid), ("zip", zipped)):
+        for name, values in table.items():
+            if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+                raise ValueError(f"{where}['{name}']: expected a list of values, got {values!r}")
+            table[name] = list(values)
+            if not table[name]:
+                raise ValueError(f"{where}['{name}']: the list is empty")
+    lengths = {len(v) for v in zipped.values()}
+    if len(lengths) > 1:
+        raise ValueError(
+            "zip: the lists must have one length, got "
+            + ", ".join(f"{k}={len(v)}" for k, v in zipped.items())
+        )
+    for name in set(grid) & set(zipped) | (set(grid) | set(zipped)) & set(fixed):
+        raise ValueError(f"{name}: given twice (grid, zip and fixed must not share a name)")
+    zipped_rows = [dict(_zip(zipped, values)) for values in _zip(*zipped.values())] if zipped else [{}]
+    result = []
+    for values in itertools.product(*grid.values()):
+        for zrow in zipped_rows:
+            options = dict(fixed)
+            options.update(_zip(grid, values))
+            options.update(zrow)
+            result.append(options)
+    return result
+
+
+_zip = zip  # the builtin, shadowed by the keyword argument of points() and sweep()
+
+
+def _seed_of(options, sweep_seed):
+    digest = hashlib.sha256(f"{sweep_seed}:{_canonical(options)}".encode()).hexdigest()
+    return 1 + int(digest[:8], 16) % (2**31 - 1)
+
+
+def _key(reference, options, seed):
+    config = {"experiment": reference, "options": options, "seed": seed}
+    return hashlib.sha256(_canonical(config).encode()).hexdigest()[:16]
+
+
+def _run_point(job):
+    """Run one point and return its record (runs in the worker's process)."""
+    reference, options, seed, pass_seed = job["experiment"], job["options"], job["seed"], job[
+        "pass_seed"]
+    record = {"point": job["key"], "experiment": reference, "options": options, "seed": seed,
+              "status": "ok", "error_type": "", "error": "", "rows": [], "wall_seconds": 0.0}
+    start = time.monotonic()
+    try:
+        function = _resolve(reference, job.get("main_path"))
+        arguments = dict(options)
+        if pass_seed:
+            arguments["seed"] = seed
+        out = function(**arguments)
+        module, _, name = reference.partition(":")
+        rows = _rows_of(name, out) if module == "dlnet" else out
+        if isinstance(rows, dict):
+            rows = [rows]
+        record["rows"] = [dict(r) for r in rows]
+    except Exception as e:  # recorded per point; the sweep goes on
+        record.update(status="failed", error_type=type(e).__name__, error=str(e), rows=[])
+    record["wall_seconds"] = time.monotonic() - start
+    return json.loads(_canonical(record))  # plain JSON types, as the file will hold
+
+
+def _run_point_in_child(job):
+    """A Dask task: run the point in a fresh interpreter (ns-3's global state)."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+    command = [sys.executable, "-c", "from dlnet.sweeps import _main; _main()"]
+    done = subprocess.run(command, input=json.dumps(job),
+                          capture_output=True, text=True, env=env, check=False)
+    if done.returncode != 0:
+        return _crashed(job, f"exit status {done.returncode}: {done.stderr.strip()[-2000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _write_atomically(path, text):
+    folder = os.path.dirname(path)
+    fd, temporary = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".part")
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise
+
+
+def _cell(value):
+    if isinstance(value, (list, dict)):
+        return _canonical(value)
+    return value
+
+
+def _table(records, parameter_names):
+    """One row per result row of every record (one row for a failed point)."""
+    rows = []
+    for record in records:
+        base = {"point": record["point"], "seed": record["seed"]}
+        base.update({name: _cell(record["options"].get(name, "")) for name in parameter_names})
+        base.update({"status": record["status"], "error_type": record["error_type"],
+                     "error": record["error"]})
+        for result in record["rows"] or [{}]:
+            row = dict(base)
+            for name, value in result.items():
+                if name in base and str(base[name]) == str(_cell(value)):
+                    continue  # the option, echoed by the result (e.g. 'algorithm')
+                row[f"{name}_result" if name in base else name] = _cell(value)
+            rows.append(row)
+    return rows
+
+
+def _columns(rows):
+    columns = {}
+    for row in rows:
+        for name in row:
+            columns.setdefault(name, None)
+    return list(columns)
+
+
+def _write_table(folder, rows):
+    columns = _columns(rows)
+    text = io.StringIO()
+    writer = csv.DictWriter(text, fieldnames=columns, restval="", lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    _write_atomically(os.path.join(folder, "sweep.csv"), text.getvalue())
+    written = ["sweep.csv"]
+    try:
+        import pandas  # noqa: F401
+        import pyarrow  # noqa: F401
+    except ImportError:
+        return written
+    frame = pandas.DataFrame(rows, columns=columns)
+    temporary = os.path.join(folder, ".tmp-sweep.parquet")
+    frame.to_parquet(temporary, index=False)
+    os.replace(temporary, os.path.join(folder, "sweep.parquet"))
+    return written + ["sweep.parquet"]
+
+
+def _clock(seconds):
+    seconds = int(round(seconds))
+    return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+
+
+class _Progress:
+    def __init__(self, total, skipped, enabled, stream):
+        self.total, self.done, self.failed, self.ran = total, skipped, 0, 0
+        self.skipped = skipped
+        self.enabled, self.stream = enabled, stream
+        self.start = time.monotonic()
+        self.tty = enabled and hasattr(stream, "isatty") and stream.isatty()
+        self.show()
+
+    def add(self, record):
+        self.done += 1
+        self.ran += 1
+        self.failed += record["status"] != "ok"
+        self.show()
+
+    def show(self, final=False):
+        if not self.enabled:
+            return
+        elapsed = time.monotonic() - self.start
+        left = self.total - self.done
+        eta = _clock(elapsed / self.ran * left) if self.ran else "?"
+        bar_width = 24
+        filled = bar_width * self.done // self.total if self.total else bar_width
+        line = (f"sweep [{'#' * filled}{'.' * (bar_width - filled)}] {self.done}/{self.total} points"
+                f" ({self.skipped} already done), {self.failed} failed, {_clock(elapsed)} elapsed,"
+                f" {eta} left")
+        if self.tty and not final:
+            self.stream.write("\r" + line)
+        else:
+            self.stream.write(("\r" if self.tty else "") + line + "\n")
+        self.stream.flush()
+
+
+def sweep(experiment, grid=None, *, zip=None, fixed=None, results="results/sweep", workers=None,
+          client=None, scheduler=None, seed=1, progress=True, frame=False):
+    """Run ``experiment`` at every point of a parameter grid and return one table.
+
+    experiment: a dlnet experiment name ('collective', 'traffic', 'wafer', 'sparse',
+        'training', 'schedule', 'heterogeneous'), a dlnet function (dlnet.run_collective),
+        any top-level function taking keyword arguments and returning a dict or a list of
+        dicts (rows), or its 'module:function' name. Workers import it by name; a function
+        of the running script (__main__) is loaded from the script's file (local pool, or
+        Dask workers that see the same file), so guard the script's own work with
+        ``if __name__ == "__main__":`` (the spawned workers import it).
+    grid: dict option -> list of values; every combination is a point.
+    zip: dict option -> list, all of one length: the i-th values go together. A value None
+        means "not passed" (an option that applies to some topologies only).
+    fixed: dict of options every point shares (columns of the table too).
+    results: folder of points/<key>.json, sweep.csv (and sweep.parquet); resumable.
+    workers: processes of the local pool (default os.cpu_count()).
+    client / scheduler: a dask.distributed.Client, or a scheduler address to connect to;
+        either runs the points on that Dask cluster instead of the local pool.
+    seed: the sweep's seed, from which each point's seed derives (unless the grid or
+        ``fixed`` gives 'seed'); see the module's doc.
+    progress: a progress line on stderr (points done/total, failed, time left).
+    frame: return a pandas DataFrame instead of a list of dicts.
+
+    Returns one row per result row (a collective point gives one per size) with the
+    columns point (the key), seed, every option, status ('ok' or 'failed'),
+    error_type, error, then the experiment's result fields (a field named like an
+    option is left out when it echoes the option's value, else gets the suffix '_result'). A failed point is one row with its error.
+    Bad arguments raise ValueError naming the field.
+    """
+    reference = _reference(experiment)
+    if workers is not None and (not isinstance(workers, int) or workers < 1):
+        raise ValueError(f"workers: expected an integer >= 1, got {workers!r}")
+    if client is not None and scheduler is not None:
+        raise ValueError("client, scheduler: give one of them, not both")
+    if not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"seed: expected an integer >= 0, got {seed!r}")
+    if not results:
+        raise ValueError("results: a folder is required (points are kept there to resume)")
+    if frame:
+        try:
+            import pandas  # noqa: F401
+        except ImportError as e:
+            raise ValueError("frame: True needs pandas (Debian python3-pandas); "
+                             "frame=False returns a list of dicts") from e
+    all_options = points(grid, zip, fixed)
+    if not all_options:
+        raise ValueError("grid: no points")
+    parameter_names = _columns(all_options)
+    main_path = None
+    if reference.startswith("__main__:"):
+        main_path = os.path.abspath(getattr(sys.modules["__main__"], "__file__", "") or "")
+        if not os.path.isfile(main_path):
+            raise ValueError("experiment: a function of __main__ needs a script file (not an "
+                             "interactive session): define it in a module")
+    pass_seed = _accepts_seed(reference)
+
+    jobs = []
+    for options in all_options:
+        options = {k: v for k, v in options.items() if v is not None}  # None: not passed
+        if "seed" in options:
+            point_seed = options["seed"]
+            options = {k: v for k, v in options.items() if k != "seed"}
+        else:
+            point_seed = _seed_of(options, seed)
+        jobs.append({"experiment": reference, "options": options, "seed": point_seed,
+                     "pass_seed": pass_seed, "main_path": main_path,
+                     "key": _key(reference, options, point_seed)})
+    parameter_names = [n for n in parameter_names if n != "seed"]
+
+    point_folder = os.path.join(results, "points")
+    os.makedirs(point_folder, exist_ok=True)
+    records, pending = {}, []
+    for job in jobs:
+        path = os.path.join(point_folder, job["key"] + ".json")
+        if job["key"] in records:
+            continue  # the same point twice in the grid
+        if os.path.exists(path):
+            with open(path) as f:
+                records[job["key"]] = json.load(f)
+        else:
+            records[job["key"]] = None
+            pending.append(job)
+    bar = _Progress(len(records), len(records) - len(pending), progress, sys.stderr)
+
+    def finished(record):
+        _write_atomically(os.path.join(point_folder, record["point"] + ".json"),
+                          _canonical(record) + "\n")
+        records[record["point"]] = record
+        bar.add(record)
+
+    if pending:
+        if client is not None or scheduler is not None:
+            _run_on_dask(pending, client, scheduler, finished)
+        else:
+            _run_on_pool(pending, workers or os.cpu_count() or 1, finished)
+    if progress and bar.tty:
+        bar.show(final=True)
+
+    table = _table([records[job["key"]] for job in jobs], parameter_names)
+    _write_table(results, table)
+    if frame:
+        import pandas
+
+        return pandas.DataFrame(table, columns=_columns(table))
+    return table
+
+
+def _crashed(job, detail):
+    return dict(point=job["key"], experiment=job["experiment"], options=job["options"],
+                seed=job["seed"], status="failed", error_type="WorkerError",
+                error=detail, rows=[], wall_seconds=0.0)
+
+
+def _run_on_pool(jobs, workers, finished):
+    # spawn, not forkserver: a forkserver keeps the environment and sys.path of the first
+    # sweep of the process, spawn starts every point from the caller's current ones.
+    context = multiprocessing.get_context("spawn")
+    broken = []  # a worker died (a crash, not an exception): the pool cannot tell whose
+    with concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=context,
+                                                max_tasks_per_child=1) as pool:
+        futures = {pool.submit(_run_point, job): job for job in jobs}
+        try:
+            for future in concurrent.futures.as_completed(futures):
+                try:
+                    record = future.result()
+                except concurrent.futures.process.BrokenProcessPool:
+                    broken.append(futures[future])
+                    continue
+                finished(record)
+        except BaseException:  # Ctrl-C: do not start the points still queued
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+    # Each point the broken pool lost runs alone: the one that dies again is recorded.
+    for job in sorted(broken, key=jobs.index):
+        with concurrent.futures.ProcessPoolExecutor(max_workers=1, mp_context=context) as alone:
+            try:
+                finished(alone.submit(_run_point, job).result())
+            except concurrent.futures.process.BrokenProcessPool:
+                finished(_crashed(job, "the worker process died (a crash, not an exception)"))
+
+
+def _run_on_dask(jobs, client, scheduler, finished):
+    try:
+        import distributed
+    except ImportError as e:
+        raise ValueError("client/scheduler: Dask is not installed (Debian: python3-distributed)"
+                         ) from e
+    own = client is None
+    if own:
+        client = distributed.Client(scheduler)
+    try:
+        futures = [client.submit(_run_point_in_child, job, key=f"dlnet-point-{job['key']}",
+                                 pure=False) for job in jobs]
+        for future in distributed.as_completed(futures):
+            finished(future.result())
+    finally:
+        if own:
+            client.close()
+
+
+def _main():
+    """A Dask task's child: one job on stdin, its record on stdout."""
+    print(_canonical(_run_point(json.loads(sys.stdin.read()))))
