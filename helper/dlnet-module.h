@@ -50,6 +50,7 @@
 #include "ns3/layer-profile.h"
 #include "ns3/leaf-spine-topology.h"
 #include "ns3/link-load-estimate.h"
+#include "ns3/link-stats.h"
 #include "ns3/max-min-solver.h"
 #include "ns3/message-transport.h"
 #include "ns3/model-layer.h"

@@ -27,6 +27,25 @@ struct CollectiveSweepRow
  * and in Python's run_collective: the one place that names a row's fields.
  */
 const FieldTable<CollectiveSweepRow>& CollectiveRowFields();
+
+/// One directed link in one row of a sweep (stats).
+struct CollectiveLinkRow
+{
+    const CollectiveRow& row; //!< the size
+    const LinkResult& link;   //!< the link
+};
+
+/// One rank in one row of a sweep (stats).
+struct CollectiveRankRow
+{
+    const CollectiveRow& row;         //!< the size
+    const CollectiveRankResult& rank; //!< the rank
+};
+
+/// The columns of links.csv: algorithm, bytes, then the traffic links.csv columns.
+const FieldTable<CollectiveLinkRow>& CollectiveLinkFields();
+/// The columns of ranks.csv.
+const FieldTable<CollectiveRankRow>& CollectiveRankFields();
 /// The summary keys of a sweep in result.json (topology, op, ranks, model).
 const FieldTable<CollectiveResult>& CollectiveSummaryFields();
 

@@ -91,6 +91,11 @@ LinkFields()
         {"drops", "", [](const L& l) { return nlohmann::json(l.drops); }},
         {"max_queue_bytes", "B", [](const L& l) { return l.perPacket ? nlohmann::json(l.maxQueueBytes) : nlohmann::json(); }},
         {"utilisation", "fraction", [](const L& l) { return nlohmann::json(l.utilisation); }},
+        // columns after "utilisation" were added with the collective statistics
+        {"busy_s", "s", [](const L& l) { return nlohmann::json(l.busy); }},
+        {"max_queue_packets", "", [](const L& l) { return l.perPacket ? nlohmann::json(l.maxQueuePackets) : nlohmann::json(); }},
+        {"credit_stalls", "", [](const L& l) { return l.perPacket ? nlohmann::json(l.creditStalls) : nlohmann::json(); }},
+        {"credit_stall_s", "s", [](const L& l) { return l.perPacket ? nlohmann::json(l.creditStallTime) : nlohmann::json(); }},
     };
     // clang-format on
     return fields;
