@@ -14,8 +14,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <iostream>
 #include <map>
+#include <set>
 
 using namespace ns3;
 
@@ -215,7 +217,8 @@ private:
         nlohmann::json b = ToJson(on);
         NS_TEST_ASSERT_MSG_EQ(a.contains("link_stats"), false, "off: no links table");
         NS_TEST_ASSERT_MSG_EQ(b.contains("link_stats"), true, "on: a links table");
-        NS_TEST_ASSERT_MSG_EQ(b["link_stats"].size(), on.rows.size() * 2 * 12, "rows x 24 link directions");
+        NS_TEST_ASSERT_MSG_EQ(
+            b["link_stats"].size(), on.rows.size() * 2 * 12, "rows x 24 link directions");
         NS_TEST_ASSERT_MSG_EQ(b["rank_stats"].size(), on.rows.size() * 8, "rows x 8 ranks");
         b.erase("link_stats");
         b.erase("rank_stats");
@@ -224,6 +227,63 @@ private:
         NS_TEST_ASSERT_MSG_EQ(ToJson(c).contains("stats"), false, "off: not in the config");
         c.stats = true;
         NS_TEST_ASSERT_MSG_EQ(ToJson(c).contains("stats"), true, "on: in the config");
+    }
+};
+
+/// The timeline of a halving-doubling all-reduce: a track per rank, a slice per send and receive.
+class TimelineTestCase : public TestCase
+{
+public:
+    TimelineTestCase()
+        : TestCase("timeline: Chrome trace JSON, one track per rank, 2 slices per step message")
+    {
+    }
+
+private:
+    void DoRun() override
+    {
+        TopologyConfig t;
+        t.kind = "leaf-spine";
+        t.leaves = 4;
+        t.hostsPerLeaf = 4;
+        CollectiveConfig c = OneSizeCollective(t, "allreduce", "halving-doubling", 1 << 20);
+        c.timeline = CreateTempDirFilename("timeline.json");
+        CollectiveResult r = RunCollective(c);
+        std::ifstream in(c.timeline);
+        nlohmann::json j = nlohmann::json::parse(in); // throws if it is not JSON
+        std::set<uint32_t> pids;
+        std::map<uint32_t, uint32_t> sends; // rank -> slices on its send threads
+        uint32_t slices = 0;
+        for (const auto& e : j.at("traceEvents"))
+        {
+            if (e.at("ph") == "X")
+            {
+                ++slices;
+                pids.insert(e.at("pid").get<uint32_t>());
+                sends[e.at("pid").get<uint32_t>()] += e.at("tid").get<uint32_t>() % 2 == 0;
+                double end = e.at("ts").get<double>() + e.at("dur").get<double>();
+                NS_TEST_ASSERT_MSG_LT_OR_EQ(end, r.rows[0].time * 1e6 + 1e-6, "within the run");
+            }
+        }
+        // 16 ranks, log2(16) = 4 steps of recursive halving and 4 of doubling, one
+        // message each per rank: a send slice and a receive slice per message
+        NS_TEST_ASSERT_MSG_EQ(pids.size(), 16, "one track per rank");
+        NS_TEST_ASSERT_MSG_EQ(slices, 2 * 16 * 8, "slices");
+        for (const auto& [rank, n] : sends)
+        {
+            NS_TEST_ASSERT_MSG_EQ(n, 8, "send slices of rank " + std::to_string(rank));
+        }
+        c.maxBytes = 2 << 20;
+        bool refused = false;
+        try
+        {
+            c.Validate();
+        }
+        catch (const std::invalid_argument& e)
+        {
+            refused = std::string(e.what()).rfind("timeline:", 0) == 0;
+        }
+        NS_TEST_ASSERT_MSG_EQ(refused, true, "a sweep of sizes is refused, naming the field");
     }
 };
 
@@ -238,6 +298,7 @@ public:
         AddTestCase(new LeafSpineBusiestTestCase("packet"), TestCase::QUICK);
         AddTestCase(new LeafSpineBusiestTestCase("flow"), TestCase::QUICK);
         AddTestCase(new StatsLeaveResultsTestCase, TestCase::QUICK);
+        AddTestCase(new TimelineTestCase, TestCase::QUICK);
     }
 };
 

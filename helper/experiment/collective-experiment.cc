@@ -3,6 +3,7 @@
  */
 #include "collective-experiment.h"
 
+#include "collective-timeline.h"
 #include "simulation-scope.h"
 
 #include "ns3/config-parse.h"
@@ -85,6 +86,7 @@ IsCommonCollectiveOption(const std::string& name)
                                                  "functional",
                                                  "estimate",
                                                  "stats",
+                                                 "timeline",
                                                  "seed",
                                                  "run"};
     if (common.count(name))
@@ -179,6 +181,12 @@ CollectiveConfig::Validate() const
     ParseCollectiveOp("op", op); // named in the error when it is not one
     DataType dt = ParseDataType("type", type);
     CheckGivenOptions();
+    if (!timeline.empty() && Sizes(*this).size() != 1)
+    {
+        throw std::invalid_argument("timeline: one size only (min-bytes = max-bytes); the sweep "
+                                    "has "
+                                    + std::to_string(Sizes(*this).size()));
+    }
     const CollectiveKind* kind
         = algorithm == "auto" ? nullptr : &CollectiveRegistry::Get(algorithm);
     uint32_t es = ElementSize(dt);
@@ -314,9 +322,14 @@ OptionsOfAlgorithms(const std::string& algorithms)
 bool
 CollectiveConfig::Applies(const std::string& option) const
 {
+    // off: left out of the config (result files as without the option)
     if (option == "stats")
     {
-        return stats; // off: left out of the config (result files as without the option)
+        return stats;
+    }
+    if (option == "timeline")
+    {
+        return !timeline.empty();
     }
     if (!TopologyOptionApplies(topology.kind, option))
     {
@@ -416,6 +429,11 @@ RunCollective(const CollectiveConfig& c)
                     backend->Dispose();
                 }
             } disposeAtExit{backend};
+            CollectiveTimeline timeline;
+            if (!c.timeline.empty())
+            {
+                timeline.Connect(cluster);
+            }
             bool finished = false;
             CollectiveRequest check = req; // what the outputs are checked against (no inputs)
             check.inputs.clear();
@@ -462,6 +480,10 @@ RunCollective(const CollectiveConfig& c)
             if (c.stats)
             {
                 row.links = CollectLinkStats(cluster, row.time);
+            }
+            if (!c.timeline.empty())
+            {
+                timeline.Write(c.timeline);
             }
         }
         row.bytes = bytes;
@@ -529,6 +551,10 @@ CollectiveOptions()
                           "collect per-link and per-rank statistics (links.csv, ranks.csv; "
                           "Python: the links and ranks tables)",
                           &C::stats),
+            TextOption<C>("timeline",
+                          "write the collective's messages as a Chrome trace-event JSON file "
+                          "(one track per rank; one size only)",
+                          &C::timeline),
             BoolOption<C>("stagger-chunks",
                           "pipeline the chunks through the steps: chunk c enters a step once "
                           "chunk c-1 has left it (else chunks in flight run side by side)",

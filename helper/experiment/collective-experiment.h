@@ -56,8 +56,9 @@ struct CollectiveConfig
     uint32_t aggregators{0};                    //!< omnireduce: 0 = as many as workers
     double threshold{0};                        //!< omnireduce: functional zero-block threshold
     std::string aggregatorPacketTime{
-        "0ns"};        //!< omnireduce: per-packet processing time of an aggregator server
-    bool stats{false}; //!< collect per-link and per-rank statistics (links, ranks tables)
+        "0ns"};               //!< omnireduce: per-packet processing time of an aggregator server
+    bool stats{false};        //!< collect per-link and per-rank statistics (links, ranks tables)
+    std::string timeline{""}; //!< non-empty: write the messages as a Chrome trace to this file
     uint32_t seed{1};
     uint64_t run{1};
     Ns3Attributes ns3Attributes; //!< ns-3 attribute defaults, set after each run's reset

@@ -26,6 +26,20 @@ ExactText(double v)
 }
 
 std::string
+TraceMicroseconds(Time t)
+{
+    char buf[48];
+    // picoseconds as microseconds with 6 decimals: exact, the same text every run
+    int64_t ps = t.GetPicoSeconds();
+    std::snprintf(buf,
+                  sizeof buf,
+                  "%lld.%06lld",
+                  static_cast<long long>(ps / 1000000),
+                  static_cast<long long>(ps % 1000000));
+    return buf;
+}
+
+std::string
 SizeLabel(uint64_t bytes)
 {
     const char* units[] = {"B", "KiB", "MiB", "GiB"};

@@ -6,7 +6,10 @@ without any trace in the result files.
     PYTHONPATH=build/bindings/python /usr/bin/python3 -m pytest -q bindings/python/tests/test_link_stats.py
 """
 import csv
+import json
 import math
+
+import pytest
 
 import dlnet
 
@@ -74,3 +77,25 @@ def test_files_and_off_by_default(tmp_path):
     assert list(rows[0].keys()) == fields
     with open(tmp_path / "on" / "ranks.csv") as f:
         assert len(list(csv.DictReader(f))) == 2 * 4
+
+
+def test_timeline_one_track_per_rank(tmp_path):
+    path = tmp_path / "timeline.json"
+    out = dlnet.run_collective(topology="star", hosts=8, algorithm="ring", min_bytes=1 << 20,
+                               max_bytes=1 << 20, timeline=str(path))
+    with open(path) as f:
+        events = json.load(f)["traceEvents"]
+    slices = [e for e in events if e["ph"] == "X"]
+    names = {e["pid"]: e["args"]["name"] for e in events if e.get("name") == "process_name"}
+    assert sorted(names) == list(range(8)) and names[3] == "rank 3"
+    assert {e["pid"] for e in slices} == set(range(8))
+    # ring all-reduce: 2 (n - 1) steps, one message per rank each, seen at both ends
+    assert len(slices) == 2 * 8 * 2 * 7
+    time_us = out["result"]["rows"][0]["time_s"] * 1e6
+    assert all(e["ts"] + e["dur"] <= time_us + 1e-6 for e in slices)
+
+
+def test_timeline_needs_one_size(tmp_path):
+    with pytest.raises(ValueError, match="timeline"):
+        dlnet.run_collective(topology="star", hosts=4, min_bytes=1 << 20, max_bytes=2 << 20,
+                             timeline=str(tmp_path / "t.json"))
