@@ -105,6 +105,13 @@ private:
             NS_TEST_ASSERT_MSG_GT(l.maxQueueBytes, (l.maxQueuePackets - 1) * 4096, "bytes");
         }
         NS_TEST_ASSERT_MSG_EQ(FindLink(row, "host1", sw).txBytes, 0, "nothing back (lossless)");
+        NS_TEST_ASSERT_MSG_EQ(row.switches.size(), 1, "one switch");
+        if (m_network == "packet")
+        {
+            // the switch forwarded every packet host0 sent
+            NS_TEST_ASSERT_MSG_EQ(
+                row.switches[0].forwarded, FindLink(row, "host0", sw).txPackets, "switch packets");
+        }
     }
 
     std::string m_network;
@@ -222,6 +229,7 @@ private:
         NS_TEST_ASSERT_MSG_EQ(b["rank_stats"].size(), on.rows.size() * 8, "rows x 8 ranks");
         b.erase("link_stats");
         b.erase("rank_stats");
+        b.erase("switch_stats");
         NS_TEST_ASSERT_MSG_EQ(a.dump(), b.dump(), "the main rows");
         c.stats = false;
         NS_TEST_ASSERT_MSG_EQ(ToJson(c).contains("stats"), false, "off: not in the config");

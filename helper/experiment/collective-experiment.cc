@@ -480,6 +480,7 @@ RunCollective(const CollectiveConfig& c)
             if (c.stats)
             {
                 row.links = CollectLinkStats(cluster, row.time);
+                row.switches = CollectSwitchStats(cluster);
             }
             if (!c.timeline.empty())
             {

@@ -122,6 +122,7 @@ struct CollectiveRow
     double wallSeconds{0};         //!< not written to result files
     std::vector<LinkResult> links; //!< stats: every directed link
     std::vector<CollectiveRankResult> ranks; //!< stats: every communicator rank
+    std::vector<SwitchResult> switches;      //!< stats: every switch
 };
 
 /// What a collective experiment measured.

@@ -111,6 +111,24 @@ CollectiveRankFields()
     return fields;
 }
 
+const FieldTable<CollectiveSwitchRow>&
+CollectiveSwitchFields()
+{
+    using R = CollectiveSwitchRow;
+    using J = nlohmann::json;
+    // one line per field: name, unit, getter
+    // clang-format off
+    static const FieldTable<R> fields = {
+        {"algorithm", "", [](const R& r) { return J(r.row.algorithm); }},
+        {"bytes", "B", [](const R& r) { return J(r.row.bytes); }},
+        {"switch", "", [](const R& r) { return J(r.sw.name); }},
+        {"packets", "", [](const R& r) { return r.sw.perPacket ? J(r.sw.forwarded) : J(); }},
+        {"no_route_drops", "", [](const R& r) { return r.sw.perPacket ? J(r.sw.noRouteDrops) : J(); }},
+    };
+    // clang-format on
+    return fields;
+}
+
 const FieldTable<CollectiveResult>&
 CollectiveSummaryFields()
 {
@@ -153,6 +171,7 @@ ToJson(const CollectiveResult& r)
     j["rows"] = rows;
     nlohmann::json links = nlohmann::json::array();
     nlohmann::json ranks = nlohmann::json::array();
+    nlohmann::json switches = nlohmann::json::array();
     bool stats = false;
     for (const auto& row : r.rows)
     {
@@ -165,12 +184,17 @@ ToJson(const CollectiveResult& r)
         {
             ranks.push_back(RowJson(CollectiveRankFields(), CollectiveRankRow{row, k}));
         }
+        for (const auto& w : row.switches)
+        {
+            switches.push_back(RowJson(CollectiveSwitchFields(), CollectiveSwitchRow{row, w}));
+        }
     }
     if (stats)
     {
         // ("ranks" is the summary's rank count)
         j["link_stats"] = links;
         j["rank_stats"] = ranks;
+        j["switch_stats"] = switches;
     }
     return j;
 }
@@ -289,6 +313,7 @@ WriteCollectiveResults(const CollectiveConfig& config,
     {
         std::string links = CsvHeader(CollectiveLinkFields()) + "\n";
         std::string ranks = CsvHeader(CollectiveRankFields()) + "\n";
+        std::string switches = CsvHeader(CollectiveSwitchFields()) + "\n";
         for (const auto& s : sweeps)
         {
             for (const auto& row : s.rows)
@@ -301,10 +326,16 @@ WriteCollectiveResults(const CollectiveConfig& config,
                 {
                     ranks += CsvLine(CollectiveRankFields(), CollectiveRankRow{row, k}) + "\n";
                 }
+                for (const auto& w : row.switches)
+                {
+                    switches
+                        += CsvLine(CollectiveSwitchFields(), CollectiveSwitchRow{row, w}) + "\n";
+                }
             }
         }
         WriteTextFile(dir + "/links.csv", links);
         WriteTextFile(dir + "/ranks.csv", ranks);
+        WriteTextFile(dir + "/switches.csv", switches);
     }
     WriteJson(dir + "/result.json", {{"config", ToJson(config)}, {"sweeps", all}});
 }

@@ -42,6 +42,15 @@ struct CollectiveRankRow
     const CollectiveRankResult& rank; //!< the rank
 };
 
+/// One switch in one row of a sweep (stats).
+struct CollectiveSwitchRow
+{
+    const CollectiveRow& row; //!< the size
+    const SwitchResult& sw;   //!< the switch
+};
+
+/// The columns of switches.csv.
+const FieldTable<CollectiveSwitchRow>& CollectiveSwitchFields();
 /// The columns of links.csv: algorithm, bytes, then the traffic links.csv columns.
 const FieldTable<CollectiveLinkRow>& CollectiveLinkFields();
 /// The columns of ranks.csv.

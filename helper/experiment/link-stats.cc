@@ -57,4 +57,20 @@ CollectLinkStats(const Cluster& cluster, double window)
     return links;
 }
 
+std::vector<SwitchResult>
+CollectSwitchStats(const Cluster& cluster)
+{
+    std::vector<SwitchResult> switches;
+    for (std::size_t i = 0; i < cluster.switches.size(); ++i)
+    {
+        SwitchResult s;
+        s.name = i < cluster.switchNames.size() ? cluster.switchNames[i] : std::to_string(i);
+        s.perPacket = !cluster.flow;
+        s.forwarded = cluster.switches[i]->GetForwardedPackets();
+        s.noRouteDrops = cluster.switches[i]->GetNoRouteDrops();
+        switches.push_back(s);
+    }
+    return switches;
+}
+
 } // namespace ns3

@@ -41,6 +41,18 @@ struct LinkResult
     bool perPacket{true};
 };
 
+/// What one switch did in a run (packet level; at flow level no packet is switched).
+struct SwitchResult
+{
+    std::string name;
+    uint64_t forwarded{0};    //!< packets forwarded (FabricSwitch::GetForwardedPackets)
+    uint64_t noRouteDrops{0}; //!< packets dropped for want of a route
+    bool perPacket{true};     //!< false at flow level: both counts unknown (null)
+};
+
+/// \return one row per switch of the cluster, in its order
+std::vector<SwitchResult> CollectSwitchStats(const Cluster& cluster);
+
 /**
  * \param cluster a cluster after its run
  * \param window s: the span utilisation is measured over (0: utilisation 0)

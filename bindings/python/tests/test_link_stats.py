@@ -77,6 +77,14 @@ def test_files_and_off_by_default(tmp_path):
     assert list(rows[0].keys()) == fields
     with open(tmp_path / "on" / "ranks.csv") as f:
         assert len(list(csv.DictReader(f))) == 2 * 4
+    with open(tmp_path / "on" / "switches.csv") as f:
+        switches = list(csv.DictReader(f))
+    assert len(switches) == len(on["switches"]) == 2
+    # every packet a host sent went through the star's one switch
+    for size in (1 << 20, 2 << 20):
+        sent = sum(l["tx_packets"] for l in on["links"] if l["bytes"] == size
+                   and l["tier"] == "host" and l["from"].startswith("host"))
+        assert [s["packets"] for s in on["switches"] if s["bytes"] == size] == [sent]
 
 
 def test_timeline_one_track_per_rank(tmp_path):
