@@ -92,6 +92,8 @@ set(DLNET_SOURCES
   helper/experiment/training-writer.cc
   helper/experiment/heterps-experiment.cc
   helper/experiment/heterps-writer.cc
+  helper/experiment/collective-timeline.cc
+  helper/experiment/link-stats.cc
   helper/experiment/traffic-experiment.cc
   helper/experiment/collective-experiment.cc
   helper/experiment/collective-report.cc
@@ -194,6 +196,8 @@ set(DLNET_HEADERS
   helper/experiment/training-experiment.h
   helper/experiment/megatron-scaling.h
   helper/experiment/training-writer.h
+  helper/experiment/collective-timeline.h
+  helper/experiment/link-stats.h
   helper/experiment/traffic-experiment.h
   helper/experiment/collective-experiment.h
   helper/experiment/collective-report.h

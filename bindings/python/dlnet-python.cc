@@ -337,7 +337,15 @@ RunCollectivePy(const std::optional<py::dict>& config,
     }
     py::dict out;
     out["config"] = ConfigPy(ns3::CollectiveOptions(), c);
-    out["result"] = ToPython(ns3::ToJson(result));
+    nlohmann::json j = ns3::ToJson(result);
+    if (c.stats)
+    {
+        // stats=True: the tables at the top level too (lists of row dicts)
+        out["links"] = ToPython(j.value("link_stats", nlohmann::json::array()));
+        out["ranks"] = ToPython(j.value("rank_stats", nlohmann::json::array()));
+        out["switches"] = ToPython(j.value("switch_stats", nlohmann::json::array()));
+    }
+    out["result"] = ToPython(j);
     out["wall_seconds"] = wall;
     return out;
 }
@@ -518,6 +526,9 @@ ResultFieldsPy()
     j["traffic_summary"] = ns3::FieldsJson(ns3::TrafficSummaryFields());
     j["collective"] = ns3::FieldsJson(ns3::CollectiveRowFields());
     j["collective_summary"] = ns3::FieldsJson(ns3::CollectiveSummaryFields());
+    j["collective_links"] = ns3::FieldsJson(ns3::CollectiveLinkFields());
+    j["collective_ranks"] = ns3::FieldsJson(ns3::CollectiveRankFields());
+    j["collective_switches"] = ns3::FieldsJson(ns3::CollectiveSwitchFields());
     j["sparse"] = ns3::FieldsJson(ns3::SparseFields());
     j["wafer"] = ns3::FieldsJson(ns3::WaferFields());
     j["training_jobs"] = ns3::FieldsJson(ns3::TrainingJobFields());

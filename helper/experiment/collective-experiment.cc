@@ -3,6 +3,7 @@
  */
 #include "collective-experiment.h"
 
+#include "collective-timeline.h"
 #include "simulation-scope.h"
 
 #include "ns3/config-parse.h"
@@ -84,6 +85,8 @@ IsCommonCollectiveOption(const std::string& name)
                                                  "tc",
                                                  "functional",
                                                  "estimate",
+                                                 "stats",
+                                                 "timeline",
                                                  "seed",
                                                  "run"};
     if (common.count(name))
@@ -178,6 +181,12 @@ CollectiveConfig::Validate() const
     ParseCollectiveOp("op", op); // named in the error when it is not one
     DataType dt = ParseDataType("type", type);
     CheckGivenOptions();
+    if (!timeline.empty() && Sizes(*this).size() != 1)
+    {
+        throw std::invalid_argument("timeline: one size only (min-bytes = max-bytes); the sweep "
+                                    "has "
+                                    + std::to_string(Sizes(*this).size()));
+    }
     const CollectiveKind* kind
         = algorithm == "auto" ? nullptr : &CollectiveRegistry::Get(algorithm);
     uint32_t es = ElementSize(dt);
@@ -313,6 +322,15 @@ OptionsOfAlgorithms(const std::string& algorithms)
 bool
 CollectiveConfig::Applies(const std::string& option) const
 {
+    // off: left out of the config (result files as without the option)
+    if (option == "stats")
+    {
+        return stats;
+    }
+    if (option == "timeline")
+    {
+        return !timeline.empty();
+    }
     if (!TopologyOptionApplies(topology.kind, option))
     {
         return false;
@@ -411,44 +429,63 @@ RunCollective(const CollectiveConfig& c)
                     backend->Dispose();
                 }
             } disposeAtExit{backend};
+            CollectiveTimeline timeline;
+            if (!c.timeline.empty())
+            {
+                timeline.Connect(cluster);
+            }
             bool finished = false;
             CollectiveRequest check = req; // what the outputs are checked against (no inputs)
             check.inputs.clear();
-            backend->Start(cluster,
-                           *topology,
-                           comm,
-                           std::move(req),
-                           CollectiveBackend::DoneCallback(
-                               [&](const CollectiveRecord& r)
-                               {
-                                   finished = true;
-                                   row.time = (r.end - r.start).GetSeconds();
-                                   row.packets = r.messages;
-                                   row.retransmissions = r.retransmissions;
-                                   row.aggregatorUtilisation = r.aggregatorUtilisation;
-                                   for (std::size_t i = 0; i < r.bytesSent.size(); ++i)
-                                   {
-                                       row.bytesUp += double(r.bytesSent[i]) / r.bytesSent.size();
-                                       row.bytesDown
-                                           += double(r.bytesReceived[i]) / r.bytesSent.size();
-                                   }
-                                   if (c.functional)
-                                   {
-                                       row.checked = true;
-                                       // inside the callback: the outputs are not copied
-                                       row.correct = r.checked
-                                                         ? r.maxError == 0
-                                                         : CheckCollectiveOutputs(
-                                                             check, r, n, c.seed, row.maxError);
-                                       row.maxError = r.checked ? r.maxError : row.maxError;
-                                   }
-                               }));
+            backend->Start(
+                cluster,
+                *topology,
+                comm,
+                std::move(req),
+                CollectiveBackend::DoneCallback(
+                    [&](const CollectiveRecord& r)
+                    {
+                        finished = true;
+                        row.time = (r.end - r.start).GetSeconds();
+                        row.packets = r.messages;
+                        row.retransmissions = r.retransmissions;
+                        row.aggregatorUtilisation = r.aggregatorUtilisation;
+                        for (std::size_t i = 0; c.stats && i < r.bytesSent.size(); ++i)
+                        {
+                            row.ranks.push_back(CollectiveRankResult{
+                                uint32_t(i), comm.ranks[i], r.bytesSent[i], r.bytesReceived[i]});
+                        }
+                        for (std::size_t i = 0; i < r.bytesSent.size(); ++i)
+                        {
+                            row.bytesUp += double(r.bytesSent[i]) / r.bytesSent.size();
+                            row.bytesDown += double(r.bytesReceived[i]) / r.bytesSent.size();
+                        }
+                        if (c.functional)
+                        {
+                            row.checked = true;
+                            // inside the callback: the outputs are not copied
+                            row.correct
+                                = r.checked
+                                      ? r.maxError == 0
+                                      : CheckCollectiveOutputs(check, r, n, c.seed, row.maxError);
+                            row.maxError = r.checked ? r.maxError : row.maxError;
+                        }
+                    }));
             Simulator::Run();
             if (!finished)
             {
                 throw std::runtime_error("collective did not finish: the fabric stalled");
             }
             row.events = Simulator::GetEventCount();
+            if (c.stats)
+            {
+                row.links = CollectLinkStats(cluster, row.time);
+                row.switches = CollectSwitchStats(cluster);
+            }
+            if (!c.timeline.empty())
+            {
+                timeline.Write(c.timeline);
+            }
         }
         row.bytes = bytes;
         row.count = bytes / es;
@@ -511,6 +548,14 @@ CollectiveOptions()
                           "compute the link-load estimate (the estimate column); false skips it "
                           "(at thousands of ranks it costs about what the run does)",
                           &C::estimate),
+            BoolOption<C>("stats",
+                          "collect per-link and per-rank statistics (links.csv, ranks.csv; "
+                          "Python: the links and ranks tables)",
+                          &C::stats),
+            TextOption<C>("timeline",
+                          "write the collective's messages as a Chrome trace-event JSON file "
+                          "(one track per rank; one size only)",
+                          &C::timeline),
             BoolOption<C>("stagger-chunks",
                           "pipeline the chunks through the steps: chunk c enters a step once "
                           "chunk c-1 has left it (else chunks in flight run side by side)",

@@ -5,6 +5,7 @@
 #define DLNET_COLLECTIVE_EXPERIMENT_H
 
 #include "experiment-options.h"
+#include "link-stats.h"
 #include "simulation-scope.h"
 
 #include "ns3/alpha-beta-model.h"
@@ -55,7 +56,9 @@ struct CollectiveConfig
     uint32_t aggregators{0};                    //!< omnireduce: 0 = as many as workers
     double threshold{0};                        //!< omnireduce: functional zero-block threshold
     std::string aggregatorPacketTime{
-        "0ns"}; //!< omnireduce: per-packet processing time of an aggregator server
+        "0ns"};               //!< omnireduce: per-packet processing time of an aggregator server
+    bool stats{false};        //!< collect per-link and per-rank statistics (links, ranks tables)
+    std::string timeline{""}; //!< non-empty: write the messages as a Chrome trace to this file
     uint32_t seed{1};
     uint64_t run{1};
     Ns3Attributes ns3Attributes; //!< ns-3 attribute defaults, set after each run's reset
@@ -82,6 +85,15 @@ struct CollectiveConfig
     CollectiveRequest RequestOf(uint64_t bytes, const NetworkModel& model) const;
 };
 
+/// What one rank of the communicator moved in one collective (stats).
+struct CollectiveRankResult
+{
+    uint32_t index{0};         //!< communicator index
+    uint32_t rank{0};          //!< cluster rank
+    uint64_t bytesSent{0};     //!< payload bytes it sent
+    uint64_t bytesReceived{0}; //!< payload bytes it received
+};
+
 /// One row of the table (one size).
 struct CollectiveRow
 {
@@ -106,8 +118,11 @@ struct CollectiveRow
     double aggregatorUtilisation{
         0}; //!< in-network: busiest aggregator-to-worker link, busy fraction
     uint64_t events{0};
-    std::string network;   //!< the model that carried the messages: packet or flow
-    double wallSeconds{0}; //!< not written to result files
+    std::string network;           //!< the model that carried the messages: packet or flow
+    double wallSeconds{0};         //!< not written to result files
+    std::vector<LinkResult> links; //!< stats: every directed link
+    std::vector<CollectiveRankResult> ranks; //!< stats: every communicator rank
+    std::vector<SwitchResult> switches;      //!< stats: every switch
 };
 
 /// What a collective experiment measured.

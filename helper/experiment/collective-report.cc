@@ -56,6 +56,79 @@ CollectiveRowFields()
     return fields;
 }
 
+const FieldTable<CollectiveLinkRow>&
+CollectiveLinkFields()
+{
+    using R = CollectiveLinkRow;
+    using J = nlohmann::json;
+    static const FieldTable<R> fields = []()
+    {
+        FieldTable<R> f = {
+            {"algorithm",
+             "",
+             [](const R& r)
+             {
+                 return J(r.row.algorithm);
+             }},
+            {"bytes",
+             "B",
+             [](const R& r)
+             {
+                 return J(r.row.bytes);
+             }},
+        };
+        for (const auto& l : LinkFields())
+        {
+            auto get = l.get;
+            f.push_back({l.name,
+                         l.unit,
+                         [get](const R& r)
+                         {
+                             return get(r.link);
+                         }});
+        }
+        return f;
+    }();
+    return fields;
+}
+
+const FieldTable<CollectiveRankRow>&
+CollectiveRankFields()
+{
+    using R = CollectiveRankRow;
+    using J = nlohmann::json;
+    // one line per field: name, unit, getter
+    // clang-format off
+    static const FieldTable<R> fields = {
+        {"algorithm", "", [](const R& r) { return J(r.row.algorithm); }},
+        {"bytes", "B", [](const R& r) { return J(r.row.bytes); }},
+        {"index", "", [](const R& r) { return J(r.rank.index); }},
+        {"rank", "", [](const R& r) { return J(r.rank.rank); }},
+        {"bytes_sent", "B", [](const R& r) { return J(r.rank.bytesSent); }},
+        {"bytes_received", "B", [](const R& r) { return J(r.rank.bytesReceived); }},
+    };
+    // clang-format on
+    return fields;
+}
+
+const FieldTable<CollectiveSwitchRow>&
+CollectiveSwitchFields()
+{
+    using R = CollectiveSwitchRow;
+    using J = nlohmann::json;
+    // one line per field: name, unit, getter
+    // clang-format off
+    static const FieldTable<R> fields = {
+        {"algorithm", "", [](const R& r) { return J(r.row.algorithm); }},
+        {"bytes", "B", [](const R& r) { return J(r.row.bytes); }},
+        {"switch", "", [](const R& r) { return J(r.sw.name); }},
+        {"packets", "", [](const R& r) { return r.sw.perPacket ? J(r.sw.forwarded) : J(); }},
+        {"no_route_drops", "", [](const R& r) { return r.sw.perPacket ? J(r.sw.noRouteDrops) : J(); }},
+    };
+    // clang-format on
+    return fields;
+}
+
 const FieldTable<CollectiveResult>&
 CollectiveSummaryFields()
 {
@@ -96,6 +169,33 @@ ToJson(const CollectiveResult& r)
         rows.push_back(RowJson(CollectiveRowFields(), CollectiveSweepRow{r, row}));
     }
     j["rows"] = rows;
+    nlohmann::json links = nlohmann::json::array();
+    nlohmann::json ranks = nlohmann::json::array();
+    nlohmann::json switches = nlohmann::json::array();
+    bool stats = false;
+    for (const auto& row : r.rows)
+    {
+        stats = stats || !row.links.empty() || !row.ranks.empty();
+        for (const auto& l : row.links)
+        {
+            links.push_back(RowJson(CollectiveLinkFields(), CollectiveLinkRow{row, l}));
+        }
+        for (const auto& k : row.ranks)
+        {
+            ranks.push_back(RowJson(CollectiveRankFields(), CollectiveRankRow{row, k}));
+        }
+        for (const auto& w : row.switches)
+        {
+            switches.push_back(RowJson(CollectiveSwitchFields(), CollectiveSwitchRow{row, w}));
+        }
+    }
+    if (stats)
+    {
+        // ("ranks" is the summary's rank count)
+        j["link_stats"] = links;
+        j["rank_stats"] = ranks;
+        j["switch_stats"] = switches;
+    }
     return j;
 }
 
@@ -209,6 +309,34 @@ WriteCollectiveResults(const CollectiveConfig& config,
         all.push_back(ToJson(s));
     }
     WriteTextFile(dir + "/collective.csv", csv);
+    if (config.stats)
+    {
+        std::string links = CsvHeader(CollectiveLinkFields()) + "\n";
+        std::string ranks = CsvHeader(CollectiveRankFields()) + "\n";
+        std::string switches = CsvHeader(CollectiveSwitchFields()) + "\n";
+        for (const auto& s : sweeps)
+        {
+            for (const auto& row : s.rows)
+            {
+                for (const auto& l : row.links)
+                {
+                    links += CsvLine(CollectiveLinkFields(), CollectiveLinkRow{row, l}) + "\n";
+                }
+                for (const auto& k : row.ranks)
+                {
+                    ranks += CsvLine(CollectiveRankFields(), CollectiveRankRow{row, k}) + "\n";
+                }
+                for (const auto& w : row.switches)
+                {
+                    switches
+                        += CsvLine(CollectiveSwitchFields(), CollectiveSwitchRow{row, w}) + "\n";
+                }
+            }
+        }
+        WriteTextFile(dir + "/links.csv", links);
+        WriteTextFile(dir + "/ranks.csv", ranks);
+        WriteTextFile(dir + "/switches.csv", switches);
+    }
     WriteJson(dir + "/result.json", {{"config", ToJson(config)}, {"sweeps", all}});
 }
 

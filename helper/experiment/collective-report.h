@@ -27,6 +27,34 @@ struct CollectiveSweepRow
  * and in Python's run_collective: the one place that names a row's fields.
  */
 const FieldTable<CollectiveSweepRow>& CollectiveRowFields();
+
+/// One directed link in one row of a sweep (stats).
+struct CollectiveLinkRow
+{
+    const CollectiveRow& row; //!< the size
+    const LinkResult& link;   //!< the link
+};
+
+/// One rank in one row of a sweep (stats).
+struct CollectiveRankRow
+{
+    const CollectiveRow& row;         //!< the size
+    const CollectiveRankResult& rank; //!< the rank
+};
+
+/// One switch in one row of a sweep (stats).
+struct CollectiveSwitchRow
+{
+    const CollectiveRow& row; //!< the size
+    const SwitchResult& sw;   //!< the switch
+};
+
+/// The columns of switches.csv.
+const FieldTable<CollectiveSwitchRow>& CollectiveSwitchFields();
+/// The columns of links.csv: algorithm, bytes, then the traffic links.csv columns.
+const FieldTable<CollectiveLinkRow>& CollectiveLinkFields();
+/// The columns of ranks.csv.
+const FieldTable<CollectiveRankRow>& CollectiveRankFields();
 /// The summary keys of a sweep in result.json (topology, op, ranks, model).
 const FieldTable<CollectiveResult>& CollectiveSummaryFields();
 

@@ -26,6 +26,20 @@ ExactText(double v)
 }
 
 std::string
+TraceMicroseconds(Time t)
+{
+    char buf[48];
+    // picoseconds as microseconds with 6 decimals: exact, the same text every run
+    int64_t ps = t.GetPicoSeconds();
+    std::snprintf(buf,
+                  sizeof buf,
+                  "%lld.%06lld",
+                  static_cast<long long>(ps / 1000000),
+                  static_cast<long long>(ps % 1000000));
+    return buf;
+}
+
+std::string
 SizeLabel(uint64_t bytes)
 {
     const char* units[] = {"B", "KiB", "MiB", "GiB"};
@@ -91,6 +105,11 @@ LinkFields()
         {"drops", "", [](const L& l) { return nlohmann::json(l.drops); }},
         {"max_queue_bytes", "B", [](const L& l) { return l.perPacket ? nlohmann::json(l.maxQueueBytes) : nlohmann::json(); }},
         {"utilisation", "fraction", [](const L& l) { return nlohmann::json(l.utilisation); }},
+        // columns after "utilisation" were added with the collective statistics
+        {"busy_s", "s", [](const L& l) { return nlohmann::json(l.busy); }},
+        {"max_queue_packets", "", [](const L& l) { return l.perPacket ? nlohmann::json(l.maxQueuePackets) : nlohmann::json(); }},
+        {"credit_stalls", "", [](const L& l) { return l.perPacket ? nlohmann::json(l.creditStalls) : nlohmann::json(); }},
+        {"credit_stall_s", "s", [](const L& l) { return l.perPacket ? nlohmann::json(l.creditStallTime) : nlohmann::json(); }},
     };
     // clang-format on
     return fields;

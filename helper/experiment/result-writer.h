@@ -7,6 +7,8 @@
 #include "result-fields.h"
 #include "traffic-experiment.h"
 
+#include "ns3/nstime.h"
+
 #include <nlohmann/json.hpp>
 
 #include <string>
@@ -42,6 +44,9 @@ void WriteTrafficResults(const TrafficConfig& config,
 
 /// \return the shortest decimal text that reads back to the same double (deterministic files)
 std::string ExactText(double v);
+
+/// \return a time as microseconds with 6 decimals (exact picoseconds; Chrome trace "ts")
+std::string TraceMicroseconds(Time t);
 
 /// \return a size in the largest binary unit that divides it: 1024 -> "1KiB", 1000 -> "1000B"
 std::string SizeLabel(uint64_t bytes);

@@ -303,37 +303,10 @@ RunTraffic(const TrafficConfig& c)
         result.duplicatePackets += ep->GetDuplicatePackets();
         result.retransmissions += ep->GetRetransmittedPackets();
     }
-    for (const auto& link : cluster.links)
+    result.links = CollectLinkStats(cluster, window);
+    for (const auto& l : result.links)
     {
-        for (int dir = 0; dir < 2; ++dir)
-        {
-            Ptr<FabricNetDevice> tx = dir == 0 ? link.a : link.b;
-            Ptr<FabricNetDevice> rx = dir == 0 ? link.b : link.a;
-            LinkResult l;
-            l.tier = link.tier;
-            l.from = dir == 0 ? link.from : link.to;
-            l.to = dir == 0 ? link.to : link.from;
-            l.rate = tx->GetDataRate().GetBitRate();
-            if (cluster.flow)
-            {
-                // no packets crossed the devices: the flow network's bytes per link
-                // (lossless: nothing dropped; packets and queues not modelled)
-                l.perPacket = false;
-                l.txBytes = std::llround(cluster.flow->GetCarriedBytes(tx));
-            }
-            else
-            {
-                l.txBytes = tx->GetTxBytes();
-                l.txPackets = tx->GetTxPackets();
-                l.drops = tx->GetQueueDrops() + rx->GetRxErrorDrops();
-                l.maxQueueBytes = tx->GetMaxQueuedBytes();
-            }
-            // the few acknowledgements or credits a link still carries
-            // after the last delivery may not lift it above fully busy
-            l.utilisation = window > 0 ? std::min(1.0, l.txBytes * 8.0 / (l.rate * window)) : 0;
-            result.drops += l.drops;
-            result.links.push_back(l);
-        }
+        result.drops += l.drops;
     }
     result.events = Simulator::GetEventCount();
     result.wallSeconds

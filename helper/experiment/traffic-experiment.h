@@ -5,6 +5,7 @@
 #define DLNET_TRAFFIC_EXPERIMENT_H
 
 #include "experiment-options.h"
+#include "link-stats.h"
 #include "simulation-scope.h"
 
 #include "ns3/topology-helper.h"
@@ -57,23 +58,6 @@ struct MessageResult
     double fct{0};     //!< s, end - start
     double goodput{0}; //!< bit/s, bytes * 8 / fct
     bool intact{true}; //!< functional mode: bytes equal what was sent
-};
-
-/// One direction of one link.
-struct LinkResult
-{
-    std::string tier;
-    std::string from;
-    std::string to;
-    double rate{0}; //!< bit/s
-    uint64_t txBytes{0};
-    uint64_t txPackets{0};
-    uint64_t drops{0}; //!< at the sender's queue and the receiver's error model
-    uint64_t maxQueueBytes{0};
-    double utilisation{0}; //!< busy fraction of the makespan
-    /// false at flow level: no packets and no queues, so tx_packets and max_queue_bytes
-    /// are not known (null); tx_bytes are the messages' bytes on the wire
-    bool perPacket{true};
 };
 
 /// What a traffic experiment measured.

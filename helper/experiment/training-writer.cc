@@ -91,20 +91,6 @@ AddBreakdownFields(FieldTable<Row>& fields, TrainingBreakdown Row::*member)
 }
 
 std::string
-Us(Time t)
-{
-    char buf[48];
-    // picoseconds as microseconds with 6 decimals: exact, the same text every run
-    int64_t ps = t.GetPicoSeconds();
-    std::snprintf(buf,
-                  sizeof buf,
-                  "%lld.%06lld",
-                  static_cast<long long>(ps / 1000000),
-                  static_cast<long long>(ps % 1000000));
-    return buf;
-}
-
-std::string
 JsonText(const std::string& s)
 {
     return nlohmann::json(s).dump();
@@ -446,8 +432,8 @@ WriteChromeTrace(const std::string& path, const TrainingResult& result)
             std::string cat = task.kind == TrainingTaskKind::COMPUTE ? ToString(task.phase)
                                                                      : ToString(task.dimension);
             std::string common = ",\"name\":" + JsonText(task.label) + ",\"cat\":" + JsonText(cat)
-                                 + ",\"ts\":" + Us(run.start)
-                                 + ",\"dur\":" + Us(run.end - run.start)
+                                 + ",\"ts\":" + TraceMicroseconds(run.start)
+                                 + ",\"dur\":" + TraceMicroseconds(run.end - run.start)
                                  + ",\"tid\":" + std::to_string(tid) + ",\"args\":" + args + "}";
             if (task.kind == TrainingTaskKind::SEND)
             {

@@ -238,6 +238,8 @@ FabricNetDevice::Enqueue(Ptr<Packet> packet, uint8_t tc, uint8_t vc, uint32_t ta
     m_queueBytes[q] += size;
     m_queuedBytes += size;
     m_maxQueuedBytes = std::max<uint64_t>(m_maxQueuedBytes, m_queuedBytes);
+    ++m_queuedPackets;
+    m_maxQueuedPackets = std::max(m_maxQueuedPackets, m_queuedPackets);
     TryTransmit();
     return true;
 }
@@ -250,20 +252,32 @@ FabricNetDevice::TryTransmit()
         return;
     }
     bool lossless = (m_flowControl == LOSSLESS);
+    bool waiting = false; // a queue holds a packet that lacks credit
     for (uint32_t tc = 0; tc < m_trafficClasses; ++tc)
     {
         for (int vc = 1; vc >= 0; --vc)
         {
             uint32_t q = QueueIndex(tc, vc);
             std::deque<Item>& queue = m_queues[q];
-            if (queue.empty() || (lossless && m_credits[q] < queue.front().size))
+            if (queue.empty())
             {
                 continue;
+            }
+            if (lossless && m_credits[q] < queue.front().size)
+            {
+                waiting = true;
+                continue;
+            }
+            if (m_creditStalled)
+            {
+                m_creditStalled = false;
+                m_creditStallTime += Simulator::Now() - m_creditStallStart;
             }
             Item item = std::move(queue.front());
             queue.pop_front();
             m_queueBytes[q] -= item.size;
             m_queuedBytes -= item.size;
+            --m_queuedPackets;
             if (lossless)
             {
                 m_credits[q] -= item.size;
@@ -282,6 +296,7 @@ FabricNetDevice::TryTransmit()
                 m_lastTxTime = m_rate.CalculateBytesTxTime(item.size);
             }
             Time txTime = m_lastTxTime;
+            m_busyTime += txTime;
             m_channel->TransmitStart(this, item.packet, txTime);
             Simulator::Schedule(txTime, &FabricNetDevice::TransmitComplete, this);
             if (!m_dequeue.IsNull())
@@ -290,6 +305,12 @@ FabricNetDevice::TryTransmit()
             }
             return;
         }
+    }
+    if (waiting && !m_creditStalled)
+    {
+        m_creditStalled = true;
+        m_creditStallStart = Simulator::Now();
+        ++m_creditStalls;
     }
 }
 
@@ -447,6 +468,31 @@ uint64_t
 FabricNetDevice::GetMaxQueuedBytes() const
 {
     return m_maxQueuedBytes;
+}
+
+uint64_t
+FabricNetDevice::GetMaxQueuedPackets() const
+{
+    return m_maxQueuedPackets;
+}
+
+Time
+FabricNetDevice::GetBusyTime() const
+{
+    return m_busyTime;
+}
+
+uint64_t
+FabricNetDevice::GetCreditStalls() const
+{
+    return m_creditStalls;
+}
+
+Time
+FabricNetDevice::GetCreditStallTime() const
+{
+    return m_creditStalled ? m_creditStallTime + (Simulator::Now() - m_creditStallStart)
+                           : m_creditStallTime;
 }
 
 bool

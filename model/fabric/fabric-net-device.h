@@ -138,6 +138,15 @@ public:
     uint64_t GetRxErrorDrops() const;
     /// \return largest number of bytes ever queued
     uint64_t GetMaxQueuedBytes() const;
+    /// \return largest number of packets ever queued
+    uint64_t GetMaxQueuedPackets() const;
+    /// \return total time spent serializing packets since the start
+    Time GetBusyTime() const;
+    /// \return times the device sat idle with packets queued, every one of them
+    /// waiting for credit from the peer (lossless mode)
+    uint64_t GetCreditStalls() const;
+    /// \return total time spent in such credit stalls (up to now if one is open)
+    Time GetCreditStallTime() const;
     /// \return true while a packet is being serialized
     bool IsBusy() const;
 
@@ -228,6 +237,13 @@ private:
     uint64_t m_queueDrops{0};
     uint64_t m_rxErrorDrops{0};
     uint64_t m_maxQueuedBytes{0};
+    uint64_t m_queuedPackets{0};
+    uint64_t m_maxQueuedPackets{0};
+    Time m_busyTime; //!< sum of serialization times
+    uint64_t m_creditStalls{0};
+    Time m_creditStallTime;  //!< closed stalls
+    Time m_creditStallStart; //!< start of the open stall
+    bool m_creditStalled{false};
     TracedValue<uint64_t> m_queuedBytes{0};
 
     FabricRxCallback m_fabricRx;

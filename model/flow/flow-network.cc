@@ -602,6 +602,10 @@ FlowNetwork::Start(std::vector<std::pair<uint32_t, double>>& uses,
     {
         Link& link = m_links.at(f.uses[i].first);
         f.slot[i] = link.flows.size();
+        if (link.flows.empty())
+        {
+            link.busySince = Simulator::Now();
+        }
         link.flows.push_back(id);
     }
     ++m_active;
@@ -788,6 +792,10 @@ FlowNetwork::Remove(uint32_t id)
         uint32_t moved = link.flows.back();
         link.flows[slot] = moved;
         link.flows.pop_back();
+        if (link.flows.empty())
+        {
+            link.busy += Simulator::Now() - link.busySince;
+        }
         if (moved != id)
         {
             Flow& other = m_flows[moved];
@@ -816,6 +824,18 @@ FlowNetwork::GetCarriedBytes(Ptr<FabricNetDevice> device)
 {
     auto it = m_linkOf.find(PeekPointer(device));
     return it == m_linkOf.end() ? 0 : m_links[it->second].carried;
+}
+
+Time
+FlowNetwork::GetBusyTime(Ptr<FabricNetDevice> device)
+{
+    auto it = m_linkOf.find(PeekPointer(device));
+    if (it == m_linkOf.end())
+    {
+        return Time(0);
+    }
+    const Link& link = m_links[it->second];
+    return link.flows.empty() ? link.busy : link.busy + (Simulator::Now() - link.busySince);
 }
 
 uint64_t

@@ -160,6 +160,9 @@ public:
 
     /// \param device a sending device \return bytes that have crossed its link so far
     double GetCarriedBytes(Ptr<FabricNetDevice> device);
+    /// \param device a sending device \return time its link has had at least one
+    /// active flow (a flow starved by higher priorities counts as active)
+    Time GetBusyTime(Ptr<FabricNetDevice> device);
     /// \return messages carried (delivered)
     uint64_t GetMessages() const;
     /// \return rate computations (each over one or more components)
@@ -184,6 +187,8 @@ private:
         const FabricNetDevice* peer; //!< the receiving device
         std::vector<uint32_t> flows; //!< active flows on it
         double carried{0};           //!< bytes that finished crossing it
+        Time busy;                   //!< closed intervals with flows on it
+        Time busySince;              //!< start of the open interval
         uint32_t stamp{0};           //!< component search mark
         uint32_t local{0};           //!< its number in the solve it was last met in
     };

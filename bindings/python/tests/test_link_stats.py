@@ -1,0 +1,109 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""pytest for the collective statistics (stats=True): the links and ranks tables in the
+result dict and links.csv / ranks.csv next to collective.csv; off by default and then
+without any trace in the result files.
+
+    PYTHONPATH=build/bindings/python /usr/bin/python3 -m pytest -q bindings/python/tests/test_link_stats.py
+"""
+import csv
+import json
+import math
+
+import pytest
+
+import dlnet
+
+HEADER = 24  # FabricHeader bytes
+MTU = 4096   # default largest packet, header included
+
+
+def wire_bytes(payload):
+    """A message's bytes on a link: a header per segment (closed form)."""
+    return payload + HEADER * math.ceil(payload / (MTU - HEADER))
+
+
+def test_saturated_link_bytes_and_utilisation():
+    size = 16 << 20
+    out = dlnet.run_collective(topology="star", hosts=2, op="sendrecv", min_bytes=size,
+                               max_bytes=size, stats=True)
+    links = {(l["from"], l["to"]): l for l in out["links"]}
+    ranks = out["ranks"]
+    assert [r["bytes_sent"] for r in ranks] == [size, 0]
+    assert [r["bytes_received"] for r in ranks] == [0, size]
+    up = links[("host0", "switch0")] if ("host0", "switch0") in links else \
+        next(l for (a, _), l in links.items() if a == "host0")
+    down = next(l for (a, b), l in links.items() if b == "host1")
+    for l in (up, down):
+        assert l["tx_bytes"] == wire_bytes(ranks[0]["bytes_sent"])
+        assert l["utilisation"] >= 0.99
+        assert l["bytes"] == size and l["algorithm"] == "ring"
+        assert l["busy_s"] > 0 and l["credit_stalls"] is not None
+
+
+def test_flow_level_leaves_queues_unknown():
+    out = dlnet.run_collective(topology="star", hosts=4, min_bytes=1 << 20, max_bytes=1 << 20,
+                               network="flow", stats=True)
+    assert len(out["links"]) == 8 and len(out["ranks"]) == 4
+    for l in out["links"]:
+        assert l["tx_packets"] is None and l["max_queue_bytes"] is None
+        assert l["max_queue_packets"] is None and l["credit_stalls"] is None
+        assert l["busy_s"] > 0 and 0 < l["utilisation"] <= 1
+
+
+def test_leaf_spine_uplinks_busiest():
+    out = dlnet.run_collective(topology="leaf-spine", leaves=4, hosts_per_leaf=4, spines=2,
+                               oversubscription=2, load_balancing="packet",
+                               algorithm="halving-doubling", min_bytes=1 << 20,
+                               max_bytes=1 << 20, stats=True)
+    links = sorted(out["links"], key=lambda l: -l["busy_s"])
+    fabric = [l for l in links if l["tier"] == "fabric"]
+    hosts = [l for l in links if l["tier"] != "fabric"]
+    assert links[0]["tier"] == "fabric"
+    assert min(l["busy_s"] for l in fabric) > max(l["busy_s"] for l in hosts)
+
+
+def test_files_and_off_by_default(tmp_path):
+    args = dict(topology="star", hosts=4, min_bytes=1 << 20, max_bytes=2 << 20)
+    off = dlnet.run_collective(results_dir=str(tmp_path / "off"), **args)
+    on = dlnet.run_collective(results_dir=str(tmp_path / "on"), stats=True, **args)
+    assert "links" not in off and "link_stats" not in off["result"]
+    assert not (tmp_path / "off" / "links.csv").exists()
+    assert (tmp_path / "off" / "collective.csv").read_bytes() == \
+        (tmp_path / "on" / "collective.csv").read_bytes()
+    with open(tmp_path / "on" / "links.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == len(on["links"]) == 2 * 8
+    fields = [f["name"] for f in dlnet.result_fields()["collective_links"]]
+    assert list(rows[0].keys()) == fields
+    with open(tmp_path / "on" / "ranks.csv") as f:
+        assert len(list(csv.DictReader(f))) == 2 * 4
+    with open(tmp_path / "on" / "switches.csv") as f:
+        switches = list(csv.DictReader(f))
+    assert len(switches) == len(on["switches"]) == 2
+    # every packet a host sent went through the star's one switch
+    for size in (1 << 20, 2 << 20):
+        sent = sum(l["tx_packets"] for l in on["links"] if l["bytes"] == size
+                   and l["tier"] == "host" and l["from"].startswith("host"))
+        assert [s["packets"] for s in on["switches"] if s["bytes"] == size] == [sent]
+
+
+def test_timeline_one_track_per_rank(tmp_path):
+    path = tmp_path / "timeline.json"
+    out = dlnet.run_collective(topology="star", hosts=8, algorithm="ring", min_bytes=1 << 20,
+                               max_bytes=1 << 20, timeline=str(path))
+    with open(path) as f:
+        events = json.load(f)["traceEvents"]
+    slices = [e for e in events if e["ph"] == "X"]
+    names = {e["pid"]: e["args"]["name"] for e in events if e.get("name") == "process_name"}
+    assert sorted(names) == list(range(8)) and names[3] == "rank 3"
+    assert {e["pid"] for e in slices} == set(range(8))
+    # ring all-reduce: 2 (n - 1) steps, one message per rank each, seen at both ends
+    assert len(slices) == 2 * 8 * 2 * 7
+    time_us = out["result"]["rows"][0]["time_s"] * 1e6
+    assert all(e["ts"] + e["dur"] <= time_us + 1e-6 for e in slices)
+
+
+def test_timeline_needs_one_size(tmp_path):
+    with pytest.raises(ValueError, match="timeline"):
+        dlnet.run_collective(topology="star", hosts=4, min_bytes=1 << 20, max_bytes=2 << 20,
+                             timeline=str(tmp_path / "t.json"))

@@ -1,0 +1,106 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "collective-timeline.h"
+
+#include "result-writer.h"
+
+#include "ns3/log.h"
+
+#include <fstream>
+#include <set>
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("DlnetCollectiveTimeline");
+
+void
+CollectiveTimeline::Connect(const Cluster& cluster)
+{
+    for (uint32_t r = 0; r < cluster.endpoints.size(); ++r)
+    {
+        m_rankOf[cluster.endpoints[r]->GetAddress()] = r;
+        cluster.endpoints[r]->TraceConnectWithoutContext(
+            "MessageDelivered", MakeCallback(&CollectiveTimeline::Delivered, this));
+    }
+}
+
+void
+CollectiveTimeline::Delivered(const FabricMessage& m)
+{
+    auto src = m_rankOf.find(m.src);
+    auto dst = m_rankOf.find(m.dst);
+    if (src == m_rankOf.end() || dst == m_rankOf.end())
+    {
+        return; // not between ranks (a switch program's own traffic)
+    }
+    m_messages.push_back(Message{src->second, dst->second, m.bytes, m.sent, m.delivered});
+}
+
+void
+CollectiveTimeline::Write(const std::string& path) const
+{
+    std::ofstream out(path, std::ios::binary);
+    if (!out)
+    {
+        throw std::runtime_error("timeline: cannot write " + path);
+    }
+    auto name = [](const std::string& s)
+    {
+        return nlohmann::json(s).dump();
+    };
+    out << "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
+    bool first = true;
+    auto event = [&](const std::string& text)
+    {
+        out << (first ? "" : ",\n") << text;
+        first = false;
+    };
+    // the tracks: every rank that sent or received, each peer's two threads
+    std::set<uint32_t> ranks;
+    std::set<std::pair<uint32_t, uint32_t>> threads; // (rank, tid)
+    for (const auto& m : m_messages)
+    {
+        ranks.insert(m.src);
+        ranks.insert(m.dst);
+        threads.insert({m.src, 2 * m.dst});
+        threads.insert({m.dst, 2 * m.src + 1});
+    }
+    for (uint32_t r : ranks)
+    {
+        std::string pid = std::to_string(r);
+        event("{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" + pid
+              + ",\"args\":{\"name\":" + name("rank " + pid) + "}}");
+        event("{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":" + pid
+              + ",\"args\":{\"sort_index\":" + pid + "}}");
+    }
+    for (const auto& [r, tid] : threads)
+    {
+        std::string label = (tid % 2 ? "recv from " : "send to ") + std::to_string(tid / 2);
+        event("{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":" + std::to_string(r)
+              + ",\"tid\":" + std::to_string(tid) + ",\"args\":{\"name\":" + name(label) + "}}");
+    }
+    for (const auto& m : m_messages)
+    {
+        std::string common
+            = ",\"ts\":" + TraceMicroseconds(m.sent)
+              + ",\"dur\":" + TraceMicroseconds(m.delivered - m.sent)
+              + ",\"cat\":\"collective\",\"args\":{\"bytes\":" + std::to_string(m.bytes)
+              + ",\"src\":" + std::to_string(m.src) + ",\"dst\":" + std::to_string(m.dst) + "}}";
+        event("{\"ph\":\"X\",\"pid\":" + std::to_string(m.src)
+              + ",\"tid\":" + std::to_string(2 * m.dst)
+              + ",\"name\":" + name("send " + std::to_string(m.bytes) + " B") + common);
+        event("{\"ph\":\"X\",\"pid\":" + std::to_string(m.dst)
+              + ",\"tid\":" + std::to_string(2 * m.src + 1)
+              + ",\"name\":" + name("recv " + std::to_string(m.bytes) + " B") + common);
+    }
+    out << "\n]}\n";
+    if (!out)
+    {
+        throw std::runtime_error("timeline: cannot write " + path);
+    }
+}
+
+} // namespace ns3

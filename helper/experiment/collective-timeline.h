@@ -1,0 +1,62 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef DLNET_COLLECTIVE_TIMELINE_H
+#define DLNET_COLLECTIVE_TIMELINE_H
+
+#include "ns3/cluster.h"
+#include "ns3/fabric-message.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup dlnet
+ * \brief Records the messages a collective's steps send (each endpoint's
+ * MessageDelivered trace) and writes them as a Chrome trace-event file.
+ *
+ * One track (pid) per rank that sent or received; on it a thread per peer and
+ * direction ("send to 3", "recv from 3"), and a slice per message from its
+ * Send to the delivery of its last byte. Messages of one step to different
+ * peers go on different threads, so slices never overlap on a thread unless
+ * two steps send to the same peer at once (pipelined chunks).
+ */
+class CollectiveTimeline
+{
+public:
+    /// Connect to every endpoint of the cluster (before the run).
+    void Connect(const Cluster& cluster);
+
+    /// Write the trace (after the run); throws std::runtime_error naming the file.
+    void Write(const std::string& path) const;
+
+    /// \return the messages recorded (cluster ranks, delivery order)
+    std::size_t GetMessages() const
+    {
+        return m_messages.size();
+    }
+
+private:
+    void Delivered(const FabricMessage& m);
+
+    /// A message between cluster ranks.
+    struct Message
+    {
+        uint32_t src;
+        uint32_t dst;
+        uint64_t bytes;
+        Time sent;
+        Time delivered;
+    };
+
+    std::map<uint32_t, uint32_t> m_rankOf; //!< endpoint address -> cluster rank
+    std::vector<Message> m_messages;
+};
+
+} // namespace ns3
+
+#endif /* DLNET_COLLECTIVE_TIMELINE_H */
