@@ -49,8 +49,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import (Any, Callable, Dict, Iterable, List, Literal, Mapping, Optional,
-                    Sequence, TextIO, Union, overload)
+from typing import (Any, Callable, Dict, Iterable, List, Literal, Mapping, Optional, Sequence,
+                    TextIO, Union, overload)
 
 __all__ = ["sweep", "points", "EXPERIMENTS"]
 
@@ -82,7 +82,7 @@ STATUS = ["status", "error_type", "error"]
 Row = Dict[str, Any]
 Record = Dict[str, Any]
 Job = Dict[str, Any]
-# dlnet.sweep's grid, zip and fixed arguments: option name -> values (or value).
+# dlnet.sweep's grid and zip arguments: option name -> a list of values.
 Table = Mapping[str, Iterable[Any]]
 PathArg = Union[str, "os.PathLike[str]"]
 
@@ -376,7 +376,7 @@ def sweep(experiment: Union[str, Callable[..., Any]], grid: Optional[Table] = No
           zip: Optional[Table] = None, fixed: Optional[Mapping[str, Any]] = None,
           results: PathArg = "results/sweep", workers: Optional[int] = None,
           client: Any = None, scheduler: Optional[str] = None, seed: int = 1,
-          progress: bool = True, frame: Literal[True]) -> Any: ...
+          progress: bool = True, frame: bool) -> Any: ...  # True: a pandas DataFrame
 
 
 def sweep(experiment: Union[str, Callable[..., Any]], grid: Optional[Table] = None, *,
