@@ -123,7 +123,10 @@ def render():
             continue
         obj = getattr(dlnet, name)
         module = getattr(obj, "__module__", "")
-        if module == "dlnet._core" and callable(obj):
+        if inspect.ismodule(obj) and obj.__name__.startswith("dlnet."):
+            # a submodule of the package (dlnet.plot: it carries its own annotations)
+            out += ["from . import %s as %s" % (obj.__name__[len("dlnet."):], name), ""]
+        elif module == "dlnet._core" and callable(obj):
             out += [core_helper_stub(name, obj), ""]
         elif module.startswith("dlnet.") and module != "dlnet.experiments":
             # another module of the package (it carries its own annotations)

@@ -1076,7 +1076,7 @@ def heterps_options() -> List[Dict[str, Any]]:
     """The options of schedule and run_heterogeneous: a list of {'name', 'help', 'default', 'kind'}."""
     ...
 
-plot: Any
+from . import plot as plot
 
 def result_fields() -> Dict[str, Any]:
     """The fields of every result row type: {table: [{'name', 'unit'}]}, in the column"""

@@ -16,6 +16,7 @@ import math
 import os
 import shutil
 import subprocess
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 __all__ = ["lines", "stacked_bars", "cdf", "heatmap", "GNUPLOT"]
 
@@ -25,8 +26,12 @@ GNUPLOT = shutil.which("gnuplot") or "/usr/bin/gnuplot"
 COLOURS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#882255",
            "#000000"]
 
+PathArg = Union[str, "os.PathLike[str]"]
+Size = Tuple[float, float]  # inches: width, height
+Rows = Iterable[Mapping[str, Any]]  # e.g. dlnet.sweep's table
 
-def _terminal(path, size):
+
+def _terminal(path: PathArg, size: Size) -> str:
     suffix = os.path.splitext(str(path))[1].lower()
     width, height = size
     if suffix == ".png":
@@ -36,11 +41,11 @@ def _terminal(path, size):
     raise ValueError(f"path: '{path}' must end in .png or .pdf")
 
 
-def _quote(text):
+def _quote(text: object) -> str:
     return '"' + str(text).replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def _number(value, field):
+def _number(value: Any, field: str) -> float:
     try:
         number = float(value)
     except (TypeError, ValueError):
@@ -50,7 +55,8 @@ def _number(value, field):
     return number
 
 
-def _preamble(path, title, xlabel, ylabel, size, key="top left"):
+def _preamble(path: PathArg, title: Optional[str], xlabel: Optional[str], ylabel: Optional[str],
+              size: Size, key: str = "top left") -> List[str]:
     lines = [_terminal(path, size), f"set output {_quote(path)}",
              "set grid lc rgb '#dddddd'", "set border lw 1.2", f"set key {key} noopaque",
              "set datafile separator '\\t'", "set encoding utf8"]
@@ -63,7 +69,7 @@ def _preamble(path, title, xlabel, ylabel, size, key="top left"):
     return lines
 
 
-def _size_label(n):
+def _size_label(n: float) -> str:
     for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
         if n < 1024 or unit == "TiB":
             return f"{n:g} {unit}"
@@ -71,22 +77,22 @@ def _size_label(n):
     return ""
 
 
-def _byte_tics(low, high):
+def _byte_tics(low: float, high: float) -> str:
     """Tics at powers of two, a factor 4 or 32 apart, labelled 1 KiB, 32 KiB, 1 MiB, ..."""
     factor = 32 if high / low > 2**12 else 4
     tic = 2 ** math.floor(math.log2(low))
-    tics = []
+    tics: List[str] = []
     while tic <= high * 1.0001:
         tics.append(f"{_quote(_size_label(tic))} {tic}")
         tic *= factor
     return "set xtics (" + ", ".join(tics) + ")"
 
 
-def _block(name, rows):
+def _block(name: str, rows: Iterable[Sequence[object]]) -> List[str]:
     return [f"${name} << EOD"] + ["\t".join(str(v) for v in row) for row in rows] + ["EOD"]
 
 
-def _run(script, path):
+def _run(script: List[str], path: PathArg) -> str:
     folder = os.path.dirname(os.path.abspath(str(path)))
     os.makedirs(folder, exist_ok=True)
     done = subprocess.run([GNUPLOT], input="\n".join(script) + "\n", capture_output=True,
@@ -96,18 +102,20 @@ def _run(script, path):
     return str(path)
 
 
-def _check_rows(rows, columns):
-    rows = list(rows)
-    if not rows:
+def _check_rows(rows: Rows, columns: Iterable[Tuple[str, str]]) -> List[Mapping[str, Any]]:
+    checked = list(rows)
+    if not checked:
         raise ValueError("rows: no rows to plot")
     for column, field in columns:
-        if column not in rows[0]:
-            raise ValueError(f"{field}: column '{column}' is not among {', '.join(rows[0])}")
-    return rows
+        if column not in checked[0]:
+            raise ValueError(f"{field}: column '{column}' is not among {', '.join(checked[0])}")
+    return checked
 
 
-def lines(rows, x, y, series=None, path="figure.png", *, title=None, xlabel=None, ylabel=None,
-          logx=False, logy=False, xbytes=False, size=(6.4, 4.0), points=True, key="top left"):
+def lines(rows: Rows, x: str, y: str, series: Optional[str] = None, path: PathArg = "figure.png", *,
+          title: Optional[str] = None, xlabel: Optional[str] = None, ylabel: Optional[str] = None,
+          logx: bool = False, logy: bool = False, xbytes: bool = False, size: Size = (6.4, 4.0),
+          points: bool = True, key: str = "top left") -> str:
     """One line per value of the column ``series`` (or a single line), y against x.
 
     rows: list of dicts (e.g. dlnet.sweep's table); x, y, series: column names.
@@ -116,9 +124,9 @@ def lines(rows, x, y, series=None, path="figure.png", *, title=None, xlabel=None
     labelled 1 KiB, 32 KiB, 1 MiB, ... (implies logx). key: gnuplot's key placement, e.g.
     'outside right top'."""
     logx = logx or xbytes
-    rows = _check_rows(rows, [(x, "x"), (y, "y")] + ([(series, "series")] if series else []))
-    groups = {}
-    for row in rows:
+    checked = _check_rows(rows, [(x, "x"), (y, "y")] + ([(series, "series")] if series else []))
+    groups: Dict[str, List[Tuple[float, float]]] = {}
+    for row in checked:
         if row[y] in ("", None):
             continue
         xv, yv = _number(row[x], "x"), _number(row[y], "y")
@@ -137,7 +145,7 @@ def lines(rows, x, y, series=None, path="figure.png", *, title=None, xlabel=None
         script.append("set logscale x")
     if logy:
         script.append("set logscale y")
-    plots = []
+    plots: List[str] = []
     for i, (name, values) in enumerate(groups.items()):
         script += _block(f"s{i}", sorted(values))
         style = "linespoints pt 7 ps 0.6" if points else "lines"
@@ -147,37 +155,40 @@ def lines(rows, x, y, series=None, path="figure.png", *, title=None, xlabel=None
     return _run(script, path)
 
 
-def stacked_bars(rows, category, parts, path="figure.png", *, title=None, ylabel=None,
-                 labels=None, size=(6.4, 4.0), key="outside right top"):
+def stacked_bars(rows: Rows, category: str, parts: Iterable[str], path: PathArg = "figure.png", *,
+                 title: Optional[str] = None, ylabel: Optional[str] = None,
+                 labels: Optional[Iterable[str]] = None, size: Size = (6.4, 4.0),
+                 key: str = "outside right top") -> str:
     """One bar per row, labelled by the column ``category``, stacked from the columns ``parts``
     (e.g. an iteration time's compute, exposed communication and bubble). labels: legend names
     for the parts (default the column names)."""
-    parts = list(parts)
-    if not parts:
+    columns = list(parts)
+    if not columns:
         raise ValueError("parts: no columns to stack")
-    rows = _check_rows(rows, [(category, "category")] + [(p, "parts") for p in parts])
-    labels = list(labels) if labels is not None else parts
-    if len(labels) != len(parts):
-        raise ValueError(f"labels: {len(labels)} labels for {len(parts)} parts")
-    data = []
-    for row in rows:
-        values = [_number(row[p], "parts") for p in parts]
+    checked = _check_rows(rows, [(category, "category")] + [(p, "parts") for p in columns])
+    names = list(labels) if labels is not None else columns
+    if len(names) != len(columns):
+        raise ValueError(f"labels: {len(names)} labels for {len(columns)} parts")
+    data: List[List[Union[str, float]]] = []
+    for row in checked:
+        values = [_number(row[p], "parts") for p in columns]
         if any(v < 0 for v in values):
             raise ValueError("parts: a stacked part must be >= 0")
-        data.append([str(row[category]).replace("\t", " ")] + values)
+        data.append([str(row[category]).replace("\t", " "), *values])
     script = _preamble(path, title, None, ylabel, size, key)
     script += ["set style data histograms", "set style histogram rowstacked",
                "set style fill solid 0.9 border -1", "set boxwidth 0.7", "set yrange [0:*]",
-               "set xtics rotate by -30 nomirror" if len(rows) > 6 else "set xtics nomirror"]
+               "set xtics rotate by -30 nomirror" if len(checked) > 6 else "set xtics nomirror"]
     script += _block("bars", data)
     plots = [f"$bars using {i + 2}{':xtic(1)' if i == 0 else ''} lc rgb "
-             f"'{COLOURS[i % len(COLOURS)]}' title {_quote(label)}" for i, label in enumerate(labels)]
+             f"'{COLOURS[i % len(COLOURS)]}' title {_quote(label)}" for i, label in enumerate(names)]
     script.append("plot " + ", ".join(plots))
     return _run(script, path)
 
 
-def cdf(samples_by_series, path="figure.png", *, title=None, xlabel="value", logx=False,
-        size=(6.4, 4.0), key="bottom right"):
+def cdf(samples_by_series: Mapping[str, Iterable[float]], path: PathArg = "figure.png", *,
+        title: Optional[str] = None, xlabel: str = "value", logx: bool = False,
+        size: Size = (6.4, 4.0), key: str = "bottom right") -> str:
     """Empirical CDFs, one per series: samples_by_series maps a name to a list of numbers
     (e.g. flow completion times)."""
     if not isinstance(samples_by_series, dict) or not samples_by_series:
@@ -186,7 +197,7 @@ def cdf(samples_by_series, path="figure.png", *, title=None, xlabel="value", log
     script.append("set yrange [0:1.02]")
     if logx:
         script.append("set logscale x")
-    plots = []
+    plots: List[str] = []
     for i, (name, samples) in enumerate(samples_by_series.items()):
         values = sorted(_number(v, f"samples_by_series['{name}']") for v in samples)
         if not values:
@@ -201,24 +212,27 @@ def cdf(samples_by_series, path="figure.png", *, title=None, xlabel="value", log
     return _run(script, path)
 
 
-def heatmap(matrix, row_labels, col_labels, path="figure.png", *, title=None, xlabel=None,
-            ylabel=None, cblabel=None, values=False, value_format="%.3g", size=(6.4, 4.8)):
+def heatmap(matrix: Iterable[Iterable[float]], row_labels: Sequence[object],
+            col_labels: Sequence[object], path: PathArg = "figure.png", *,
+            title: Optional[str] = None, xlabel: Optional[str] = None, ylabel: Optional[str] = None,
+            cblabel: Optional[str] = None, values: bool = False, value_format: str = "%.3g",
+            size: Size = (6.4, 4.8)) -> str:
     """A matrix of numbers as coloured cells (e.g. utilisation per link and time bin):
     matrix[r][c] is drawn at row r (labelled row_labels[r], top to bottom) and column c.
     values: print each cell's number in it (value_format, a C format)."""
-    matrix = [list(r) for r in matrix]
-    if not matrix or not matrix[0]:
+    cells_of = [list(r) for r in matrix]
+    if not cells_of or not cells_of[0]:
         raise ValueError("matrix: expected a non-empty list of rows")
-    if any(len(r) != len(matrix[0]) for r in matrix):
+    if any(len(r) != len(cells_of[0]) for r in cells_of):
         raise ValueError("matrix: every row must have one length")
-    if len(row_labels) != len(matrix):
-        raise ValueError(f"row_labels: {len(row_labels)} labels for {len(matrix)} rows")
-    if len(col_labels) != len(matrix[0]):
-        raise ValueError(f"col_labels: {len(col_labels)} labels for {len(matrix[0])} columns")
+    if len(row_labels) != len(cells_of):
+        raise ValueError(f"row_labels: {len(row_labels)} labels for {len(cells_of)} rows")
+    if len(col_labels) != len(cells_of[0]):
+        raise ValueError(f"col_labels: {len(col_labels)} labels for {len(cells_of[0])} columns")
     script = _preamble(path, title, xlabel, ylabel, size, "off")
     script += ["unset grid", "set palette defined (0 '#ffffff', 1 '#fee391', 2 '#fe9929', "
                "3 '#cc4c02', 4 '#662506')", "set view map", "set yrange [] reverse",
-               f"set xrange [-0.5:{len(matrix[0]) - 0.5}]", f"set yrange [{len(matrix) - 0.5}:-0.5]"]
+               f"set xrange [-0.5:{len(cells_of[0]) - 0.5}]", f"set yrange [{len(cells_of) - 0.5}:-0.5]"]
     if cblabel:
         script.append(f"set cblabel {_quote(cblabel)}")
     step_x = max(1, len(col_labels) // 16)
@@ -228,7 +242,7 @@ def heatmap(matrix, row_labels, col_labels, path="figure.png", *, title=None, xl
                   + (" rotate by -30" if max(len(str(l)) for l in col_labels) * len(col_labels) > 50 else ""))
     script.append("set ytics (" + ", ".join(f"{_quote(l)} {i}" for i, l in enumerate(row_labels)
                                             if i % step_y == 0) + ")")
-    cells = [(c, r, _number(v, "matrix")) for r, row in enumerate(matrix) for c, v in enumerate(row)]
+    cells = [(c, r, _number(v, "matrix")) for r, row in enumerate(cells_of) for c, v in enumerate(row)]
     script += _block("cells", cells)
     labels = f", $cells using 1:2:(sprintf({_quote(value_format)}, $3)) with labels notitle" \
         if values else ""

@@ -49,6 +49,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from typing import (Any, Callable, Dict, Iterable, List, Literal, Mapping, Optional, Sequence,
+                    TextIO, Union, overload)
 
 __all__ = ["sweep", "points", "EXPERIMENTS"]
 
@@ -75,12 +77,21 @@ _OPTIONS = {
 META = ["point", "seed"]
 STATUS = ["status", "error_type", "error"]
 
+# A table row, a point's options, a point's record and a job: JSON objects (str keys, values of
+# any JSON type: the experiment decides).
+Row = Dict[str, Any]
+Record = Dict[str, Any]
+Job = Dict[str, Any]
+# dlnet.sweep's grid and zip arguments: option name -> a list of values.
+Table = Mapping[str, Iterable[Any]]
+PathArg = Union[str, "os.PathLike[str]"]
 
-def _scalars(record):
+
+def _scalars(record: Mapping[str, Any]) -> Row:
     return {k: v for k, v in record.items() if not isinstance(v, (list, dict))}
 
 
-def _rows_of(function_name, out):
+def _rows_of(function_name: str, out: Any) -> Any:
     """The result rows of one dlnet experiment's output."""
     if function_name == "run_collective":
         return out["result"]["rows"]
@@ -95,7 +106,7 @@ def _rows_of(function_name, out):
     return [out]
 
 
-def _reference(experiment):
+def _reference(experiment: Union[str, Callable[..., Any]]) -> str:
     """'module:qualname' of the experiment (a dlnet name or an importable function)."""
     if isinstance(experiment, str):
         if ":" in experiment:
@@ -121,7 +132,7 @@ def _reference(experiment):
     raise ValueError(f"experiment: expected a name or a function, got {type(experiment).__name__}")
 
 
-def _resolve(reference, main_path=None):
+def _resolve(reference: str, main_path: Optional[str] = None) -> Any:
     module, _, qualname = reference.partition(":")
     if module == "__main__" and main_path:
         # A function of the caller's script: load the script under another name (its
@@ -129,9 +140,11 @@ def _resolve(reference, main_path=None):
         name = "__dlnet_sweep_main__"
         if name not in sys.modules:
             spec = importlib.util.spec_from_file_location(name, main_path)
+            if spec is None or spec.loader is None:
+                raise ImportError(f"cannot load the script {main_path} as a module")
             sys.modules[name] = importlib.util.module_from_spec(spec)
             spec.loader.exec_module(sys.modules[name])
-        target = sys.modules[name]
+        target: Any = sys.modules[name]
     else:
         target = importlib.import_module(module)
     for part in qualname.split("."):
@@ -139,7 +152,7 @@ def _resolve(reference, main_path=None):
     return target
 
 
-def _accepts_seed(reference):
+def _accepts_seed(reference: str) -> bool:
     module, _, name = reference.partition(":")
     if module == "dlnet" and name in _OPTIONS:
         import dlnet
@@ -153,39 +166,41 @@ def _accepts_seed(reference):
     return any(p.name == "seed" or p.kind == p.VAR_KEYWORD for p in parameters)
 
 
-def _canonical(value):
+def _canonical(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
 
 
-def points(grid, zip=None, fixed=None):  # noqa: A002 (the documented keyword)
+def points(grid: Optional[Table], zip: Optional[Table] = None,  # noqa: A002 (the documented keyword)
+           fixed: Optional[Mapping[str, Any]] = None) -> List[Row]:
     """The option dicts of a sweep, in order: the cartesian product of ``grid``
     (dict name -> list, the last name varying fastest) times the rows of
     ``zip`` (dict name -> list, all lists of one length, varying together),
     each merged with ``fixed`` (dict of options every point shares)."""
-    grid = dict(grid or {})
-    zipped = dict(zip or {})
+    given: Dict[str, Dict[str, Any]] = {"grid": dict(grid or {}), "zip": dict(zip or {})}
     fixed = dict(fixed or {})
-    for where, table in (("grid", grid), ("zip", zipped)):
+    lists: Dict[str, Dict[str, List[Any]]] = {"grid": {}, "zip": {}}
+    for where, table in given.items():
         for name, values in table.items():
             if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
                 raise ValueError(f"{where}['{name}']: expected a list of values, got {values!r}")
-            table[name] = list(values)
-            if not table[name]:
+            lists[where][name] = list(values)
+            if not lists[where][name]:
                 raise ValueError(f"{where}['{name}']: the list is empty")
+    grid_lists, zipped = lists["grid"], lists["zip"]
     lengths = {len(v) for v in zipped.values()}
     if len(lengths) > 1:
         raise ValueError(
             "zip: the lists must have one length, got "
             + ", ".join(f"{k}={len(v)}" for k, v in zipped.items())
         )
-    for name in set(grid) & set(zipped) | (set(grid) | set(zipped)) & set(fixed):
+    for name in set(grid_lists) & set(zipped) | (set(grid_lists) | set(zipped)) & set(fixed):
         raise ValueError(f"{name}: given twice (grid, zip and fixed must not share a name)")
-    zipped_rows = [dict(_zip(zipped, values)) for values in _zip(*zipped.values())] if zipped else [{}]
-    result = []
-    for values in itertools.product(*grid.values()):
+    zipped_rows: List[Row] = [dict(_zip(zipped, values)) for values in _zip(*zipped.values())] if zipped else [{}]
+    result: List[Row] = []
+    for values in itertools.product(*grid_lists.values()):
         for zrow in zipped_rows:
             options = dict(fixed)
-            options.update(_zip(grid, values))
+            options.update(_zip(grid_lists, values))
             options.update(zrow)
             result.append(options)
     return result
@@ -194,21 +209,21 @@ def points(grid, zip=None, fixed=None):  # noqa: A002 (the documented keyword)
 _zip = zip  # the builtin, shadowed by the keyword argument of points() and sweep()
 
 
-def _seed_of(options, sweep_seed):
+def _seed_of(options: Mapping[str, Any], sweep_seed: int) -> int:
     digest = hashlib.sha256(f"{sweep_seed}:{_canonical(options)}".encode()).hexdigest()
     return 1 + int(digest[:8], 16) % (2**31 - 1)
 
 
-def _key(reference, options, seed):
+def _key(reference: str, options: Mapping[str, Any], seed: Any) -> str:
     config = {"experiment": reference, "options": options, "seed": seed}
     return hashlib.sha256(_canonical(config).encode()).hexdigest()[:16]
 
 
-def _run_point(job):
+def _run_point(job: Job) -> Record:
     """Run one point and return its record (runs in the worker's process)."""
     reference, options, seed, pass_seed = job["experiment"], job["options"], job["seed"], job[
         "pass_seed"]
-    record = {"point": job["key"], "experiment": reference, "options": options, "seed": seed,
+    record: Record = {"point": job["key"], "experiment": reference, "options": options, "seed": seed,
               "status": "ok", "error_type": "", "error": "", "rows": [], "wall_seconds": 0.0}
     start = time.monotonic()
     try:
@@ -225,10 +240,11 @@ def _run_point(job):
     except Exception as e:  # recorded per point; the sweep goes on
         record.update(status="failed", error_type=type(e).__name__, error=str(e), rows=[])
     record["wall_seconds"] = time.monotonic() - start
-    return json.loads(_canonical(record))  # plain JSON types, as the file will hold
+    plain: Record = json.loads(_canonical(record))  # plain JSON types, as the file will hold
+    return plain
 
 
-def _run_point_in_child(job):
+def _run_point_in_child(job: Job) -> Record:
     """A Dask task: run the point in a fresh interpreter (ns-3's global state)."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
@@ -237,10 +253,11 @@ def _run_point_in_child(job):
                           capture_output=True, text=True, env=env, check=False)
     if done.returncode != 0:
         return _crashed(job, f"exit status {done.returncode}: {done.stderr.strip()[-2000:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    record: Record = json.loads(done.stdout.strip().splitlines()[-1])
+    return record
 
 
-def _write_atomically(path, text):
+def _write_atomically(path: str, text: str) -> None:
     folder = os.path.dirname(path)
     fd, temporary = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".part")
     try:
@@ -255,15 +272,15 @@ def _write_atomically(path, text):
         raise
 
 
-def _cell(value):
+def _cell(value: Any) -> Any:
     if isinstance(value, (list, dict)):
         return _canonical(value)
     return value
 
 
-def _table(records, parameter_names):
+def _table(records: Iterable[Record], parameter_names: Sequence[str]) -> List[Row]:
     """One row per result row of every record (one row for a failed point)."""
-    rows = []
+    rows: List[Row] = []
     for record in records:
         base = {"point": record["point"], "seed": record["seed"]}
         base.update({name: _cell(record["options"].get(name, "")) for name in parameter_names})
@@ -279,15 +296,15 @@ def _table(records, parameter_names):
     return rows
 
 
-def _columns(rows):
-    columns = {}
+def _columns(rows: Iterable[Mapping[str, Any]]) -> List[str]:
+    columns: Dict[str, None] = {}
     for row in rows:
         for name in row:
             columns.setdefault(name, None)
     return list(columns)
 
 
-def _write_table(folder, rows):
+def _write_table(folder: PathArg, rows: List[Row]) -> List[str]:
     columns = _columns(rows)
     text = io.StringIO()
     writer = csv.DictWriter(text, fieldnames=columns, restval="", lineterminator="\n")
@@ -296,8 +313,9 @@ def _write_table(folder, rows):
     _write_atomically(os.path.join(folder, "sweep.csv"), text.getvalue())
     written = ["sweep.csv"]
     try:
-        import pandas  # noqa: F401
-        import pyarrow  # noqa: F401
+        # no type information in Debian's pandas and pyarrow: untyped on purpose
+        import pandas  # type: ignore[import]  # noqa: F401
+        import pyarrow  # type: ignore[import]  # noqa: F401
     except ImportError:
         return written
     frame = pandas.DataFrame(rows, columns=columns)
@@ -307,27 +325,27 @@ def _write_table(folder, rows):
     return written + ["sweep.parquet"]
 
 
-def _clock(seconds):
-    seconds = int(round(seconds))
-    return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+def _clock(seconds: float) -> str:
+    whole = int(round(seconds))
+    return f"{whole // 3600}:{whole // 60 % 60:02d}:{whole % 60:02d}"
 
 
 class _Progress:
-    def __init__(self, total, skipped, enabled, stream):
+    def __init__(self, total: int, skipped: int, enabled: bool, stream: TextIO) -> None:
         self.total, self.done, self.failed, self.ran = total, skipped, 0, 0
         self.skipped = skipped
         self.enabled, self.stream = enabled, stream
         self.start = time.monotonic()
-        self.tty = enabled and hasattr(stream, "isatty") and stream.isatty()
+        self.tty: bool = enabled and hasattr(stream, "isatty") and stream.isatty()
         self.show()
 
-    def add(self, record):
+    def add(self, record: Record) -> None:
         self.done += 1
         self.ran += 1
         self.failed += record["status"] != "ok"
         self.show()
 
-    def show(self, final=False):
+    def show(self, final: bool = False) -> None:
         if not self.enabled:
             return
         elapsed = time.monotonic() - self.start
@@ -345,8 +363,27 @@ class _Progress:
         self.stream.flush()
 
 
-def sweep(experiment, grid=None, *, zip=None, fixed=None, results="results/sweep", workers=None,
-          client=None, scheduler=None, seed=1, progress=True, frame=False):
+@overload
+def sweep(experiment: Union[str, Callable[..., Any]], grid: Optional[Table] = None, *,
+          zip: Optional[Table] = None, fixed: Optional[Mapping[str, Any]] = None,
+          results: PathArg = "results/sweep", workers: Optional[int] = None,
+          client: Any = None, scheduler: Optional[str] = None, seed: int = 1,
+          progress: bool = True, frame: Literal[False] = False) -> List[Row]: ...
+
+
+@overload
+def sweep(experiment: Union[str, Callable[..., Any]], grid: Optional[Table] = None, *,
+          zip: Optional[Table] = None, fixed: Optional[Mapping[str, Any]] = None,
+          results: PathArg = "results/sweep", workers: Optional[int] = None,
+          client: Any = None, scheduler: Optional[str] = None, seed: int = 1,
+          progress: bool = True, frame: bool) -> Any: ...  # True: a pandas DataFrame
+
+
+def sweep(experiment: Union[str, Callable[..., Any]], grid: Optional[Table] = None, *,
+          zip: Optional[Table] = None, fixed: Optional[Mapping[str, Any]] = None,
+          results: PathArg = "results/sweep", workers: Optional[int] = None,
+          client: Any = None, scheduler: Optional[str] = None, seed: int = 1,
+          progress: bool = True, frame: bool = False) -> Any:
     """Run ``experiment`` at every point of a parameter grid and return one table.
 
     experiment: a dlnet experiment name ('collective', 'traffic', 'wafer', 'sparse',
@@ -394,7 +431,7 @@ def sweep(experiment, grid=None, *, zip=None, fixed=None, results="results/sweep
     if not all_options:
         raise ValueError("grid: no points")
     parameter_names = _columns(all_options)
-    main_path = None
+    main_path: Optional[str] = None
     if reference.startswith("__main__:"):
         main_path = os.path.abspath(getattr(sys.modules["__main__"], "__file__", "") or "")
         if not os.path.isfile(main_path):
@@ -402,9 +439,10 @@ def sweep(experiment, grid=None, *, zip=None, fixed=None, results="results/sweep
                              "interactive session): define it in a module")
     pass_seed = _accepts_seed(reference)
 
-    jobs = []
-    for options in all_options:
-        options = {k: v for k, v in options.items() if v is not None}  # None: not passed
+    jobs: List[Job] = []
+    for given_options in all_options:
+        options = {k: v for k, v in given_options.items() if v is not None}  # None: not passed
+        point_seed: Any
         if "seed" in options:
             point_seed = options["seed"]
             options = {k: v for k, v in options.items() if k != "seed"}
@@ -417,7 +455,8 @@ def sweep(experiment, grid=None, *, zip=None, fixed=None, results="results/sweep
 
     point_folder = os.path.join(results, "points")
     os.makedirs(point_folder, exist_ok=True)
-    records, pending = {}, []
+    records: Dict[str, Optional[Record]] = {}
+    pending: List[Job] = []
     for job in jobs:
         path = os.path.join(point_folder, job["key"] + ".json")
         if job["key"] in records:
@@ -430,7 +469,7 @@ def sweep(experiment, grid=None, *, zip=None, fixed=None, results="results/sweep
             pending.append(job)
     bar = _Progress(len(records), len(records) - len(pending), progress, sys.stderr)
 
-    def finished(record):
+    def finished(record: Record) -> None:
         _write_atomically(os.path.join(point_folder, record["point"] + ".json"),
                           _canonical(record) + "\n")
         records[record["point"]] = record
@@ -444,7 +483,13 @@ def sweep(experiment, grid=None, *, zip=None, fixed=None, results="results/sweep
     if progress and bar.tty:
         bar.show(final=True)
 
-    table = _table([records[job["key"]] for job in jobs], parameter_names)
+    done: List[Record] = []
+    for job in jobs:
+        record = records[job["key"]]
+        if record is None:  # every pending point reports a record (or the run raised)
+            raise RuntimeError(f"point {job['key']}: the sweep got no record for it")
+        done.append(record)
+    table = _table(done, parameter_names)
     _write_table(results, table)
     if frame:
         import pandas
@@ -453,20 +498,20 @@ def sweep(experiment, grid=None, *, zip=None, fixed=None, results="results/sweep
     return table
 
 
-def _crashed(job, detail):
+def _crashed(job: Job, detail: str) -> Record:
     return dict(point=job["key"], experiment=job["experiment"], options=job["options"],
                 seed=job["seed"], status="failed", error_type="WorkerError",
                 error=detail, rows=[], wall_seconds=0.0)
 
 
-def _run_on_pool(jobs, workers, finished):
+def _run_on_pool(jobs: List[Job], workers: int, finished: Callable[[Record], None]) -> None:
     # spawn, not forkserver: a forkserver keeps the environment and sys.path of the first
     # sweep of the process, spawn starts every point from the caller's current ones.
     context = multiprocessing.get_context("spawn")
-    broken = []  # a worker died (a crash, not an exception): the pool cannot tell whose
+    broken: List[Job] = []  # a worker died (a crash, not an exception): the pool cannot tell whose
     with concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=context,
                                                 max_tasks_per_child=1) as pool:
-        futures = {pool.submit(_run_point, job): job for job in jobs}
+        futures: Dict["concurrent.futures.Future[Record]", Job] = {pool.submit(_run_point, job): job for job in jobs}
         try:
             for future in concurrent.futures.as_completed(futures):
                 try:
@@ -487,7 +532,8 @@ def _run_on_pool(jobs, workers, finished):
                 finished(_crashed(job, "the worker process died (a crash, not an exception)"))
 
 
-def _run_on_dask(jobs, client, scheduler, finished):
+def _run_on_dask(jobs: List[Job], client: Any, scheduler: Optional[str],
+                 finished: Callable[[Record], None]) -> None:
     try:
         import distributed
     except ImportError as e:
@@ -495,17 +541,18 @@ def _run_on_dask(jobs, client, scheduler, finished):
                          ) from e
     own = client is None
     if own:
-        client = distributed.Client(scheduler)
+        # distributed's Client and as_completed carry no annotations
+        client = distributed.Client(scheduler)  # type: ignore[no-untyped-call]
     try:
         futures = [client.submit(_run_point_in_child, job, key=f"dlnet-point-{job['key']}",
                                  pure=False) for job in jobs]
-        for future in distributed.as_completed(futures):
+        for future in distributed.as_completed(futures):  # type: ignore[no-untyped-call]
             finished(future.result())
     finally:
         if own:
             client.close()
 
 
-def _main():
+def _main() -> None:
     """A Dask task's child: one job on stdin, its record on stdout."""
     print(_canonical(_run_point(json.loads(sys.stdin.read()))))

@@ -15,7 +15,7 @@ import dlnet
 from dlnet import plot
 
 
-def main():
+def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--results", default="results/gallery")
     parser.add_argument("--comparison", default="results/topology-comparison/sweep.csv",

@@ -16,13 +16,15 @@ are not run again).
 import argparse
 import math
 import sys
+from typing import Dict, Union
 
 import dlnet
 
 HEADER = 24  # FabricHeader bytes per packet
 
 
-def incast(hosts, link_rate, mtu, message_bytes, seed):
+def incast(hosts: int, link_rate: str, mtu: int, message_bytes: Union[int, str],
+           seed: int) -> Dict[str, Union[int, float]]:
     """One incast run -> one row (the sweep adds the options as columns)."""
     out = dlnet.run_traffic(topology="star", hosts=hosts, pattern="incast", target=0,
                             message_bytes=message_bytes, link_rate=link_rate, mtu=mtu, seed=seed)
@@ -46,7 +48,7 @@ def incast(hosts, link_rate, mtu, message_bytes, seed):
     }
 
 
-def main():
+def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hosts", type=int, default=8, help="hosts on the star (default 8)")
     parser.add_argument("--link-rate", default="100Gbps", help="every link (default 100Gbps)")

@@ -20,7 +20,7 @@ DENSITIES = [1.0, 0.5, 0.2, 0.1, 0.05, 0.02, 0.01]
 WORKERS = [2, 4, 8, 16]
 
 
-def main():
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a 4 MiB tensor")
     parser.add_argument("--workers", type=int, help="local processes (default: every core)")

@@ -21,7 +21,7 @@ GRID = {"topology": ["star", "leaf-spine", "fat-tree", "torus"],
         "algorithm": ["ring", "direct", "halving-doubling", "double-binary-tree"]}
 
 
-def main():
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", default="1,2", help="comma-separated worker counts")
     parser.add_argument("--quick", action="store_true", help="sizes to 1 MiB (a smoke test)")

@@ -20,6 +20,7 @@ are skipped).
 import argparse
 import os
 import sys
+from typing import Any, Dict, List, Mapping
 
 import dlnet
 from dlnet import plot
@@ -37,33 +38,39 @@ TOPOLOGIES = {
 ALGORITHMS = ["ring", "direct", "halving-doubling", "double-binary-tree"]
 
 
-def label_of(row):
+def label_of(row: Mapping[str, Any]) -> str:
     for label, (topology, oversubscription) in TOPOLOGIES.items():
         if row["topology"] == topology and str(row["oversubscription"]) == str(
                 oversubscription if oversubscription is not None else ""):
             return label
-    return row["topology"]
+    return str(row["topology"])
 
 
-def run(args):
-    sweep_args = dict(
-        experiment="collective",
-        grid={"algorithm": ALGORITHMS},
-        zip={"topology": [t for t, _ in TOPOLOGIES.values()],
-             "oversubscription": [o for _, o in TOPOLOGIES.values()]},
-        fixed={"nodes": 16, "min_bytes": "1KiB", "max_bytes": "1MiB" if args.quick else "1GiB",
-               "step_factor": 4, "network": args.network or ("packet" if args.quick else "flow")},
-        results=args.results, seed=args.seed, workers=args.workers)
+def run(args: argparse.Namespace) -> List[Dict[str, Any]]:
+    def sweep(client: Any = None) -> List[Dict[str, Any]]:
+        return dlnet.sweep(
+            "collective",
+            grid={"algorithm": ALGORITHMS},
+            zip={"topology": [t for t, _ in TOPOLOGIES.values()],
+                 "oversubscription": [o for _, o in TOPOLOGIES.values()]},
+            fixed={"nodes": 16, "min_bytes": "1KiB", "max_bytes": "1MiB" if args.quick else "1GiB",
+                   "step_factor": 4,
+                   "network": args.network or ("packet" if args.quick else "flow")},
+            results=args.results, seed=args.seed, workers=args.workers, client=client,
+            scheduler=args.scheduler if client is None else None)
+
     if args.dask:
         from distributed import Client, LocalCluster
 
-        with LocalCluster(n_workers=args.dask, processes=True, threads_per_worker=1,
-                          dashboard_address=None) as cluster, Client(cluster) as client:
-            return dlnet.sweep(**sweep_args, client=client)
-    return dlnet.sweep(**sweep_args, scheduler=args.scheduler)
+        # distributed's LocalCluster and Client carry no annotations
+        with LocalCluster(n_workers=args.dask, processes=True,  # type: ignore[no-untyped-call]
+                          threads_per_worker=1, dashboard_address=None) as cluster, \
+                Client(cluster) as client:  # type: ignore[no-untyped-call]
+            return sweep(client)
+    return sweep()
 
 
-def main():
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="packet level, sizes to 1 MiB")
     parser.add_argument("--network", choices=["packet", "flow"],

@@ -25,7 +25,7 @@ PARTS = ["compute_s", "exposed_tp_s", "exposed_ep_s", "exposed_pp_s", "exposed_w
          "exposed_dp_s", "bubble_s", "idle_s"]
 
 
-def main():
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="flow-level network (seconds)")
     parser.add_argument("--workers", type=int, help="local processes (default: every core)")
