@@ -9,6 +9,23 @@ __version__: str
 OptionValue = Union[str, int, float, bool]
 PathArg = str | bytes | os.PathLike[str] | os.PathLike[bytes] | None
 
+CollectiveLinksRow = TypedDict('CollectiveLinksRow', {'algorithm': Any, 'bytes': Any, 'tier': Any, 'from': Any, 'to': Any, 'rate_bps': Any, 'tx_bytes': Any, 'tx_packets': Any, 'drops': Any, 'max_queue_bytes': Any, 'utilisation': Any, 'busy_s': Any, 'max_queue_packets': Any, 'credit_stalls': Any, 'credit_stall_s': Any}, total=False)
+
+class CollectiveRanksRow(TypedDict, total=False):
+    """CollectiveRanksRow: a dict (typed) of these keys."""
+    algorithm: Any
+    """column algorithm"""
+    bytes: Any
+    """column bytes (unit: B)"""
+    index: Any
+    """column index"""
+    rank: Any
+    """column rank"""
+    bytes_sent: Any
+    """column bytes_sent (unit: B)"""
+    bytes_received: Any
+    """column bytes_received (unit: B)"""
+
 class CollectiveRow(TypedDict, total=False):
     """CollectiveRow: a dict (typed) of these keys."""
     op: Any
@@ -70,6 +87,19 @@ class CollectiveSummaryRow(TypedDict, total=False):
     """column ranks"""
     model: Any
     """column model"""
+
+class CollectiveSwitchesRow(TypedDict, total=False):
+    """CollectiveSwitchesRow: a dict (typed) of these keys."""
+    algorithm: Any
+    """column algorithm"""
+    bytes: Any
+    """column bytes (unit: B)"""
+    switch: Any
+    """column switch"""
+    packets: Any
+    """column packets"""
+    no_route_drops: Any
+    """column no_route_drops"""
 
 class HeterpsHeadlineRow(TypedDict, total=False):
     """HeterpsHeadlineRow: a dict (typed) of these keys."""
@@ -249,7 +279,7 @@ class SparseRow(TypedDict, total=False):
     network: Any
     """column network"""
 
-TrafficLinksRow = TypedDict('TrafficLinksRow', {'tier': Any, 'from': Any, 'to': Any, 'rate_bps': Any, 'tx_bytes': Any, 'tx_packets': Any, 'drops': Any, 'max_queue_bytes': Any, 'utilisation': Any}, total=False)
+TrafficLinksRow = TypedDict('TrafficLinksRow', {'tier': Any, 'from': Any, 'to': Any, 'rate_bps': Any, 'tx_bytes': Any, 'tx_packets': Any, 'drops': Any, 'max_queue_bytes': Any, 'utilisation': Any, 'busy_s': Any, 'max_queue_packets': Any, 'credit_stalls': Any, 'credit_stall_s': Any}, total=False)
 
 class TrafficMessagesRow(TypedDict, total=False):
     """TrafficMessagesRow: a dict (typed) of these keys."""
@@ -727,6 +757,8 @@ def run_collective(
     chunks: int | str = 0,
     chunks_in_flight: int | str = 0,
     estimate: bool = True,
+    stats: bool = False,
+    timeline: str = '',
     stagger_chunks: bool = False,
     packet_elements: int | str = 256,
     pool_slots: int | str = 256,
