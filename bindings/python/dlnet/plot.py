@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Figures over gnuplot (``dlnet.plot``), the suite's plotting dependency.
 
+For example::
+
     from dlnet import plot
     plot.lines(rows, x="size_bytes", y="busbw_GBps", series="topology",
                path="busbw.pdf", logx=True, xlabel="message size (bytes)")

@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Parameter sweeps (``dlnet.sweep``): many experiments, one table, each point in its own process.
 
+For example::
+
     import dlnet
     rows = dlnet.sweep("collective",
                        {"topology": ["star", "fat-tree"], "algorithm": ["ring", "direct"]},
@@ -386,30 +388,33 @@ def sweep(experiment: Union[str, Callable[..., Any]], grid: Optional[Table] = No
           progress: bool = True, frame: bool = False) -> Any:
     """Run ``experiment`` at every point of a parameter grid and return one table.
 
-    experiment: a dlnet experiment name ('collective', 'traffic', 'wafer', 'sparse',
-        'training', 'schedule', 'heterogeneous'), a dlnet function (dlnet.run_collective),
-        any top-level function taking keyword arguments and returning a dict or a list of
-        dicts (rows), or its 'module:function' name. Workers import it by name; a function
-        of the running script (__main__) is loaded from the script's file (local pool, or
-        Dask workers that see the same file), so guard the script's own work with
-        ``if __name__ == "__main__":`` (the spawned workers import it).
-    grid: dict option -> list of values; every combination is a point.
-    zip: dict option -> list, all of one length: the i-th values go together. A value None
-        means "not passed" (an option that applies to some topologies only).
-    fixed: dict of options every point shares (columns of the table too).
-    results: folder of points/<key>.json, sweep.csv (and sweep.parquet); resumable.
-    workers: processes of the local pool (default os.cpu_count()).
-    client / scheduler: a dask.distributed.Client, or a scheduler address to connect to;
-        either runs the points on that Dask cluster instead of the local pool.
-    seed: the sweep's seed, from which each point's seed derives (unless the grid or
-        ``fixed`` gives 'seed'); see the module's doc.
-    progress: a progress line on stderr (points done/total, failed, time left).
-    frame: return a pandas DataFrame instead of a list of dicts.
+    Args:
+        experiment: a dlnet experiment name ('collective', 'traffic', 'wafer', 'sparse',
+            'training', 'schedule', 'heterogeneous'), a dlnet function (dlnet.run_collective),
+            any top-level function taking keyword arguments and returning a dict or a list of
+            dicts (rows), or its 'module:function' name. Workers import it by name; a function
+            of the running script (__main__) is loaded from the script's file (local pool, or
+            Dask workers that see the same file), so guard the script's own work with
+            ``if __name__ == "__main__":`` (the spawned workers import it).
+        grid: dict option -> list of values; every combination is a point.
+        zip: dict option -> list, all of one length: the i-th values go together. A value None
+            means "not passed" (an option that applies to some topologies only).
+        fixed: dict of options every point shares (columns of the table too).
+        results: folder of points/<key>.json, sweep.csv (and sweep.parquet); resumable.
+        workers: processes of the local pool (default os.cpu_count()).
+        client / scheduler: a dask.distributed.Client, or a scheduler address to connect to;
+            either runs the points on that Dask cluster instead of the local pool.
+        seed: the sweep's seed, from which each point's seed derives (unless the grid or
+            ``fixed`` gives 'seed'); see the module's doc.
+        progress: a progress line on stderr (points done/total, failed, time left).
+        frame: return a pandas DataFrame instead of a list of dicts.
 
-    Returns one row per result row (a collective point gives one per size) with the
-    columns point (the key), seed, every option, status ('ok' or 'failed'),
-    error_type, error, then the experiment's result fields (a field named like an
-    option is left out when it echoes the option's value, else gets the suffix '_result'). A failed point is one row with its error.
+    Returns:
+        One row per result row (a collective point gives one per size) with the
+        columns point (the key), seed, every option, status ('ok' or 'failed'),
+        error_type, error, then the experiment's result fields (a field named like an
+        option is left out when it echoes the option's value, else gets the suffix '_result'). A failed point is one row with its error.
+
     Bad arguments raise ValueError naming the field.
     """
     reference = _reference(experiment)
