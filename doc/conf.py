@@ -13,8 +13,13 @@ sys.path.insert(0, os.environ.get("DLNET_PYTHON_DIR",
 project = "dlnet"
 author = "dlnet developers"
 copyright = "dlnet developers, GPL-2.0-only"
-with open(os.path.join(_here, "..", "VERSION"), encoding="utf-8") as _f:
-    release = _f.read().strip()
+# The version is the package's (dlnet.__version__, CMake's PROJECT_VERSION).
+try:
+    import dlnet
+except ImportError as e:
+    raise RuntimeError("doc/conf.py: cannot import dlnet from %s (%s); build first "
+                       "(./dlnet docs does)" % (sys.path[0], e)) from e
+release = dlnet.__version__
 version = release
 
 extensions = ["sphinx.ext.autodoc", "sphinx.ext.napoleon", "myst_parser"]
