@@ -106,6 +106,8 @@ CollectiveRankFields()
         {"rank", "", [](const R& r) { return J(r.rank.rank); }},
         {"bytes_sent", "B", [](const R& r) { return J(r.rank.bytesSent); }},
         {"bytes_received", "B", [](const R& r) { return J(r.rank.bytesReceived); }},
+        {"finish_s", "s", [](const R& r) { return r.rank.timed ? J(r.rank.finish) : J(); }},
+        {"network_s", "s", [](const R& r) { return r.rank.timed ? J(r.rank.network) : J(); }},
     };
     // clang-format on
     return fields;

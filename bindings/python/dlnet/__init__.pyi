@@ -25,6 +25,10 @@ class CollectiveRanksRow(TypedDict, total=False):
     """column bytes_sent (unit: B)"""
     bytes_received: Any
     """column bytes_received (unit: B)"""
+    finish_s: Any
+    """column finish_s (unit: s)"""
+    network_s: Any
+    """column network_s (unit: s)"""
 
 class CollectiveRow(TypedDict, total=False):
     """CollectiveRow: a dict (typed) of these keys."""

@@ -40,6 +40,40 @@ def test_saturated_link_bytes_and_utilisation():
         assert l["busy_s"] > 0 and l["credit_stalls"] is not None
 
 
+@pytest.mark.parametrize("network", ["packet", "flow"])
+def test_rank_finish_and_network_time_sendrecv(network):
+    """2 ranks on a star, one message: both ranks finish when it is delivered, the
+    collective's time; both wait for the network all that time; closed form: the wire
+    bytes at 100 Gb/s (plus latency and one packet of store-and-forward, < 1 %)."""
+    size = 16 << 20
+    out = dlnet.run_collective(topology="star", hosts=2, op="sendrecv", min_bytes=size,
+                               max_bytes=size, network=network, stats=True)
+    time = out["result"]["rows"][0]["time_s"]
+    r0, r1 = out["ranks"]
+    assert r1["finish_s"] == time and r0["finish_s"] == time
+    assert r0["network_s"] == time and r1["network_s"] == time
+    assert time == pytest.approx(wire_bytes(size) * 8 / 100e9, rel=0.01)
+
+
+def test_rank_times_ring_all_reduce():
+    """4-rank ring all-reduce: every rank finishes within the run, the last at its end;
+    a rank waits for the network at most until it finishes and most of the time."""
+    out = dlnet.run_collective(topology="star", hosts=4, min_bytes=1 << 20, max_bytes=1 << 20,
+                               stats=True)
+    time = out["result"]["rows"][0]["time_s"]
+    finishes = [r["finish_s"] for r in out["ranks"]]
+    assert max(finishes) == time
+    for r in out["ranks"]:
+        assert 0.5 * time < r["network_s"] <= r["finish_s"] <= time
+
+
+def test_rank_times_unknown_for_in_network_backend():
+    out = dlnet.run_collective(topology="star", hosts=4, algorithm="switchml",
+                               min_bytes=1 << 20, max_bytes=1 << 20, stats=True)
+    assert len(out["ranks"]) == 4
+    assert all(r["finish_s"] is None and r["network_s"] is None for r in out["ranks"])
+
+
 def test_flow_level_leaves_queues_unknown():
     out = dlnet.run_collective(topology="star", hosts=4, min_bytes=1 << 20, max_bytes=1 << 20,
                                network="flow", stats=True)
