@@ -126,6 +126,7 @@ CollectiveSwitchFields()
         {"switch", "", [](const R& r) { return J(r.sw.name); }},
         {"packets", "", [](const R& r) { return r.sw.perPacket ? J(r.sw.forwarded) : J(); }},
         {"no_route_drops", "", [](const R& r) { return r.sw.perPacket ? J(r.sw.noRouteDrops) : J(); }},
+        {"peak_slots", "", [](const R& r) { return r.sw.hasSlots ? J(r.sw.peakSlots) : J(); }},
     };
     // clang-format on
     return fields;

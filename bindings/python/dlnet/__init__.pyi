@@ -104,6 +104,8 @@ class CollectiveSwitchesRow(TypedDict, total=False):
     """column packets"""
     no_route_drops: Any
     """column no_route_drops"""
+    peak_slots: Any
+    """column peak_slots"""
 
 class HeterpsHeadlineRow(TypedDict, total=False):
     """HeterpsHeadlineRow: a dict (typed) of these keys."""
