@@ -935,6 +935,7 @@ def run_training(
     placement: str = '',
     free_communication: bool = False,
     trace: bool = True,
+    stats: bool = False,
     comms: bool = True,
     seed: int | str = 1,
     run: int | str = 1,

@@ -161,3 +161,31 @@ def test_switchml_peak_slots(pool):
     ring = dlnet.run_collective(topology="star", hosts=4, min_bytes=1 << 20, max_bytes=1 << 20,
                                 stats=True)
     assert [s["peak_slots"] for s in ring["switches"]] == [None]
+
+
+TRAINING = dict(topology="star", hosts=8, model="transformer", layers=2, hidden=256, heads=4,
+                sequence=64, vocabulary=512, tp=2, pp=2, dp=2, microbatches=2, iterations=2)
+
+
+def test_training_links(tmp_path):
+    """run_training(stats=True): links.csv (the traffic experiment's LinkFields) of the run;
+    the job rows unchanged, and with stats off no links and result.json as before."""
+    off = dlnet.run_training(**TRAINING, results_dir=str(tmp_path / "off"))
+    default = dlnet.run_training(**TRAINING, stats=False, results_dir=str(tmp_path / "default"))
+    on = dlnet.run_training(**TRAINING, stats=True, results_dir=str(tmp_path / "on"))
+    assert "links" not in off and "link_stats" not in off
+    assert not (tmp_path / "off" / "links.csv").exists()
+    for f in ("training.csv", "result.json", "ranks.csv"):
+        assert (tmp_path / "off" / f).read_bytes() == (tmp_path / "default" / f).read_bytes()
+    assert (tmp_path / "on" / "training.csv").read_bytes() == \
+        (tmp_path / "off" / "training.csv").read_bytes()
+    assert on["jobs"] == off["jobs"]
+    links = on["links"]
+    assert len(links) == 16  # 8 host links, both directions
+    with open(tmp_path / "on" / "links.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert [r["from"] for r in rows] == [l["from"] for l in links]
+    assert all(0 <= l["utilisation"] <= 1 for l in links)
+    up = [l for l in links if l["from"].startswith("host")]
+    # tensor, pipeline and data parallel traffic leave every host
+    assert all(l["tx_bytes"] > 0 and l["busy_s"] > 0 for l in up)
