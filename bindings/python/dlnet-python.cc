@@ -447,6 +447,10 @@ RunTrainingPy(const std::optional<py::dict>& config,
     nlohmann::json j = ns3::ToJson(c, result);
     j["comms"] = ns3::RowsJson(ns3::TrainingCommFields(), result.comms);
     py::dict out = ToPython(j).cast<py::dict>();
+    if (c.stats)
+    {
+        out["links"] = out["link_stats"]; // as run_collective's: one row dict per directed link
+    }
     out["config"] = ConfigPy(ns3::TrainingOptions(), c);
     out["wall_seconds"] = result.wallSeconds;
     return out;

@@ -430,11 +430,12 @@ RunCollective(const CollectiveConfig& c)
                 }
             } disposeAtExit{backend};
             CollectiveTimeline timeline;
-            if (!c.timeline.empty())
+            if (!c.timeline.empty() || c.stats)
             {
-                timeline.Connect(cluster);
+                timeline.Connect(cluster); // the messages also give the ranks' times
             }
             bool finished = false;
+            Time started;
             CollectiveRequest check = req; // what the outputs are checked against (no inputs)
             check.inputs.clear();
             backend->Start(
@@ -446,6 +447,7 @@ RunCollective(const CollectiveConfig& c)
                     [&](const CollectiveRecord& r)
                     {
                         finished = true;
+                        started = r.start;
                         row.time = (r.end - r.start).GetSeconds();
                         row.packets = r.messages;
                         row.retransmissions = r.retransmissions;
@@ -481,6 +483,13 @@ RunCollective(const CollectiveConfig& c)
             {
                 row.links = CollectLinkStats(cluster, row.time);
                 row.switches = CollectSwitchStats(cluster);
+                for (auto& rank : row.ranks)
+                {
+                    auto t = timeline.RankTimesOf(rank.rank, started);
+                    rank.timed = t.known;
+                    rank.finish = t.finish.GetSeconds();
+                    rank.network = t.network.GetSeconds();
+                }
             }
             if (!c.timeline.empty())
             {

@@ -106,6 +106,8 @@ CollectiveRankFields()
         {"rank", "", [](const R& r) { return J(r.rank.rank); }},
         {"bytes_sent", "B", [](const R& r) { return J(r.rank.bytesSent); }},
         {"bytes_received", "B", [](const R& r) { return J(r.rank.bytesReceived); }},
+        {"finish_s", "s", [](const R& r) { return r.rank.timed ? J(r.rank.finish) : J(); }},
+        {"network_s", "s", [](const R& r) { return r.rank.timed ? J(r.rank.network) : J(); }},
     };
     // clang-format on
     return fields;
@@ -124,6 +126,7 @@ CollectiveSwitchFields()
         {"switch", "", [](const R& r) { return J(r.sw.name); }},
         {"packets", "", [](const R& r) { return r.sw.perPacket ? J(r.sw.forwarded) : J(); }},
         {"no_route_drops", "", [](const R& r) { return r.sw.perPacket ? J(r.sw.noRouteDrops) : J(); }},
+        {"peak_slots", "", [](const R& r) { return r.sw.hasSlots ? J(r.sw.peakSlots) : J(); }},
     };
     // clang-format on
     return fields;

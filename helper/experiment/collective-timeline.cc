@@ -7,6 +7,7 @@
 
 #include "ns3/log.h"
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 #include <stdexcept>
@@ -37,6 +38,47 @@ CollectiveTimeline::Delivered(const FabricMessage& m)
         return; // not between ranks (a switch program's own traffic)
     }
     m_messages.push_back(Message{src->second, dst->second, m.bytes, m.sent, m.delivered});
+}
+
+CollectiveTimeline::RankTimes
+CollectiveTimeline::RankTimesOf(uint32_t rank, Time start) const
+{
+    RankTimes t;
+    std::vector<std::pair<Time, Time>> spans;
+    Time lastReceived = start;
+    Time lastSent = start;
+    for (const auto& m : m_messages)
+    {
+        if (m.src != rank && m.dst != rank)
+        {
+            continue;
+        }
+        t.known = true;
+        spans.emplace_back(m.sent, m.delivered);
+        Time& last = m.dst == rank ? lastReceived : lastSent;
+        last = std::max(last, m.delivered);
+    }
+    // a rank that received nothing is done when its last message is delivered
+    t.finish = (lastReceived > start ? lastReceived : lastSent) - start;
+    std::sort(spans.begin(), spans.end());
+    Time covered{0};
+    Time from{0};
+    Time to{0};
+    bool open = false;
+    for (const auto& [a, b] : spans)
+    {
+        if (open && a <= to)
+        {
+            to = std::max(to, b);
+            continue;
+        }
+        covered += open ? to - from : Time{0};
+        from = a;
+        to = b;
+        open = true;
+    }
+    t.network = covered + (open ? to - from : Time{0});
+    return t;
 }
 
 void

@@ -40,6 +40,23 @@ public:
         return m_messages.size();
     }
 
+    /// When one rank finished and how long it waited for the network (RankTimesOf).
+    struct RankTimes
+    {
+        bool known{false}; //!< false: the rank sent and received no message to or from a rank
+        Time finish;       //!< delivery of the last message it received (none: of the last it sent)
+        Time network;      //!< length of the union of [sent, delivered] of its messages
+    };
+
+    /**
+     * \param rank a cluster rank
+     * \param start subtracted from the finish time (the collective's start)
+     * \return its finish time after start and its time with a message outstanding:
+     *         the measure of the union of the intervals [sent, delivered] of every
+     *         message it sent or received (between ranks only)
+     */
+    RankTimes RankTimesOf(uint32_t rank, Time start) const;
+
 private:
     void Delivered(const FabricMessage& m);
 

@@ -4,6 +4,7 @@
 #include "link-stats.h"
 
 #include "ns3/log.h"
+#include "ns3/switchml-program.h"
 
 #include <algorithm>
 #include <cmath>
@@ -68,6 +69,15 @@ CollectSwitchStats(const Cluster& cluster)
         s.perPacket = !cluster.flow;
         s.forwarded = cluster.switches[i]->GetForwardedPackets();
         s.noRouteDrops = cluster.switches[i]->GetNoRouteDrops();
+        for (uint32_t k = 0; k < cluster.switches[i]->GetNPrograms(); ++k)
+        {
+            auto p = DynamicCast<SwitchmlProgram>(cluster.switches[i]->GetProgram(k));
+            if (p)
+            {
+                s.hasSlots = true;
+                s.peakSlots = std::max(s.peakSlots, p->GetPeakSlotsOccupied());
+            }
+        }
         switches.push_back(s);
     }
     return switches;

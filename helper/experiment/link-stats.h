@@ -47,7 +47,11 @@ struct SwitchResult
     std::string name;
     uint64_t forwarded{0};    //!< packets forwarded (FabricSwitch::GetForwardedPackets)
     uint64_t noRouteDrops{0}; //!< packets dropped for want of a route
-    bool perPacket{true};     //!< false at flow level: both counts unknown (null)
+    /// most aggregation slots occupied at once (SwitchmlProgram::GetPeakSlotsOccupied);
+    /// false hasSlots: no SwitchML program on the switch (null)
+    uint32_t peakSlots{0};
+    bool hasSlots{false};
+    bool perPacket{true}; //!< false at flow level: both counts unknown (null)
 };
 
 /// \return one row per switch of the cluster, in its order

@@ -167,7 +167,8 @@ struct Outcome
 {
     std::vector<std::vector<TrainingTaskRun>> runs; //!< per job run
     uint64_t events{0};
-    std::string network; //!< the model that carried the messages
+    std::string network;           //!< the model that carried the messages
+    std::vector<LinkResult> links; //!< config.stats: what each link carried
 };
 
 /// Run jobs together; they are moved into the simulation and back (no copy of the graphs).
@@ -203,6 +204,11 @@ Simulate(const TrainingConfig& c, Ptr<const Topology> topology, std::vector<Trai
     }
     jobs = sim->ReleaseJobs();
     out.events = Simulator::GetEventCount();
+    if (c.stats)
+    {
+        // since the start of this simulation: utilisation over its makespan
+        out.links = CollectLinkStats(cluster, Simulator::Now().GetSeconds());
+    }
     return out;
 }
 
@@ -583,6 +589,7 @@ RunTraining(const TrainingConfig& c)
     Outcome together = Simulate(c, topology, result.setups);
     result.events = together.events;
     result.network = together.network;
+    result.links = std::move(together.links);
     result.rankBreakdowns.resize(c.jobs);
     for (uint32_t j = 0; j < c.jobs; ++j)
     {
@@ -776,6 +783,10 @@ TrainingOptions()
                           "communication takes no time (the compute-only ideal)",
                           &C::freeCommunication),
             BoolOption<C>("trace", "keep the timeline (trace.json)", &C::trace),
+            BoolOption<C>("stats",
+                          "per-link statistics of the run with every job (links.csv; "
+                          "doc/statistics.md)",
+                          &C::stats),
             BoolOption<C>("comms",
                           "keep a row per collective, send and stream (comms.csv; false: an "
                           "empty table, for runs of millions of tasks)",
@@ -798,6 +809,17 @@ TrainingOptions()
         return RecordGiven(o);
     }();
     return options;
+}
+
+bool
+TrainingConfig::Applies(const std::string& option) const
+{
+    // off: left out of the config (result files as without the option)
+    if (option == "stats")
+    {
+        return stats;
+    }
+    return TopologyOptionApplies(topology.kind, option);
 }
 
 } // namespace ns3

@@ -5,6 +5,7 @@
 #define DLNET_TRAINING_EXPERIMENT_H
 
 #include "experiment-options.h"
+#include "link-stats.h"
 #include "simulation-scope.h"
 
 #include "ns3/topology-helper.h"
@@ -74,6 +75,7 @@ struct TrainingConfig
     bool freeCommunication{false}; //!< communication takes no time (the compute-only ideal)
     bool trace{true};              //!< keep the timeline (trace.json)
     bool comms{true};              //!< keep a row per communication task (comms.csv)
+    bool stats{false};             //!< per-link statistics of the run with every job (links.csv)
     uint32_t seed{1};
     uint64_t run{1};
     Ns3Attributes ns3Attributes;
@@ -92,6 +94,8 @@ struct TrainingConfig
     TrainingPlan MakePlan() const;
     /// \return the graph of one job: generated from model and plan, or imported
     TrainingGraph MakeGraph() const;
+    /// \return whether an option goes into the config written (stats only when on)
+    bool Applies(const std::string& option) const;
     /// \return the cluster ranks of each job (validated against the topology)
     std::vector<std::vector<uint32_t>> Placements(uint32_t jobRanks, uint32_t clusterRanks) const;
 };
@@ -147,6 +151,7 @@ struct TrainingResult
     std::vector<std::vector<TrainingBreakdown>> rankBreakdowns; //!< per job, per job rank
     std::vector<TrainingJobSetup> setups;           //!< what ran together (graphs, placements)
     std::vector<std::vector<TrainingTaskRun>> runs; //!< per job (empty unless config.trace)
+    std::vector<LinkResult> links; //!< per directed link, run with every job (config.stats)
     uint64_t events{0};
     double wallSeconds{0}; //!< not written to result files
 };

@@ -363,13 +363,18 @@ RankRowsOf(const TrainingResult& result)
 nlohmann::json
 ToJson(const TrainingConfig& config, const TrainingResult& result)
 {
-    return {{"config", ConfigJson(TrainingOptions(), config)},
-            {"topology", result.topology},
-            {"network", result.network},
-            {"cluster_ranks", result.clusterRanks},
-            {"events", result.events},
-            {"jobs", RowsJson(TrainingJobFields(), result.jobs)},
-            {"ranks", RowsJson(TrainingRankFields(), RankRowsOf(result))}};
+    nlohmann::json j = {{"config", ConfigJson(TrainingOptions(), config)},
+                        {"topology", result.topology},
+                        {"network", result.network},
+                        {"cluster_ranks", result.clusterRanks},
+                        {"events", result.events},
+                        {"jobs", RowsJson(TrainingJobFields(), result.jobs)},
+                        {"ranks", RowsJson(TrainingRankFields(), RankRowsOf(result))}};
+    if (config.stats)
+    {
+        j["link_stats"] = RowsJson(LinkFields(), result.links);
+    }
+    return j;
 }
 
 void
@@ -467,6 +472,11 @@ WriteTrainingResults(const TrainingConfig& config,
     WriteCsv(written[1], TrainingCommFields(), result.comms);
     WriteCsv(written[2], TrainingRankFields(), RankRowsOf(result));
     WriteJson(written[3], ToJson(config, result));
+    if (config.stats)
+    {
+        written.push_back(dir + "/links.csv");
+        WriteCsv(written.back(), LinkFields(), result.links);
+    }
     if (!result.runs.empty())
     {
         written.push_back(dir + "/trace.json");

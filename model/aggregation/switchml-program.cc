@@ -82,6 +82,13 @@ SwitchmlProgram::RemoveJob(uint16_t id)
     auto it = m_jobs.find(id);
     if (it != m_jobs.end())
     {
+        for (const auto& set : it->second.pool)
+        {
+            for (const auto& slot : set)
+            {
+                m_occupied -= slot.count != 0 ? 1 : 0; // a round left unfinished
+            }
+        }
         m_used -= it->second.job.poolSize;
         m_jobs.erase(it);
     }
@@ -91,6 +98,12 @@ uint32_t
 SwitchmlProgram::GetSlotsInUse() const
 {
     return m_used;
+}
+
+uint32_t
+SwitchmlProgram::GetPeakSlotsOccupied() const
+{
+    return m_peakOccupied;
 }
 
 uint64_t
@@ -178,6 +191,7 @@ SwitchmlProgram::Contribution(JobState& js,
     if (slot.count == 0)
     {
         // first contribution of a round
+        m_peakOccupied = std::max(m_peakOccupied, ++m_occupied);
         slot.round = h.m_round;
         slot.complete = false;
         slot.exponent = h.m_exponent;
@@ -210,6 +224,7 @@ SwitchmlProgram::Contribution(JobState& js,
     {
         return;
     }
+    --m_occupied; // every contributor has added: the round is aggregated here
     m_roundTrace(js.job.id, h.m_slot, h.m_round);
     if (js.job.parentPort >= 0)
     {

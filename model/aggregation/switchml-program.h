@@ -69,6 +69,12 @@ public:
     uint32_t GetSlotsInUse() const;
     /// \return contributions added into slots
     uint64_t GetAggregated() const;
+    /**
+     * \return the most slots occupied at once (all jobs, both pool sets): a slot
+     * is occupied from the first contribution of a round until the last of its
+     * contributors on this switch has added to it
+     */
+    uint32_t GetPeakSlotsOccupied() const;
     /// \return results sent again to a contributor that repeated itself
     uint64_t GetResultsResent() const;
 
@@ -104,6 +110,8 @@ private:
     std::map<uint16_t, JobState> m_jobs;
     uint64_t m_aggregated{0};
     uint64_t m_resent{0};
+    uint32_t m_occupied{0};     //!< slots with a round partly aggregated
+    uint32_t m_peakOccupied{0}; //!< most of them at once
     TracedCallback<uint16_t, uint32_t, uint32_t> m_roundTrace;
 };
 

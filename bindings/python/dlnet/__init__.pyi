@@ -25,6 +25,10 @@ class CollectiveRanksRow(TypedDict, total=False):
     """column bytes_sent (unit: B)"""
     bytes_received: Any
     """column bytes_received (unit: B)"""
+    finish_s: Any
+    """column finish_s (unit: s)"""
+    network_s: Any
+    """column network_s (unit: s)"""
 
 class CollectiveRow(TypedDict, total=False):
     """CollectiveRow: a dict (typed) of these keys."""
@@ -100,6 +104,8 @@ class CollectiveSwitchesRow(TypedDict, total=False):
     """column packets"""
     no_route_drops: Any
     """column no_route_drops"""
+    peak_slots: Any
+    """column peak_slots"""
 
 class HeterpsHeadlineRow(TypedDict, total=False):
     """HeterpsHeadlineRow: a dict (typed) of these keys."""
@@ -929,6 +935,7 @@ def run_training(
     placement: str = '',
     free_communication: bool = False,
     trace: bool = True,
+    stats: bool = False,
     comms: bool = True,
     seed: int | str = 1,
     run: int | str = 1,

@@ -40,6 +40,40 @@ def test_saturated_link_bytes_and_utilisation():
         assert l["busy_s"] > 0 and l["credit_stalls"] is not None
 
 
+@pytest.mark.parametrize("network", ["packet", "flow"])
+def test_rank_finish_and_network_time_sendrecv(network):
+    """2 ranks on a star, one message: both ranks finish when it is delivered, the
+    collective's time; both wait for the network all that time; closed form: the wire
+    bytes at 100 Gb/s (plus latency and one packet of store-and-forward, < 1 %)."""
+    size = 16 << 20
+    out = dlnet.run_collective(topology="star", hosts=2, op="sendrecv", min_bytes=size,
+                               max_bytes=size, network=network, stats=True)
+    time = out["result"]["rows"][0]["time_s"]
+    r0, r1 = out["ranks"]
+    assert r1["finish_s"] == time and r0["finish_s"] == time
+    assert r0["network_s"] == time and r1["network_s"] == time
+    assert time == pytest.approx(wire_bytes(size) * 8 / 100e9, rel=0.01)
+
+
+def test_rank_times_ring_all_reduce():
+    """4-rank ring all-reduce: every rank finishes within the run, the last at its end;
+    a rank waits for the network at most until it finishes and most of the time."""
+    out = dlnet.run_collective(topology="star", hosts=4, min_bytes=1 << 20, max_bytes=1 << 20,
+                               stats=True)
+    time = out["result"]["rows"][0]["time_s"]
+    finishes = [r["finish_s"] for r in out["ranks"]]
+    assert max(finishes) == time
+    for r in out["ranks"]:
+        assert 0.5 * time < r["network_s"] <= r["finish_s"] <= time
+
+
+def test_rank_times_unknown_for_in_network_backend():
+    out = dlnet.run_collective(topology="star", hosts=4, algorithm="switchml",
+                               min_bytes=1 << 20, max_bytes=1 << 20, stats=True)
+    assert len(out["ranks"]) == 4
+    assert all(r["finish_s"] is None and r["network_s"] is None for r in out["ranks"])
+
+
 def test_flow_level_leaves_queues_unknown():
     out = dlnet.run_collective(topology="star", hosts=4, min_bytes=1 << 20, max_bytes=1 << 20,
                                network="flow", stats=True)
@@ -107,3 +141,51 @@ def test_timeline_needs_one_size(tmp_path):
     with pytest.raises(ValueError, match="timeline"):
         dlnet.run_collective(topology="star", hosts=4, min_bytes=1 << 20, max_bytes=2 << 20,
                              timeline=str(tmp_path / "t.json"))
+
+
+@pytest.mark.parametrize("pool", [4, 16])
+def test_switchml_peak_slots(pool):
+    """SwitchML, pool of P slots, 4 workers on a star, 1 MiB (far more than P packets).
+    Lossless: the workers' packets of a slot arrive together, so a round completes before
+    the next slot's begins (measured peak 1; asserted within [1, P]). With 1 % loss a lost
+    contribution holds its slot until the retransmission while the workers' windows move
+    on: all P slots are occupied at once. Never more than P. Other backends: null."""
+    def peaks(**kw):
+        out = dlnet.run_collective(topology="star", hosts=4, algorithm="switchml",
+                                   pool_slots=pool, min_bytes=1 << 20, max_bytes=1 << 20,
+                                   stats=True, **kw)
+        return [s["peak_slots"] for s in out["switches"]]
+    lossless, = peaks()
+    assert 1 <= lossless <= pool
+    assert peaks(flow_control="lossy", loss_rate=0.01) == [pool]
+    ring = dlnet.run_collective(topology="star", hosts=4, min_bytes=1 << 20, max_bytes=1 << 20,
+                                stats=True)
+    assert [s["peak_slots"] for s in ring["switches"]] == [None]
+
+
+TRAINING = dict(topology="star", hosts=8, model="transformer", layers=2, hidden=256, heads=4,
+                sequence=64, vocabulary=512, tp=2, pp=2, dp=2, microbatches=2, iterations=2)
+
+
+def test_training_links(tmp_path):
+    """run_training(stats=True): links.csv (the traffic experiment's LinkFields) of the run;
+    the job rows unchanged, and with stats off no links and result.json as before."""
+    off = dlnet.run_training(**TRAINING, results_dir=str(tmp_path / "off"))
+    default = dlnet.run_training(**TRAINING, stats=False, results_dir=str(tmp_path / "default"))
+    on = dlnet.run_training(**TRAINING, stats=True, results_dir=str(tmp_path / "on"))
+    assert "links" not in off and "link_stats" not in off
+    assert not (tmp_path / "off" / "links.csv").exists()
+    for f in ("training.csv", "result.json", "ranks.csv"):
+        assert (tmp_path / "off" / f).read_bytes() == (tmp_path / "default" / f).read_bytes()
+    assert (tmp_path / "on" / "training.csv").read_bytes() == \
+        (tmp_path / "off" / "training.csv").read_bytes()
+    assert on["jobs"] == off["jobs"]
+    links = on["links"]
+    assert len(links) == 16  # 8 host links, both directions
+    with open(tmp_path / "on" / "links.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert [r["from"] for r in rows] == [l["from"] for l in links]
+    assert all(0 <= l["utilisation"] <= 1 for l in links)
+    up = [l for l in links if l["from"].startswith("host")]
+    # tensor, pipeline and data parallel traffic leave every host
+    assert all(l["tx_bytes"] > 0 and l["busy_s"] > 0 for l in up)
