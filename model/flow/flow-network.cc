@@ -372,7 +372,10 @@ FlowNetwork::Walk(uint32_t src,
         }
         route.latency = std::max(route.latency, delay + StoreAndForward(rates, train));
         route.hops = std::max<uint32_t>(route.hops, path.size() - 1);
-        m_walkPaths.emplace_back(delay, rates);
+        if (!m_walkHashed)
+        {
+            m_walkPaths.emplace_back(delay, rates); // (a route a hash chose is not kept)
+        }
         path.pop_back();
         return;
     }
