@@ -260,7 +260,8 @@ private:
         std::ifstream in(c.timeline);
         nlohmann::json j = nlohmann::json::parse(in); // throws if it is not JSON
         std::set<uint32_t> pids;
-        std::map<uint32_t, uint32_t> sends; // rank -> slices on its send threads
+        std::map<uint32_t, uint32_t> sends;                  // rank -> slices on its send threads
+        std::map<uint32_t, std::set<std::string>> stepNames; // rank -> names of its sends
         uint32_t slices = 0;
         for (const auto& e : j.at("traceEvents"))
         {
@@ -268,7 +269,16 @@ private:
             {
                 ++slices;
                 pids.insert(e.at("pid").get<uint32_t>());
-                sends[e.at("pid").get<uint32_t>()] += e.at("tid").get<uint32_t>() % 2 == 0;
+                bool send = e.at("tid").get<uint32_t>() % 2 == 0;
+                sends[e.at("pid").get<uint32_t>()] += send;
+                if (send)
+                {
+                    stepNames[e.at("pid").get<uint32_t>()].insert(e.at("name").get<std::string>());
+                    NS_TEST_ASSERT_MSG_EQ(
+                        e.at("name").get<std::string>(),
+                        "step " + std::to_string(e.at("args").at("step").get<uint32_t>()),
+                        "a slice is named after its step");
+                }
                 double end = e.at("ts").get<double>() + e.at("dur").get<double>();
                 NS_TEST_ASSERT_MSG_LT_OR_EQ(end, r.rows[0].time * 1e6 + 1e-6, "within the run");
             }
@@ -280,6 +290,12 @@ private:
         for (const auto& [rank, n] : sends)
         {
             NS_TEST_ASSERT_MSG_EQ(n, 8, "send slices of rank " + std::to_string(rank));
+            std::set<std::string> eight;
+            for (uint32_t s = 0; s < 8; ++s)
+            {
+                eight.insert("step " + std::to_string(s));
+            }
+            NS_TEST_ASSERT_MSG_EQ((stepNames[rank] == eight), true, "steps 0 to 7, one send each");
         }
         c.maxBytes = 2 << 20;
         bool refused = false;

@@ -10,6 +10,7 @@
 #include "ns3/link-load-estimate.h"
 #include "ns3/log.h"
 #include "ns3/omnireduce-helper.h"
+#include "ns3/schedule-backend.h"
 #include "ns3/simulator.h"
 #include "ns3/sparsity.h"
 #include "ns3/string.h"
@@ -433,6 +434,10 @@ RunCollective(const CollectiveConfig& c)
             if (!c.timeline.empty() || c.stats)
             {
                 timeline.Connect(cluster); // the messages also give the ranks' times
+                if (auto schedule = DynamicCast<ScheduleBackend>(backend))
+                {
+                    timeline.ConnectSteps(schedule->GetEngine(cluster)); // slices by step
+                }
             }
             bool finished = false;
             Time started;

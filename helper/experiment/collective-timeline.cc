@@ -29,15 +29,37 @@ CollectiveTimeline::Connect(const Cluster& cluster)
 }
 
 void
+CollectiveTimeline::ConnectSteps(Ptr<CollectiveEngine> engine)
+{
+    engine->TraceConnectWithoutContext("StepSend",
+                                       MakeCallback(&CollectiveTimeline::StepPosted, this));
+}
+
+void
+CollectiveTimeline::StepPosted(const CollectiveEngine::StepSend& send)
+{
+    m_steps[(uint64_t(send.srcAddress) << 32) | send.msgId] = send;
+}
+
+void
 CollectiveTimeline::Delivered(const FabricMessage& m)
 {
+    auto step = m_steps.find((uint64_t(m.src) << 32) | m.msgId);
+    bool stepped = step != m_steps.end();
+    CollectiveEngine::StepSend posted{};
+    if (stepped)
+    {
+        posted = step->second;
+        m_steps.erase(step);
+    }
     auto src = m_rankOf.find(m.src);
     auto dst = m_rankOf.find(m.dst);
     if (src == m_rankOf.end() || dst == m_rankOf.end())
     {
         return; // not between ranks (a switch program's own traffic)
     }
-    m_messages.push_back(Message{src->second, dst->second, m.bytes, m.sent, m.delivered});
+    m_messages.push_back(
+        Message{src->second, dst->second, m.bytes, m.sent, m.delivered, stepped, posted});
 }
 
 CollectiveTimeline::RankTimes
@@ -126,17 +148,31 @@ CollectiveTimeline::Write(const std::string& path) const
     }
     for (const auto& m : m_messages)
     {
-        std::string common
+        std::string times
             = ",\"ts\":" + TraceMicroseconds(m.sent)
               + ",\"dur\":" + TraceMicroseconds(m.delivered - m.sent)
               + ",\"cat\":\"collective\",\"args\":{\"bytes\":" + std::to_string(m.bytes)
-              + ",\"src\":" + std::to_string(m.src) + ",\"dst\":" + std::to_string(m.dst) + "}}";
+              + ",\"src\":" + std::to_string(m.src) + ",\"dst\":" + std::to_string(m.dst);
+        // a side's slice: its name and the args that differ (the peer, the step)
+        auto side = [&](bool send)
+        {
+            std::string peer = std::to_string(send ? m.dst : m.src);
+            if (!m.stepped)
+            {
+                return ",\"name\":"
+                       + name((send ? "send " : "recv ") + std::to_string(m.bytes) + " B") + times
+                       + ",\"peer\":" + peer + "}}";
+            }
+            std::string step = std::to_string(send ? m.step.step : m.step.peerStep);
+            return ",\"name\":" + name("step " + step) + times + ",\"peer\":" + peer
+                   + ",\"step\":" + step + ",\"collective\":" + std::to_string(m.step.collective)
+                   + ",\"lane\":" + std::to_string(m.step.lane)
+                   + ",\"chunk\":" + std::to_string(m.step.chunk) + "}}";
+        };
         event("{\"ph\":\"X\",\"pid\":" + std::to_string(m.src)
-              + ",\"tid\":" + std::to_string(2 * m.dst)
-              + ",\"name\":" + name("send " + std::to_string(m.bytes) + " B") + common);
+              + ",\"tid\":" + std::to_string(2 * m.dst) + side(true));
         event("{\"ph\":\"X\",\"pid\":" + std::to_string(m.dst)
-              + ",\"tid\":" + std::to_string(2 * m.src + 1)
-              + ",\"name\":" + name("recv " + std::to_string(m.bytes) + " B") + common);
+              + ",\"tid\":" + std::to_string(2 * m.src + 1) + side(false));
     }
     out << "\n]}\n";
     if (!out)

@@ -5,10 +5,12 @@
 #define DLNET_COLLECTIVE_TIMELINE_H
 
 #include "ns3/cluster.h"
+#include "ns3/collective-engine.h"
 #include "ns3/fabric-message.h"
 
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace ns3
@@ -24,12 +26,22 @@ namespace ns3
  * Send to the delivery of its last byte. Messages of one step to different
  * peers go on different threads, so slices never overlap on a thread unless
  * two steps send to the same peer at once (pipelined chunks).
+ *
+ * With a CollectiveEngine connected (ConnectSteps) each slice is named after
+ * the step it belongs to ("step 3": the sender's step on the send slice, the
+ * receiver's on the receive slice) and its args carry the collective, lane and
+ * chunk; messages no engine step posted (in-network backends) are named by
+ * their size ("send 4096 B").
  */
 class CollectiveTimeline
 {
 public:
     /// Connect to every endpoint of the cluster (before the run).
     void Connect(const Cluster& cluster);
+
+    /// Label the messages with the steps that post them: connect to the engine's StepSend
+    /// trace (before the run, before the collective starts).
+    void ConnectSteps(Ptr<CollectiveEngine> engine);
 
     /// Write the trace (after the run); throws std::runtime_error naming the file.
     void Write(const std::string& path) const;
@@ -59,6 +71,7 @@ public:
 
 private:
     void Delivered(const FabricMessage& m);
+    void StepPosted(const CollectiveEngine::StepSend& send);
 
     /// A message between cluster ranks.
     struct Message
@@ -68,10 +81,14 @@ private:
         uint64_t bytes;
         Time sent;
         Time delivered;
+        bool stepped{false};             //!< an engine step posted it (step is set)
+        CollectiveEngine::StepSend step; //!< that step
     };
 
     std::map<uint32_t, uint32_t> m_rankOf; //!< endpoint address -> cluster rank
     std::vector<Message> m_messages;
+    /// steps of the messages not yet delivered, by (source address << 32 | message id)
+    std::unordered_map<uint64_t, CollectiveEngine::StepSend> m_steps;
 };
 
 } // namespace ns3

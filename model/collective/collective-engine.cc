@@ -129,7 +129,12 @@ CollectiveEngine::GetTypeId()
               .AddTraceSource("Done",
                               "A collective finished on every rank",
                               MakeTraceSourceAccessor(&CollectiveEngine::m_doneTrace),
-                              "ns3::CollectiveEngine::DoneTracedCallback");
+                              "ns3::CollectiveEngine::DoneTracedCallback")
+              .AddTraceSource("StepSend",
+                              "A step of a collective posted a message to a peer (fired after "
+                              "the endpoint's Send, with its message id)",
+                              MakeTraceSourceAccessor(&CollectiveEngine::m_stepSendTrace),
+                              "ns3::CollectiveEngine::StepSendTracedCallback");
     return tid;
 }
 
@@ -376,7 +381,7 @@ CollectiveEngine::Enter(Instance& inst, uint32_t lane, uint32_t rank, uint32_t s
         // (st is not used past PostSends: Wake may make other steps in the scratch)
         const CollectiveStep& st = steps.GetStep(rank, step, m_stepScratch);
         ls.pending = st.recvs.size();
-        PostSends(inst, lane, rank, st);
+        PostSends(inst, lane, rank, step, st);
         // the next chunk may enter the step this one left, its sends queued behind these
         Wake(inst, lane, rank);
         auto it = inst.early.find(StepKey{lane, rank, step});
@@ -428,10 +433,8 @@ CollectiveEngine::Wake(Instance& inst, uint32_t lane, uint32_t rank)
 }
 
 void
-CollectiveEngine::PostSends(Instance& inst,
-                            uint32_t lane,
-                            uint32_t rank,
-                            const CollectiveStep& step)
+CollectiveEngine::PostSends(
+    Instance& inst, uint32_t lane, uint32_t rank, uint32_t index, const CollectiveStep& step)
 {
     Ptr<FabricEndpoint> ep = m_endpoints[inst.comm.ranks[rank]];
     for (const auto& t : step.sends)
@@ -451,6 +454,20 @@ CollectiveEngine::PostSends(Instance& inst,
         m_envelopes[key] = Envelope{inst.id, lane, t.peerStep, rank, t.peer, t.offset, t.bytes};
         inst.record.bytesSent[rank] += t.bytes;
         ++inst.record.messages;
+        if (!m_stepSendTrace.IsEmpty())
+        {
+            m_stepSendTrace(StepSend{inst.id,
+                                     lane,
+                                     inst.schedule->lanes[lane].chunk,
+                                     index,
+                                     t.peerStep,
+                                     rank,
+                                     t.peer,
+                                     inst.comm.ranks[rank],
+                                     dstAddress,
+                                     msgId,
+                                     t.bytes});
+        }
     }
 }
 

@@ -45,6 +45,34 @@ public:
     /// Called once a collective has finished on every rank.
     typedef Callback<void, const CollectiveRecord&> DoneCallback;
 
+    /// One message a step posted (the StepSend trace source).
+    struct StepSend
+    {
+        uint32_t collective; //!< the collective's id (Start's return)
+        uint32_t lane;       //!< the lane of the schedule the step belongs to
+        uint32_t chunk;      //!< the pipelining chunk of that lane
+        uint32_t step;       //!< the sender's step (0 first)
+        uint32_t peerStep;   //!< the receiver's step that takes the message
+        uint32_t src;        //!< communicator index of the sender
+        uint32_t dst;        //!< communicator index of the receiver
+        uint32_t srcAddress; //!< cluster address (rank) of the sender
+        uint32_t dstAddress; //!< cluster address (rank) of the receiver
+        uint32_t msgId;      //!< the sender endpoint's message id (FabricMessage::msgId)
+        uint64_t bytes;      //!< payload bytes
+    };
+
+    /**
+     * Signature of the StepSend trace source.
+     * \param send the message and the step that posted it
+     */
+    typedef void (*StepSendTracedCallback)(const StepSend& send);
+
+    /**
+     * Signature of the Done trace source.
+     * \param record the finished collective
+     */
+    typedef void (*DoneTracedCallback)(const CollectiveRecord& record);
+
     static TypeId GetTypeId();
     CollectiveEngine();
     ~CollectiveEngine() override;
@@ -185,7 +213,8 @@ private:
     void Enter(Instance& inst, uint32_t lane, uint32_t rank, uint32_t step);
     bool Gated(Instance& inst, uint32_t lane, uint32_t rank, uint32_t step);
     void Wake(Instance& inst, uint32_t lane, uint32_t rank);
-    void PostSends(Instance& inst, uint32_t lane, uint32_t rank, const CollectiveStep& step);
+    void PostSends(
+        Instance& inst, uint32_t lane, uint32_t rank, uint32_t index, const CollectiveStep& step);
     void Apply(Instance& inst, uint32_t lane, uint32_t rank, const Early& arrival);
     void LaneDone(Instance& inst, uint32_t lane, uint32_t rank);
     void Finish(uint32_t id);
@@ -201,6 +230,7 @@ private:
     CollectiveStep m_applyScratch; //!< Apply: likewise
 
     TracedCallback<const CollectiveRecord&> m_doneTrace;
+    TracedCallback<const StepSend&> m_stepSendTrace; //!< StepSend: a step posted a message
 };
 
 } // namespace ns3

@@ -134,6 +134,18 @@ ScheduleBackend::Start(const Cluster& cluster,
 {
     CollectiveRequest r = Resolved(request);
     r.inputs = std::move(request.inputs);
+    GetEngine(cluster)->Start(comm, std::move(r), done);
+}
+
+Ptr<CollectiveEngine>
+ScheduleBackend::GetEngine() const
+{
+    return m_engine;
+}
+
+Ptr<CollectiveEngine>
+ScheduleBackend::GetEngine(const Cluster& cluster)
+{
     if (!m_engine || m_directory != cluster.directory)
     {
         ReleaseEngine();
@@ -147,12 +159,6 @@ ScheduleBackend::Start(const Cluster& cluster,
         m_engine = shared.engine;
         m_directory = cluster.directory;
     }
-    m_engine->Start(comm, std::move(r), done);
-}
-
-Ptr<CollectiveEngine>
-ScheduleBackend::GetEngine() const
-{
     return m_engine;
 }
 

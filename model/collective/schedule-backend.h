@@ -43,6 +43,14 @@ public:
     /// \return the engine (created by the first Start)
     Ptr<CollectiveEngine> GetEngine() const;
 
+    /**
+     * Take the cluster's engine now (Start would take it), so that its trace
+     * sources (StepSend, Done) can be connected before the first Start.
+     * \param cluster the cluster Start will be given
+     * \return the engine Start will use on it
+     */
+    Ptr<CollectiveEngine> GetEngine(const Cluster& cluster);
+
 protected:
     void DoDispose() override;
 

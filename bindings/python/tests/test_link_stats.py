@@ -137,6 +137,63 @@ def test_timeline_one_track_per_rank(tmp_path):
     assert all(e["ts"] + e["dur"] <= time_us + 1e-6 for e in slices)
 
 
+def timeline_slices(tmp_path, name, **kw):
+    """Run one collective with a timeline; return (result, file bytes, X slices)."""
+    path = tmp_path / name
+    out = dlnet.run_collective(topology="star", min_bytes=1 << 20, max_bytes=1 << 20,
+                               timeline=str(path), **kw)
+    with open(path) as f:
+        events = json.load(f)["traceEvents"]
+    return out, path.read_bytes(), [e for e in events if e["ph"] == "X"]
+
+
+def test_timeline_ring_steps(tmp_path):
+    """4-rank ring all-reduce: every rank's track has one send and one receive slice
+    named "step s" for s in 0..2(n-1)-1; rank r's step-s send (to r+1) is the same message
+    as r+1's step-s receive (same times); rank r sends step s+1 only after its step-s
+    receive is delivered (the ring's dependency: this fails if the labels are shifted);
+    the file is byte-identical on a second run."""
+    n = 4
+    _, text, slices = timeline_slices(tmp_path, "a.json", hosts=n, algorithm="ring")
+    _, again, _ = timeline_slices(tmp_path, "b.json", hosts=n, algorithm="ring")
+    assert text == again
+    steps = list(range(2 * (n - 1)))
+    send = {(e["pid"], e["args"]["step"]): e for e in slices if e["tid"] % 2 == 0}
+    recv = {(e["pid"], e["args"]["step"]): e for e in slices if e["tid"] % 2 == 1}
+    assert len(send) == len(recv) == len(slices) // 2 == n * len(steps)
+    for r in range(n):
+        assert sorted(s for (p, s) in send if p == r) == steps
+        assert sorted(s for (p, s) in recv if p == r) == steps
+        for s in steps:
+            out, into = send[(r, s)], recv[((r + 1) % n, s)]
+            assert out["name"] == into["name"] == f"step {s}"
+            assert out["args"]["dst"] == (r + 1) % n and out["args"]["peer"] == (r + 1) % n
+            assert into["args"]["src"] == r and into["args"]["peer"] == r
+            assert (out["ts"], out["dur"]) == (into["ts"], into["dur"])
+            assert out["args"]["bytes"] == (1 << 20) // n
+            assert out["args"]["chunk"] == 0 and out["args"]["collective"] == 0
+            if s + 1 in steps:
+                got = recv[(r, s)]
+                assert send[(r, s + 1)]["ts"] >= got["ts"] + got["dur"] - 1e-6
+
+
+def test_timeline_halving_doubling_steps(tmp_path):
+    """8-rank halving-doubling: log2(8) * 2 = 6 steps on every track; step s exchanges
+    with the rank at distance 4, 2, 1, 1, 2, 4 (XOR) and B/2, B/4, B/8, B/8, B/4, B/2 bytes."""
+    n, size = 8, 1 << 20
+    _, _, slices = timeline_slices(tmp_path, "hd.json", hosts=n, algorithm="halving-doubling")
+    distance = [4, 2, 1, 1, 2, 4]
+    assert len(slices) == 2 * n * len(distance)
+    for e in slices:
+        r, s = e["pid"], e["args"]["step"]
+        assert e["name"] == f"step {s}"
+        assert e["args"]["peer"] == r ^ distance[s]
+        assert e["args"]["bytes"] == size // (2 * distance[0] // distance[s])
+    for r in range(n):
+        assert sorted(e["args"]["step"] for e in slices if e["pid"] == r and e["tid"] % 2 == 0) \
+            == list(range(len(distance)))
+
+
 def test_timeline_needs_one_size(tmp_path):
     with pytest.raises(ValueError, match="timeline"):
         dlnet.run_collective(topology="star", hosts=4, min_bytes=1 << 20, max_bytes=2 << 20,
