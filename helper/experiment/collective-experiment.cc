@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <set>
 #include <stdexcept>
 
@@ -441,6 +442,7 @@ RunCollective(const CollectiveConfig& c)
             }
             bool finished = false;
             Time started;
+            std::map<uint32_t, uint32_t> peakSlots; // of switch programs gone with the job
             CollectiveRequest check = req; // what the outputs are checked against (no inputs)
             check.inputs.clear();
             backend->Start(
@@ -453,6 +455,7 @@ RunCollective(const CollectiveConfig& c)
                     {
                         finished = true;
                         started = r.start;
+                        peakSlots = r.switchPeakSlots;
                         row.time = (r.end - r.start).GetSeconds();
                         row.packets = r.messages;
                         row.retransmissions = r.retransmissions;
@@ -487,7 +490,7 @@ RunCollective(const CollectiveConfig& c)
             if (c.stats)
             {
                 row.links = CollectLinkStats(cluster, row.time);
-                row.switches = CollectSwitchStats(cluster);
+                row.switches = CollectSwitchStats(cluster, peakSlots);
                 for (auto& rank : row.ranks)
                 {
                     auto t = timeline.RankTimesOf(rank.rank, started);

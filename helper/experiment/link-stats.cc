@@ -59,7 +59,7 @@ CollectLinkStats(const Cluster& cluster, double window)
 }
 
 std::vector<SwitchResult>
-CollectSwitchStats(const Cluster& cluster)
+CollectSwitchStats(const Cluster& cluster, const std::map<uint32_t, uint32_t>& peakSlots)
 {
     std::vector<SwitchResult> switches;
     for (std::size_t i = 0; i < cluster.switches.size(); ++i)
@@ -77,6 +77,12 @@ CollectSwitchStats(const Cluster& cluster)
                 s.hasSlots = true;
                 s.peakSlots = std::max(s.peakSlots, p->GetPeakSlotsOccupied());
             }
+        }
+        auto gone = peakSlots.find(i);
+        if (gone != peakSlots.end())
+        {
+            s.hasSlots = true;
+            s.peakSlots = std::max(s.peakSlots, gone->second);
         }
         switches.push_back(s);
     }

@@ -7,6 +7,7 @@
 #include "ns3/cluster.h"
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -47,15 +48,22 @@ struct SwitchResult
     std::string name;
     uint64_t forwarded{0};    //!< packets forwarded (FabricSwitch::GetForwardedPackets)
     uint64_t noRouteDrops{0}; //!< packets dropped for want of a route
-    /// most aggregation slots occupied at once (SwitchmlProgram::GetPeakSlotsOccupied);
-    /// false hasSlots: no SwitchML program on the switch (null)
+    /// most aggregation slots occupied at once (SwitchmlProgram::GetPeakSlotsOccupied, or
+    /// an OmniReduce job's CollectiveRecord::switchPeakSlots); false hasSlots: no
+    /// aggregation program on the switch (null)
     uint32_t peakSlots{0};
     bool hasSlots{false};
     bool perPacket{true}; //!< false at flow level: both counts unknown (null)
 };
 
-/// \return one row per switch of the cluster, in its order
-std::vector<SwitchResult> CollectSwitchStats(const Cluster& cluster);
+/**
+ * \param cluster a cluster after its run
+ * \param peakSlots slot peaks of programs no longer on the switches, by switch index
+ *        (CollectiveRecord::switchPeakSlots: OmniReduce removes its program when the job ends)
+ * \return one row per switch of the cluster, in its order
+ */
+std::vector<SwitchResult> CollectSwitchStats(const Cluster& cluster,
+                                             const std::map<uint32_t, uint32_t>& peakSlots = {});
 
 /**
  * \param cluster a cluster after its run

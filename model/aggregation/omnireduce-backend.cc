@@ -289,6 +289,7 @@ OmniReduceBackend::Start(const Cluster& cluster,
             {
                 CollectiveRecord out = record;
                 FillWorkerRecord(out, r, false);
+                out.switchPeakSlots = r.switchPeakSlots;
                 if (functional)
                 {
                     out.checked = true;

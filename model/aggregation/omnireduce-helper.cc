@@ -33,6 +33,7 @@ struct Progress
     std::vector<Ptr<FabricEndpoint>> endpoints; //!< whose handler we took
     Ptr<FabricSwitch> sw;                       //!< switch placement: the switch
     Ptr<OmniReduceProgram> program;             //!< switch placement: its program
+    uint32_t switchIndex{0};                    //!< switch placement: the switch's index
     uint32_t left{0};
     OmniReduceHelper::DoneCallback done;
 };
@@ -286,11 +287,12 @@ OmniReduceHelper::Start(const Cluster& cluster,
     if (s.placement == "switch")
     {
         Ptr<OmniReduceProgram> program = CreateObject<OmniReduceProgram>();
-        Ptr<FabricSwitch> sw
-            = cluster.switches[t.GetAggregationTree(comm.ranks, s.job).nodes[0].switchIndex];
+        uint32_t switchIndex = t.GetAggregationTree(comm.ranks, s.job).nodes[0].switchIndex;
+        Ptr<FabricSwitch> sw = cluster.switches[switchIndex];
         sw->AddProgram(program);
         program->Setup(job, job.aggregators[0]);
         progress->sw = sw;
+        progress->switchIndex = switchIndex;
         progress->program = program;
         progress->aggregators.push_back(program->GetAggregator());
     }
@@ -362,6 +364,11 @@ OmniReduceHelper::Start(const Cluster& cluster,
                                {
                                    p.record.aggregatorBytes.push_back(a->GetResultBytes());
                                    p.record.resultsResent += a->GetResultsResent();
+                               }
+                               if (p.program) // (Release then takes it off the switch)
+                               {
+                                   p.record.switchPeakSlots[p.switchIndex]
+                                       = p.program->GetAggregator()->GetPeakSlotsOccupied();
                                }
                            });
             }));

@@ -11,6 +11,7 @@
 #include "ns3/communicator.h"
 #include "ns3/topology.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,10 @@ struct OmniReduceJobRecord
     std::vector<uint32_t> aggregators;           //!< their addresses
     std::vector<uint64_t> aggregatorBytes;       //!< result value bytes each aggregator sent
     uint64_t resultsResent{0};
+    /// switch placement, packet level: the switch's index in the cluster -> the most
+    /// slots its program had occupied at once (OmniReduceAggregator::GetPeakSlotsOccupied,
+    /// read before the program leaves the switch); empty otherwise
+    std::map<uint32_t, uint32_t> switchPeakSlots;
 };
 
 /**

@@ -124,7 +124,10 @@ OmniReduceAggregator::Apply(OmniReduceHeader h, Ptr<Packet> values)
         return; // a reminder before the round is complete, or a duplicate
     }
     s.received[w] = true;
-    ++s.receivedCount;
+    if (s.receivedCount++ == 0)
+    {
+        m_peakOccupied = std::max(m_peakOccupied, ++m_occupied); // first of the round
+    }
     ++m_contributions;
     uint32_t offset = 0;
     for (uint32_t l = 0; l < m_job.lanes; ++l)
@@ -183,6 +186,7 @@ OmniReduceAggregator::Complete(uint32_t j, Slot& s)
         }
         r.next[l] = least;
     }
+    --m_occupied;
     uint32_t round = s.round++;
     s.results.push_back(r);
     s.current = r.next;
@@ -239,6 +243,12 @@ uint64_t
 OmniReduceAggregator::GetResultBytes() const
 {
     return m_resultBytes;
+}
+
+uint32_t
+OmniReduceAggregator::GetPeakSlotsOccupied() const
+{
+    return m_peakOccupied;
 }
 
 TypeId

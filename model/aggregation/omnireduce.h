@@ -105,6 +105,12 @@ public:
     uint64_t GetResultsResent() const;
     /// \return payload bytes of results sent (all workers)
     uint64_t GetResultBytes() const;
+    /**
+     * \return the most slots occupied at once: a slot is occupied from the first
+     *         contribution of a round until the round is complete (as SwitchML's
+     *         SwitchmlProgram::GetPeakSlotsOccupied); at most the job's slots
+     */
+    uint32_t GetPeakSlotsOccupied() const;
 
 protected:
     void DoDispose() override;
@@ -144,6 +150,8 @@ private:
     uint64_t m_contributions{0};
     uint64_t m_resent{0};
     uint64_t m_resultBytes{0};
+    uint32_t m_occupied{0};     //!< slots with a round partly aggregated
+    uint32_t m_peakOccupied{0}; //!< most of them at once
     Time m_packetTime;
     Time m_busyUntil;
 };

@@ -10,6 +10,7 @@
 #include "ns3/nstime.h"
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -65,6 +66,10 @@ struct CollectiveRecord
                                      //!< fraction of the collective's span
     bool checked{false};             //!< functional: the backend checked the outputs itself
     double maxError{0}; //!< functional, checked: largest |result - exact| of any element
+    /// in-network backends whose switch programs leave the switches with the job
+    /// (OmniReduce): switch index in the cluster -> the most aggregation slots its
+    /// program had occupied at once; empty for the others
+    std::map<uint32_t, uint32_t> switchPeakSlots;
 };
 
 } // namespace ns3

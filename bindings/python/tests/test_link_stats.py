@@ -220,6 +220,28 @@ def test_switchml_peak_slots(pool):
     assert [s["peak_slots"] for s in ring["switches"]] == [None]
 
 
+@pytest.mark.parametrize("pool", [4, 16])
+def test_omnireduce_peak_slots(pool):
+    """OmniReduce aggregating in the star's switch, pool of S slots, 4 workers, 1 MiB
+    (1024 blocks of 256 floats: every slot used). Its program leaves the switch when the
+    job ends; the peak is read before. Lossless: within [1, S] (measured 1); with 1 % loss
+    a lost contribution holds its slot until the worker's timeout: all S occupied at once.
+    Aggregators on hosts (colocated) and the flow level have no switch program: null."""
+    def peaks(**kw):
+        out = dlnet.run_collective(topology="star", hosts=4, algorithm="omnireduce",
+                                   aggregator_placement="switch", pool_slots=pool,
+                                   min_bytes=1 << 20, max_bytes=1 << 20, stats=True, **kw)
+        return [s["peak_slots"] for s in out["switches"]]
+    lossless, = peaks()
+    assert 1 <= lossless <= pool
+    assert peaks(flow_control="lossy", loss_rate=0.01) == [pool]
+    assert peaks(network="flow") == [None]
+    colocated = dlnet.run_collective(topology="star", hosts=4, algorithm="omnireduce",
+                                     aggregator_placement="colocated", min_bytes=1 << 20,
+                                     max_bytes=1 << 20, stats=True)
+    assert [s["peak_slots"] for s in colocated["switches"]] == [None]
+
+
 TRAINING = dict(topology="star", hosts=8, model="transformer", layers=2, hidden=256, heads=4,
                 sequence=64, vocabulary=512, tp=2, pp=2, dp=2, microbatches=2, iterations=2)
 
