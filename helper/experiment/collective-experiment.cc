@@ -443,6 +443,7 @@ RunCollective(const CollectiveConfig& c)
             bool finished = false;
             Time started;
             std::map<uint32_t, uint32_t> peakSlots; // of switch programs gone with the job
+            std::vector<Time> rankEnd;              // in-network workers' ends (packet level)
             CollectiveRequest check = req; // what the outputs are checked against (no inputs)
             check.inputs.clear();
             backend->Start(
@@ -456,6 +457,7 @@ RunCollective(const CollectiveConfig& c)
                         finished = true;
                         started = r.start;
                         peakSlots = r.switchPeakSlots;
+                        rankEnd = r.rankEnd;
                         row.time = (r.end - r.start).GetSeconds();
                         row.packets = r.messages;
                         row.retransmissions = r.retransmissions;
@@ -494,6 +496,16 @@ RunCollective(const CollectiveConfig& c)
                 for (auto& rank : row.ranks)
                 {
                     auto t = timeline.RankTimesOf(rank.rank, started);
+                    if (!t.known && rank.index < rankEnd.size())
+                    {
+                        // an in-network worker: its packets go to a switch or an aggregator,
+                        // not as messages between ranks. It has a contribution outstanding
+                        // (every slot sends again as soon as its result is in) from the
+                        // start until its last result: it waits for the network throughout.
+                        t.known = true;
+                        t.finish = rankEnd[rank.index] - started;
+                        t.network = t.finish;
+                    }
                     rank.timed = t.known;
                     rank.finish = t.finish.GetSeconds();
                     rank.network = t.network.GetSeconds();

@@ -92,10 +92,11 @@ struct CollectiveRankResult
     uint32_t rank{0};          //!< cluster rank
     uint64_t bytesSent{0};     //!< payload bytes it sent
     uint64_t bytesReceived{0}; //!< payload bytes it received
-    /// false: it exchanged no message with another rank (in-network backends send to
-    /// the switch), finish and network unknown (null)
+    /// false: it exchanged no message with another rank and no in-network worker's end is
+    /// known (in-network backends at flow level), finish and network unknown (null)
     bool timed{false};
     double finish{0};  //!< s after the start: delivery of the last message it received
+                       //!< (in-network: its worker's last result)
     double network{0}; //!< s with at least one of its messages outstanding (doc/statistics.md)
 };
 

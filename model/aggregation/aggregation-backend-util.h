@@ -28,11 +28,13 @@ std::vector<std::vector<float>> FloatInputs(std::vector<std::vector<uint8_t>>& i
 
 /**
  * Fill a record from an in-network job's workers: per-member payload bytes,
- * packets, retransmissions, outputs (functional) and the span.
+ * packets, retransmissions, outputs (functional), the span and, when the
+ * workers' end times are their own (workerTimes: packet level), each
+ * member's end (CollectiveRecord::rankEnd).
  */
 template <typename JobRecord>
 void
-FillWorkerRecord(CollectiveRecord& record, const JobRecord& job, bool functional)
+FillWorkerRecord(CollectiveRecord& record, const JobRecord& job, bool functional, bool workerTimes)
 {
     record.start = job.start;
     record.end = job.end;
@@ -44,6 +46,10 @@ FillWorkerRecord(CollectiveRecord& record, const JobRecord& job, bool functional
         record.bytesReceived.push_back(w.bytesDown);
         record.messages += w.packetsSent;
         record.retransmissions += w.retransmissions;
+        if (workerTimes)
+        {
+            record.rankEnd.push_back(w.end);
+        }
         if (functional)
         {
             std::vector<uint8_t> out(w.output.size() * 4);

@@ -288,7 +288,7 @@ OmniReduceBackend::Start(const Cluster& cluster,
             [record, functional, expected, inSwitch, done, &cluster](const OmniReduceJobRecord& r)
             {
                 CollectiveRecord out = record;
-                FillWorkerRecord(out, r, false);
+                FillWorkerRecord(out, r, false, !cluster.flow);
                 out.switchPeakSlots = r.switchPeakSlots;
                 if (functional)
                 {

@@ -154,7 +154,7 @@ SwitchmlBackend::Start(const Cluster& cluster,
                               [record, functional, done, &cluster](const SwitchmlJobRecord& r)
                               {
                                   CollectiveRecord out = record;
-                                  FillWorkerRecord(out, r, functional);
+                                  FillWorkerRecord(out, r, functional, !cluster.flow);
                                   // the aggregating switches' links toward the workers
                                   out.aggregatorUtilisation = SwitchToHostUtilisation(
                                       cluster, (r.end - r.start).GetSeconds());

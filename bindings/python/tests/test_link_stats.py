@@ -67,8 +67,43 @@ def test_rank_times_ring_all_reduce():
         assert 0.5 * time < r["network_s"] <= r["finish_s"] <= time
 
 
-def test_rank_times_unknown_for_in_network_backend():
-    out = dlnet.run_collective(topology="star", hosts=4, algorithm="switchml",
+SWITCHML_HEADER = 16  # SwitchmlHeader bytes
+
+
+def test_rank_times_switchml_two_hosts():
+    """SwitchML all-reduce of 16 MiB on a 2-host star (100 Gb/s), packet level: the
+    workers' packets go to the switch, so the times come from each worker's last result.
+    Each sends and receives B in packets of 256 int32 (1024 B + 16 B SwitchML + 24 B fabric
+    header): the time is those wire bytes at 100 Gb/s within 1 % (closed form); each rank
+    finishes within it, the last at its end, and waits for the network all along."""
+    size = 16 << 20
+    out = dlnet.run_collective(topology="star", hosts=2, algorithm="switchml", min_bytes=size,
+                               max_bytes=size, stats=True)
+    time = out["result"]["rows"][0]["time_s"]
+    wire = (size // 1024) * (1024 + SWITCHML_HEADER + HEADER)
+    assert time == pytest.approx(wire * 8 / 100e9, rel=0.01)
+    ranks = out["ranks"]
+    assert len(ranks) == 2 and max(r["finish_s"] for r in ranks) == time
+    for r in ranks:
+        assert 0.5 * time < r["network_s"] <= r["finish_s"] <= time
+
+
+def test_rank_times_in_network_differ_per_rank():
+    """OmniReduce, aggregators colocated on the 4 workers, 10 % dense blocks: the ranks
+    finish at their own times (their last results), all within the run, the last at its end."""
+    out = dlnet.run_collective(topology="star", hosts=4, algorithm="omnireduce",
+                               aggregator_placement="colocated", density=0.1,
+                               min_bytes=1 << 20, max_bytes=1 << 20, stats=True)
+    time = out["result"]["rows"][0]["time_s"]
+    finishes = [r["finish_s"] for r in out["ranks"]]
+    assert max(finishes) == time and len(set(finishes)) > 1
+    assert all(0 < f <= time for f in finishes)
+
+
+def test_rank_times_unknown_for_in_network_backend_at_flow_level():
+    """The flow-level twins of SwitchML and OmniReduce end every worker at the job's end
+    (no per-worker completion is modelled): the columns stay null there."""
+    out = dlnet.run_collective(topology="star", hosts=4, algorithm="switchml", network="flow",
                                min_bytes=1 << 20, max_bytes=1 << 20, stats=True)
     assert len(out["ranks"]) == 4
     assert all(r["finish_s"] is None and r["network_s"] is None for r in out["ranks"])
