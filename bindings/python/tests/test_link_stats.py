@@ -182,15 +182,17 @@ def timeline_slices(tmp_path, name, **kw):
     return out, path.read_bytes(), [e for e in events if e["ph"] == "X"]
 
 
-def test_timeline_ring_steps(tmp_path):
-    """4-rank ring all-reduce: every rank's track has one send and one receive slice
+@pytest.mark.parametrize("network", ["packet", "flow"])
+def test_timeline_ring_steps(tmp_path, network):
+    """4-rank ring all-reduce, packet and flow level: every rank's track has one send and one receive slice
     named "step s" for s in 0..2(n-1)-1; rank r's step-s send (to r+1) is the same message
     as r+1's step-s receive (same times); rank r sends step s+1 only after its step-s
     receive is delivered (the ring's dependency: this fails if the labels are shifted);
     the file is byte-identical on a second run."""
     n = 4
-    _, text, slices = timeline_slices(tmp_path, "a.json", hosts=n, algorithm="ring")
-    _, again, _ = timeline_slices(tmp_path, "b.json", hosts=n, algorithm="ring")
+    _, text, slices = timeline_slices(tmp_path, "a.json", hosts=n, algorithm="ring",
+                                      network=network)
+    _, again, _ = timeline_slices(tmp_path, "b.json", hosts=n, algorithm="ring", network=network)
     assert text == again
     steps = list(range(2 * (n - 1)))
     send = {(e["pid"], e["args"]["step"]): e for e in slices if e["tid"] % 2 == 0}
