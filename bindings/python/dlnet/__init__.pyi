@@ -582,6 +582,12 @@ class CollectiveRun(TypedDict, total=False):
     """config"""
     result: CollectiveResult
     """a record: CollectiveResult"""
+    links: List[CollectiveLinksRow]
+    """rows of collective_links"""
+    ranks: List[CollectiveRanksRow]
+    """rows of collective_ranks"""
+    switches: List[CollectiveSwitchesRow]
+    """rows of collective_switches"""
     wall_seconds: float
     """wall_seconds"""
 

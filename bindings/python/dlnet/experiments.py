@@ -85,6 +85,10 @@ RUN_RECORDS: Dict[str, Dict[str, Any]] = {
     "CollectiveRun": {
         "config": Dict[str, Any],
         "result": "CollectiveResult",
+        # stats=True only
+        "links": "collective_links",
+        "ranks": "collective_ranks",
+        "switches": "collective_switches",
         "wall_seconds": float,
     },
     "WaferRun": {"config": Dict[str, Any], "rows": "wafer", "wall_seconds": float},
