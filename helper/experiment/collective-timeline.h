@@ -68,7 +68,7 @@ public:
 
     /**
      * \param ranks the cluster's ranks
-     * eturn per cluster rank (ranks entries), in one pass over the messages: the
+     * \return per cluster rank (ranks entries), in one pass over the messages: the
      *         payload bytes it sent and received and the span of each of its messages
      */
     std::vector<RankTraffic> TrafficByRank(uint32_t ranks) const;

@@ -230,7 +230,7 @@ Simulate(const TrainingConfig& c,
 }
 
 /**
- * eturn per job rank of every job, its statistics (TrainingRankStats): compute
+ * \return per job rank of every job, its statistics (TrainingRankStats): compute
  *         from its compute tasks' runs, the rest from its messages (outcome.traffic)
  */
 std::vector<TrainingRankStats>
