@@ -77,16 +77,12 @@ CollectiveLinkFields()
                  return J(r.row.bytes);
              }},
         };
-        for (const auto& l : LinkFields())
-        {
-            auto get = l.get;
-            f.push_back({l.name,
-                         l.unit,
-                         [get](const R& r)
-                         {
-                             return get(r.link);
-                         }});
-        }
+        AppendFields(f,
+                     LinkFields(),
+                     [](const R& r) -> const LinkResult&
+                     {
+                         return r.link;
+                     });
         return f;
     }();
     return fields;
@@ -118,17 +114,22 @@ CollectiveSwitchFields()
 {
     using R = CollectiveSwitchRow;
     using J = nlohmann::json;
-    // one line per field: name, unit, getter
-    // clang-format off
-    static const FieldTable<R> fields = {
-        {"algorithm", "", [](const R& r) { return J(r.row.algorithm); }},
-        {"bytes", "B", [](const R& r) { return J(r.row.bytes); }},
-        {"switch", "", [](const R& r) { return J(r.sw.name); }},
-        {"packets", "", [](const R& r) { return r.sw.perPacket ? J(r.sw.forwarded) : J(); }},
-        {"no_route_drops", "", [](const R& r) { return r.sw.perPacket ? J(r.sw.noRouteDrops) : J(); }},
-        {"peak_slots", "", [](const R& r) { return r.sw.hasSlots ? J(r.sw.peakSlots) : J(); }},
-    };
-    // clang-format on
+    static const FieldTable<R> fields = []()
+    {
+        // clang-format off
+        FieldTable<R> f = {
+            {"algorithm", "", [](const R& r) { return J(r.row.algorithm); }},
+            {"bytes", "B", [](const R& r) { return J(r.row.bytes); }},
+        };
+        // clang-format on
+        AppendFields(f,
+                     SwitchFields(),
+                     [](const R& r) -> const SwitchResult&
+                     {
+                         return r.sw;
+                     });
+        return f;
+    }();
     return fields;
 }
 

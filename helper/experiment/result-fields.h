@@ -111,6 +111,26 @@ FieldsJson(const FieldTable<Row>& fields)
 }
 
 /**
+ * Append the fields of an inner row type to a table of an outer row that
+ * holds one (a link in a row of a sweep): the same names and units, each
+ * getter applied to the inner row that pick returns.
+ */
+template <typename Outer, typename Inner, typename Pick>
+void
+AppendFields(FieldTable<Outer>& fields, const FieldTable<Inner>& inner, Pick pick)
+{
+    for (const auto& f : inner)
+    {
+        fields.push_back({f.name,
+                          f.unit,
+                          [get = f.get, pick](const Outer& r)
+                          {
+                              return get(pick(r));
+                          }});
+    }
+}
+
+/**
  * \return an option's value text as a JSON value of its kind: int, float or
  *         bool where the option is one, else the text
  */
