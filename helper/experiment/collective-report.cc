@@ -56,79 +56,55 @@ CollectiveRowFields()
     return fields;
 }
 
+namespace
+{
+
+/// The columns that name a row of a sweep in the statistics tables.
+const FieldTable<CollectiveRow>&
+CollectiveSizeFields()
+{
+    using R = CollectiveRow;
+    using J = nlohmann::json;
+    // clang-format off
+    static const FieldTable<R> fields = {
+        {"algorithm", "", [](const R& r) { return J(r.algorithm); }},
+        {"bytes", "B", [](const R& r) { return J(r.bytes); }},
+    };
+    // clang-format on
+    return fields;
+}
+
+} // namespace
+
 const FieldTable<CollectiveLinkRow>&
 CollectiveLinkFields()
 {
-    using R = CollectiveLinkRow;
-    using J = nlohmann::json;
-    static const FieldTable<R> fields = []()
-    {
-        FieldTable<R> f = {
-            {"algorithm",
-             "",
-             [](const R& r)
-             {
-                 return J(r.row.algorithm);
-             }},
-            {"bytes",
-             "B",
-             [](const R& r)
-             {
-                 return J(r.row.bytes);
-             }},
-        };
-        for (const auto& l : LinkFields())
-        {
-            auto get = l.get;
-            f.push_back({l.name,
-                         l.unit,
-                         [get](const R& r)
-                         {
-                             return get(r.link);
-                         }});
-        }
-        return f;
-    }();
+    static const auto fields = JoinFields(CollectiveSizeFields(), LinkFields());
     return fields;
 }
 
 const FieldTable<CollectiveRankRow>&
 CollectiveRankFields()
 {
-    using R = CollectiveRankRow;
-    using J = nlohmann::json;
-    // one line per field: name, unit, getter
-    // clang-format off
-    static const FieldTable<R> fields = {
-        {"algorithm", "", [](const R& r) { return J(r.row.algorithm); }},
-        {"bytes", "B", [](const R& r) { return J(r.row.bytes); }},
-        {"index", "", [](const R& r) { return J(r.rank.index); }},
-        {"rank", "", [](const R& r) { return J(r.rank.rank); }},
-        {"bytes_sent", "B", [](const R& r) { return J(r.rank.bytesSent); }},
-        {"bytes_received", "B", [](const R& r) { return J(r.rank.bytesReceived); }},
-        {"finish_s", "s", [](const R& r) { return r.rank.timed ? J(r.rank.finish) : J(); }},
-        {"network_s", "s", [](const R& r) { return r.rank.timed ? J(r.rank.network) : J(); }},
-    };
-    // clang-format on
+    static const auto fields = []()
+    {
+        // the communicator index, then the shared per-rank columns
+        FieldTable<RankResult> rank = {{"index",
+                                        "",
+                                        [](const RankResult& r)
+                                        {
+                                            return nlohmann::json(r.index);
+                                        }}};
+        rank.insert(rank.end(), RankFields().begin(), RankFields().end());
+        return JoinFields(CollectiveSizeFields(), rank);
+    }();
     return fields;
 }
 
 const FieldTable<CollectiveSwitchRow>&
 CollectiveSwitchFields()
 {
-    using R = CollectiveSwitchRow;
-    using J = nlohmann::json;
-    // one line per field: name, unit, getter
-    // clang-format off
-    static const FieldTable<R> fields = {
-        {"algorithm", "", [](const R& r) { return J(r.row.algorithm); }},
-        {"bytes", "B", [](const R& r) { return J(r.row.bytes); }},
-        {"switch", "", [](const R& r) { return J(r.sw.name); }},
-        {"packets", "", [](const R& r) { return r.sw.perPacket ? J(r.sw.forwarded) : J(); }},
-        {"no_route_drops", "", [](const R& r) { return r.sw.perPacket ? J(r.sw.noRouteDrops) : J(); }},
-        {"peak_slots", "", [](const R& r) { return r.sw.hasSlots ? J(r.sw.peakSlots) : J(); }},
-    };
-    // clang-format on
+    static const auto fields = JoinFields(CollectiveSizeFields(), SwitchFields());
     return fields;
 }
 

@@ -3,6 +3,7 @@
  */
 #include "link-stats.h"
 
+#include "ns3/fred-switch-program.h"
 #include "ns3/log.h"
 #include "ns3/switchml-program.h"
 
@@ -69,10 +70,16 @@ CollectSwitchStats(const Cluster& cluster)
         s.perPacket = !cluster.flow;
         s.forwarded = cluster.switches[i]->GetForwardedPackets();
         s.noRouteDrops = cluster.switches[i]->GetNoRouteDrops();
-        for (uint32_t k = 0; k < cluster.switches[i]->GetNPrograms(); ++k)
+        // at flow level a program sees no packet: its peak would read 0
+        for (uint32_t k = 0; s.perPacket && k < cluster.switches[i]->GetNPrograms(); ++k)
         {
-            auto p = DynamicCast<SwitchmlProgram>(cluster.switches[i]->GetProgram(k));
-            if (p)
+            Ptr<SwitchProgram> program = cluster.switches[i]->GetProgram(k);
+            if (auto p = DynamicCast<SwitchmlProgram>(program))
+            {
+                s.hasSlots = true;
+                s.peakSlots = std::max(s.peakSlots, p->GetPeakSlotsOccupied());
+            }
+            if (auto p = DynamicCast<FredSwitchProgram>(program))
             {
                 s.hasSlots = true;
                 s.peakSlots = std::max(s.peakSlots, p->GetPeakSlotsOccupied());
@@ -81,6 +88,41 @@ CollectSwitchStats(const Cluster& cluster)
         switches.push_back(s);
     }
     return switches;
+}
+
+const FieldTable<SwitchResult>&
+SwitchFields()
+{
+    using R = SwitchResult;
+    using J = nlohmann::json;
+    // one line per field: name, unit, getter
+    // clang-format off
+    static const FieldTable<R> fields = {
+        {"switch", "", [](const R& r) { return J(r.name); }},
+        {"packets", "", [](const R& r) { return r.perPacket ? J(r.forwarded) : J(); }},
+        {"no_route_drops", "", [](const R& r) { return r.perPacket ? J(r.noRouteDrops) : J(); }},
+        {"peak_slots", "", [](const R& r) { return r.hasSlots ? J(r.peakSlots) : J(); }},
+    };
+    // clang-format on
+    return fields;
+}
+
+const FieldTable<RankResult>&
+RankFields()
+{
+    using R = RankResult;
+    using J = nlohmann::json;
+    // one line per field: name, unit, getter
+    // clang-format off
+    static const FieldTable<R> fields = {
+        {"rank", "", [](const R& r) { return J(r.rank); }},
+        {"bytes_sent", "B", [](const R& r) { return r.counted ? J(r.bytesSent) : J(); }},
+        {"bytes_received", "B", [](const R& r) { return r.counted ? J(r.bytesReceived) : J(); }},
+        {"finish_s", "s", [](const R& r) { return r.timed ? J(r.finish) : J(); }},
+        {"network_s", "s", [](const R& r) { return r.timed ? J(r.network) : J(); }},
+    };
+    // clang-format on
+    return fields;
 }
 
 } // namespace ns3

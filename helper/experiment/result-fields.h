@@ -110,6 +110,47 @@ FieldsJson(const FieldTable<Row>& fields)
     return j;
 }
 
+/// A row made of two parts (e.g. one size of a sweep and one link of its run).
+template <typename First, typename Second>
+struct JoinedRow
+{
+    const First& first;   //!< the outer part: its fields come first
+    const Second& second; //!< the inner part
+};
+
+/**
+ * \return the fields of a JoinedRow: those of the first part, then those of
+ *         the second (one table per part, no copy of either)
+ */
+template <typename First, typename Second>
+FieldTable<JoinedRow<First, Second>>
+JoinFields(const FieldTable<First>& first, const FieldTable<Second>& second)
+{
+    using R = JoinedRow<First, Second>;
+    FieldTable<R> fields;
+    for (const auto& f : first)
+    {
+        auto get = f.get;
+        fields.push_back({f.name,
+                          f.unit,
+                          [get](const R& r)
+                          {
+                              return get(r.first);
+                          }});
+    }
+    for (const auto& f : second)
+    {
+        auto get = f.get;
+        fields.push_back({f.name,
+                          f.unit,
+                          [get](const R& r)
+                          {
+                              return get(r.second);
+                          }});
+    }
+    return fields;
+}
+
 /**
  * \return an option's value text as a JSON value of its kind: int, float or
  *         bool where the option is one, else the text

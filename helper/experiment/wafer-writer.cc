@@ -200,7 +200,60 @@ WriteBarChart(const std::vector<WaferRow>& rows,
     return any && RenderPng(plot, path);
 }
 
+/// The columns that name the simulation a statistics row belongs to.
+const FieldTable<WaferRunStats>&
+WaferRunFields()
+{
+    using R = WaferRunStats;
+    using J = nlohmann::json;
+    // clang-format off
+    static const FieldTable<R> fields = {
+        {"variant", "", [](const R& r) { return J(r.variant); }},
+        {"scenario", "", [](const R& r) { return J(r.scenario); }},
+        {"group", "", [](const R& r) { return J(r.group); }},
+    };
+    // clang-format on
+    return fields;
+}
+
+/// \return every simulation's items of one kind (links, switches or ranks), run by run
+template <typename Item>
+std::vector<JoinedRow<WaferRunStats, Item>>
+StatsRows(const WaferResult& result, std::vector<Item> WaferRunStats::*items)
+{
+    std::vector<JoinedRow<WaferRunStats, Item>> rows;
+    for (const auto& run : result.runs)
+    {
+        for (const auto& item : run.*items)
+        {
+            rows.push_back({run, item});
+        }
+    }
+    return rows;
+}
+
 } // namespace
+
+const FieldTable<WaferLinkRow>&
+WaferLinkFields()
+{
+    static const auto fields = JoinFields(WaferRunFields(), LinkFields());
+    return fields;
+}
+
+const FieldTable<WaferSwitchRow>&
+WaferSwitchFields()
+{
+    static const auto fields = JoinFields(WaferRunFields(), SwitchFields());
+    return fields;
+}
+
+const FieldTable<WaferRankRow>&
+WaferRankFields()
+{
+    static const auto fields = JoinFields(WaferRunFields(), RankFields());
+    return fields;
+}
 
 std::optional<double>
 PaperGBps(const std::string& variant, const std::string& group)
@@ -259,7 +312,14 @@ ToJson(const WaferExperimentConfig& config)
 nlohmann::json
 ToJson(const WaferExperimentConfig& config, const WaferResult& result)
 {
-    return {{"config", ToJson(config)}, {"rows", RowsJson(WaferFields(), result.rows)}};
+    nlohmann::json j = {{"config", ToJson(config)}, {"rows", RowsJson(WaferFields(), result.rows)}};
+    if (config.stats)
+    {
+        j["links"] = RowsJson(WaferLinkFields(), StatsRows(result, &WaferRunStats::links));
+        j["switches"] = RowsJson(WaferSwitchFields(), StatsRows(result, &WaferRunStats::switches));
+        j["ranks"] = RowsJson(WaferRankFields(), StatsRows(result, &WaferRunStats::ranks));
+    }
+    return j;
 }
 
 void
@@ -371,6 +431,15 @@ WriteWaferResults(const WaferExperimentConfig& config,
     std::vector<std::string> written{dir + "/fred-vs-mesh.csv", dir + "/result.json"};
     WriteCsv(written[0], WaferFields(), result.rows);
     WriteJson(written[1], ToJson(config, result));
+    if (config.stats)
+    {
+        written.push_back(dir + "/links.csv");
+        WriteCsv(written.back(), WaferLinkFields(), StatsRows(result, &WaferRunStats::links));
+        written.push_back(dir + "/switches.csv");
+        WriteCsv(written.back(), WaferSwitchFields(), StatsRows(result, &WaferRunStats::switches));
+        written.push_back(dir + "/ranks.csv");
+        WriteCsv(written.back(), WaferRankFields(), StatsRows(result, &WaferRunStats::ranks));
+    }
     if (WriteBarChart(result.rows, config.variants, dir + "/fred-vs-mesh.png"))
     {
         written.push_back(dir + "/fred-vs-mesh.png");
