@@ -815,6 +815,7 @@ RunWafer(const WaferExperimentConfig& c)
                 row.npuLinkBytes = bytes.npu;
                 row.upperLinkBytes = bytes.upper;
                 row.ioLinkBytes = bytes.io;
+                row.network = bytes.network;
                 rows.push_back(row);
             }
         }
