@@ -786,18 +786,19 @@ RunWafer(const WaferExperimentConfig& c)
                                             finished = true;
                                         }));
                     Simulator::Run();
+                    if (stats && finished)
+                    {
+                        // while the streaming's switch programs are installed; no
+                        // per-NPU byte counts in a StreamingRecord: null
+                        CollectWaferStats(
+                            w, timeline, record.start, record.end, nullptr, nullptr, *stats);
+                    }
                 }
                 if (!finished)
                 {
                     throw std::runtime_error("weight streaming on " + variant + " did not finish");
                 }
                 bytes = CountLinkBytes(w);
-                if (stats)
-                {
-                    // no per-NPU byte counts in a StreamingRecord: null
-                    CollectWaferStats(
-                        w, timeline, record.start, record.end, nullptr, nullptr, *stats);
-                }
                 WaferRow row;
                 row.variant = variant;
                 row.scenario = scenario;
