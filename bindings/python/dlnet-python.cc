@@ -415,7 +415,8 @@ RunSparsePy(const std::optional<py::dict>& config,
     return out;
 }
 
-/// run_training: {'config', 'jobs', 'ranks', 'comms', 'topology', 'events', 'wall_seconds'}.
+/// run_training: {'config', 'jobs', 'ranks', 'comms', 'topology', 'events', 'wall_seconds'};
+/// stats: also 'links' ('link_stats'), 'switches' ('switch_stats') and 'rank_stats'.
 py::dict
 RunTrainingPy(const std::optional<py::dict>& config,
               const py::object& resultsDir,
@@ -448,7 +449,10 @@ RunTrainingPy(const std::optional<py::dict>& config,
     py::dict out = ToPython(j).cast<py::dict>();
     if (c.stats)
     {
-        out["links"] = out["link_stats"]; // as run_collective's: one row dict per directed link
+        // as run_collective's: one row dict per directed link, per switch
+        // ("ranks" is the per-rank breakdown: the per-rank statistics stay "rank_stats")
+        out["links"] = out["link_stats"];
+        out["switches"] = out["switch_stats"];
     }
     out["config"] = ConfigPy(ns3::TrainingOptions(), c);
     out["wall_seconds"] = result.wallSeconds;
@@ -540,6 +544,8 @@ ResultFieldsPy()
     j["training_jobs"] = ns3::FieldsJson(ns3::TrainingJobFields());
     j["training_ranks"] = ns3::FieldsJson(ns3::TrainingRankFields());
     j["training_comms"] = ns3::FieldsJson(ns3::TrainingCommFields());
+    j["training_rank_stats"] = ns3::FieldsJson(ns3::TrainingRankStatsFields());
+    j["training_switches"] = ns3::FieldsJson(ns3::SwitchFields());
     j["heterps_schedules"] = ns3::FieldsJson(ns3::HeterpsScheduleFields());
     j["heterps_sweep"] = ns3::FieldsJson(ns3::HeterpsSweepFields());
     j["heterps_headline"] = ns3::FieldsJson(ns3::HeterpsHeadlineFields());
@@ -708,8 +714,10 @@ PYBIND11_MODULE(_core, m)
         "keyed like training.csv (iteration_s, samples_per_s, mfu, compute_s,\n"
         "exposed_tp_s, ..., bubble_s, idle_s), 'ranks' the per-rank breakdown (ranks.csv),\n"
         "'comms' one row per collective, send or stream (comms.csv). `results_dir` also\n"
-        "writes those files, result.json, trace.json (Perfetto) and breakdown.png. Bad\n"
-        "options raise ValueError naming the field.\n",
+        "writes those files, result.json, trace.json (Perfetto) and breakdown.png.\n"
+        "stats=True adds 'links', 'switches' and 'rank_stats' (per link, switch and rank\n"
+        "of the run with every job: links.csv, switches.csv, rank-stats.csv;\n"
+        "doc/statistics.md). Bad options raise ValueError naming the field.\n",
         ns3::TrainingOptions());
     m.def("run_training",
           &RunTrainingPy,

@@ -56,47 +56,59 @@ CollectiveRowFields()
     return fields;
 }
 
-namespace
-{
-
-/// The columns that name a row of a sweep in the statistics tables.
-const FieldTable<CollectiveRow>&
-CollectiveSizeFields()
-{
-    using R = CollectiveRow;
-    using J = nlohmann::json;
-    // clang-format off
-    static const FieldTable<R> fields = {
-        {"algorithm", "", [](const R& r) { return J(r.algorithm); }},
-        {"bytes", "B", [](const R& r) { return J(r.bytes); }},
-    };
-    // clang-format on
-    return fields;
-}
-
-} // namespace
-
 const FieldTable<CollectiveLinkRow>&
 CollectiveLinkFields()
 {
-    static const auto fields = JoinFields(CollectiveSizeFields(), LinkFields());
+    using R = CollectiveLinkRow;
+    using J = nlohmann::json;
+    static const FieldTable<R> fields = []()
+    {
+        FieldTable<R> f = {
+            {"algorithm",
+             "",
+             [](const R& r)
+             {
+                 return J(r.row.algorithm);
+             }},
+            {"bytes",
+             "B",
+             [](const R& r)
+             {
+                 return J(r.row.bytes);
+             }},
+        };
+        AppendFields(f,
+                     LinkFields(),
+                     [](const R& r) -> const LinkResult&
+                     {
+                         return r.link;
+                     });
+        return f;
+    }();
     return fields;
 }
 
 const FieldTable<CollectiveRankRow>&
 CollectiveRankFields()
 {
-    static const auto fields = []()
+    using R = CollectiveRankRow;
+    using J = nlohmann::json;
+    static const FieldTable<R> fields = []()
     {
-        // the communicator index, then the shared per-rank columns
-        FieldTable<RankResult> rank = {{"index",
-                                        "",
-                                        [](const RankResult& r)
-                                        {
-                                            return nlohmann::json(r.index);
-                                        }}};
-        rank.insert(rank.end(), RankFields().begin(), RankFields().end());
-        return JoinFields(CollectiveSizeFields(), rank);
+        // clang-format off
+        FieldTable<R> f = {
+            {"algorithm", "", [](const R& r) { return J(r.row.algorithm); }},
+            {"bytes", "B", [](const R& r) { return J(r.row.bytes); }},
+            {"index", "", [](const R& r) { return J(r.rank.index); }},
+        };
+        // clang-format on
+        AppendFields(f,
+                     RankFields(),
+                     [](const R& r) -> const RankResult&
+                     {
+                         return r.rank;
+                     });
+        return f;
     }();
     return fields;
 }
@@ -104,7 +116,24 @@ CollectiveRankFields()
 const FieldTable<CollectiveSwitchRow>&
 CollectiveSwitchFields()
 {
-    static const auto fields = JoinFields(CollectiveSizeFields(), SwitchFields());
+    using R = CollectiveSwitchRow;
+    using J = nlohmann::json;
+    static const FieldTable<R> fields = []()
+    {
+        // clang-format off
+        FieldTable<R> f = {
+            {"algorithm", "", [](const R& r) { return J(r.row.algorithm); }},
+            {"bytes", "B", [](const R& r) { return J(r.row.bytes); }},
+        };
+        // clang-format on
+        AppendFields(f,
+                     SwitchFields(),
+                     [](const R& r) -> const SwitchResult&
+                     {
+                         return r.sw;
+                     });
+        return f;
+    }();
     return fields;
 }
 

@@ -28,12 +28,26 @@ struct CollectiveSweepRow
  */
 const FieldTable<CollectiveSweepRow>& CollectiveRowFields();
 
-/// One directed link in one row of a sweep (stats): the size, then the link.
-using CollectiveLinkRow = JoinedRow<CollectiveRow, LinkResult>;
-/// One rank in one row of a sweep (stats): the size, then the rank.
-using CollectiveRankRow = JoinedRow<CollectiveRow, RankResult>;
-/// One switch in one row of a sweep (stats): the size, then the switch.
-using CollectiveSwitchRow = JoinedRow<CollectiveRow, SwitchResult>;
+/// One directed link in one row of a sweep (stats).
+struct CollectiveLinkRow
+{
+    const CollectiveRow& row; //!< the size
+    const LinkResult& link;   //!< the link
+};
+
+/// One rank in one row of a sweep (stats).
+struct CollectiveRankRow
+{
+    const CollectiveRow& row;         //!< the size
+    const CollectiveRankResult& rank; //!< the rank
+};
+
+/// One switch in one row of a sweep (stats).
+struct CollectiveSwitchRow
+{
+    const CollectiveRow& row; //!< the size
+    const SwitchResult& sw;   //!< the switch
+};
 
 /// The columns of switches.csv.
 const FieldTable<CollectiveSwitchRow>& CollectiveSwitchFields();

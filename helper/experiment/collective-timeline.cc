@@ -60,6 +60,34 @@ CollectiveTimeline::RankTimesOf(uint32_t rank, Time start) const
     }
     // a rank that received nothing is done when its last message is delivered
     t.finish = (lastReceived > start ? lastReceived : lastSent) - start;
+    t.network = UnionLength(std::move(spans));
+    return t;
+}
+
+std::vector<CollectiveTimeline::RankTraffic>
+CollectiveTimeline::TrafficByRank(uint32_t ranks) const
+{
+    std::vector<RankTraffic> out(ranks);
+    for (const auto& m : m_messages)
+    {
+        if (m.src >= ranks || m.dst >= ranks)
+        {
+            continue;
+        }
+        for (uint32_t r : {m.src, m.dst})
+        {
+            out[r].known = true;
+            out[r].spans.emplace_back(m.sent, m.delivered);
+        }
+        out[m.src].bytesSent += m.bytes;
+        out[m.dst].bytesReceived += m.bytes;
+    }
+    return out;
+}
+
+Time
+UnionLength(std::vector<std::pair<Time, Time>> spans)
+{
     std::sort(spans.begin(), spans.end());
     Time covered{0};
     Time from{0};
@@ -77,8 +105,7 @@ CollectiveTimeline::RankTimesOf(uint32_t rank, Time start) const
         to = b;
         open = true;
     }
-    t.network = covered + (open ? to - from : Time{0});
-    return t;
+    return covered + (open ? to - from : Time{0});
 }
 
 void

@@ -57,6 +57,22 @@ public:
      */
     RankTimes RankTimesOf(uint32_t rank, Time start) const;
 
+    /// The messages of one rank to and from other ranks (TrafficByRank).
+    struct RankTraffic
+    {
+        bool known{false}; //!< it sent or received a message to or from a rank
+        uint64_t bytesSent{0};
+        uint64_t bytesReceived{0};
+        std::vector<std::pair<Time, Time>> spans; //!< [sent, delivered] of each, delivery order
+    };
+
+    /**
+     * \param ranks the cluster's ranks
+     * \return per cluster rank (ranks entries), in one pass over the messages: the
+     *         payload bytes it sent and received and the span of each of its messages
+     */
+    std::vector<RankTraffic> TrafficByRank(uint32_t ranks) const;
+
 private:
     void Delivered(const FabricMessage& m);
 
@@ -73,6 +89,9 @@ private:
     std::map<uint32_t, uint32_t> m_rankOf; //!< endpoint address -> cluster rank
     std::vector<Message> m_messages;
 };
+
+/// \return the length of the union of intervals [first, second] (overlaps counted once)
+Time UnionLength(std::vector<std::pair<Time, Time>> spans);
 
 } // namespace ns3
 

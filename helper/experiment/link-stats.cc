@@ -90,39 +90,4 @@ CollectSwitchStats(const Cluster& cluster)
     return switches;
 }
 
-const FieldTable<SwitchResult>&
-SwitchFields()
-{
-    using R = SwitchResult;
-    using J = nlohmann::json;
-    // one line per field: name, unit, getter
-    // clang-format off
-    static const FieldTable<R> fields = {
-        {"switch", "", [](const R& r) { return J(r.name); }},
-        {"packets", "", [](const R& r) { return r.perPacket ? J(r.forwarded) : J(); }},
-        {"no_route_drops", "", [](const R& r) { return r.perPacket ? J(r.noRouteDrops) : J(); }},
-        {"peak_slots", "", [](const R& r) { return r.hasSlots ? J(r.peakSlots) : J(); }},
-    };
-    // clang-format on
-    return fields;
-}
-
-const FieldTable<RankResult>&
-RankFields()
-{
-    using R = RankResult;
-    using J = nlohmann::json;
-    // one line per field: name, unit, getter
-    // clang-format off
-    static const FieldTable<R> fields = {
-        {"rank", "", [](const R& r) { return J(r.rank); }},
-        {"bytes_sent", "B", [](const R& r) { return r.counted ? J(r.bytesSent) : J(); }},
-        {"bytes_received", "B", [](const R& r) { return r.counted ? J(r.bytesReceived) : J(); }},
-        {"finish_s", "s", [](const R& r) { return r.timed ? J(r.finish) : J(); }},
-        {"network_s", "s", [](const R& r) { return r.timed ? J(r.network) : J(); }},
-    };
-    // clang-format on
-    return fields;
-}
-
 } // namespace ns3

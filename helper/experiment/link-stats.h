@@ -4,8 +4,6 @@
 #ifndef DLNET_LINK_STATS_H
 #define DLNET_LINK_STATS_H
 
-#include "result-fields.h"
-
 #include "ns3/cluster.h"
 
 #include <cstdint>
@@ -71,12 +69,6 @@ struct RankResult
     double finish{0};  //!< s after the start: delivery of the last message it received
     double network{0}; //!< s with at least one of its messages outstanding (doc/statistics.md)
 };
-
-/// The columns of a switches table after the run's own (switch, packets, ...).
-const FieldTable<SwitchResult>& SwitchFields();
-
-/// The columns of a ranks table after the run's own (rank, bytes_sent, ... network_s).
-const FieldTable<RankResult>& RankFields();
 
 /// \return one row per switch of the cluster, in its order
 std::vector<SwitchResult> CollectSwitchStats(const Cluster& cluster);

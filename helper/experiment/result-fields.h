@@ -110,45 +110,24 @@ FieldsJson(const FieldTable<Row>& fields)
     return j;
 }
 
-/// A row made of two parts (e.g. one size of a sweep and one link of its run).
-template <typename First, typename Second>
-struct JoinedRow
-{
-    const First& first;   //!< the outer part: its fields come first
-    const Second& second; //!< the inner part
-};
-
 /**
- * \return the fields of a JoinedRow: those of the first part, then those of
- *         the second (one table per part, no copy of either)
+ * Append the fields of an inner row type to a table of an outer row that
+ * holds one (a link in a row of a sweep): the same names and units, each
+ * getter applied to the inner row that pick returns.
  */
-template <typename First, typename Second>
-FieldTable<JoinedRow<First, Second>>
-JoinFields(const FieldTable<First>& first, const FieldTable<Second>& second)
+template <typename Outer, typename Inner, typename Pick>
+void
+AppendFields(FieldTable<Outer>& fields, const FieldTable<Inner>& inner, Pick pick)
 {
-    using R = JoinedRow<First, Second>;
-    FieldTable<R> fields;
-    for (const auto& f : first)
+    for (const auto& f : inner)
     {
-        auto get = f.get;
         fields.push_back({f.name,
                           f.unit,
-                          [get](const R& r)
+                          [get = f.get, pick](const Outer& r)
                           {
-                              return get(r.first);
+                              return get(pick(r));
                           }});
     }
-    for (const auto& f : second)
-    {
-        auto get = f.get;
-        fields.push_back({f.name,
-                          f.unit,
-                          [get](const R& r)
-                          {
-                              return get(r.second);
-                          }});
-    }
-    return fields;
 }
 
 /**

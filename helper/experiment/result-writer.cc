@@ -115,6 +115,41 @@ LinkFields()
     return fields;
 }
 
+const FieldTable<SwitchResult>&
+SwitchFields()
+{
+    using S = SwitchResult;
+    using J = nlohmann::json;
+    // one line per field: name, unit, getter
+    // clang-format off
+    static const FieldTable<S> fields = {
+        {"switch", "", [](const S& s) { return J(s.name); }},
+        {"packets", "", [](const S& s) { return s.perPacket ? J(s.forwarded) : J(); }},
+        {"no_route_drops", "", [](const S& s) { return s.perPacket ? J(s.noRouteDrops) : J(); }},
+        {"peak_slots", "", [](const S& s) { return s.hasSlots ? J(s.peakSlots) : J(); }},
+    };
+    // clang-format on
+    return fields;
+}
+
+const FieldTable<RankResult>&
+RankFields()
+{
+    using R = RankResult;
+    using J = nlohmann::json;
+    // one line per field: name, unit, getter
+    // clang-format off
+    static const FieldTable<R> fields = {
+        {"rank", "", [](const R& r) { return J(r.rank); }},
+        {"bytes_sent", "B", [](const R& r) { return r.counted ? J(r.bytesSent) : J(); }},
+        {"bytes_received", "B", [](const R& r) { return r.counted ? J(r.bytesReceived) : J(); }},
+        {"finish_s", "s", [](const R& r) { return r.timed ? J(r.finish) : J(); }},
+        {"network_s", "s", [](const R& r) { return r.timed ? J(r.network) : J(); }},
+    };
+    // clang-format on
+    return fields;
+}
+
 const FieldTable<TrafficResult>&
 TrafficSummaryFields()
 {

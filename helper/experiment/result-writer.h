@@ -20,6 +20,10 @@ namespace ns3
 const FieldTable<MessageResult>& MessageFields();
 /// The columns of links.csv (and the keys of result.json's "links").
 const FieldTable<LinkResult>& LinkFields();
+/// The columns of switches.csv after a run's own (and the keys of its switch_stats).
+const FieldTable<SwitchResult>& SwitchFields();
+/// The columns of a ranks table after a run's own (rank, bytes_sent ... network_s).
+const FieldTable<RankResult>& RankFields();
 /// The summary keys of a traffic result in result.json.
 const FieldTable<TrafficResult>& TrafficSummaryFields();
 

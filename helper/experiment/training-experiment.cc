@@ -4,6 +4,7 @@
 #include "training-experiment.h"
 
 #include "collective-experiment.h"
+#include "collective-timeline.h"
 
 #include "ns3/boolean.h"
 #include "ns3/collective-backend.h"
@@ -167,18 +168,32 @@ struct Outcome
 {
     std::vector<std::vector<TrainingTaskRun>> runs; //!< per job run
     uint64_t events{0};
-    std::string network;           //!< the model that carried the messages
-    std::vector<LinkResult> links; //!< config.stats: what each link carried
+    std::string network;                //!< the model that carried the messages
+    std::vector<LinkResult> links;      //!< stats: what each link carried
+    std::vector<SwitchResult> switches; //!< stats: what each switch did
+    /// stats: per cluster rank, its messages to and from other ranks
+    std::vector<CollectiveTimeline::RankTraffic> traffic;
 };
 
-/// Run jobs together; they are moved into the simulation and back (no copy of the graphs).
+/**
+ * Run jobs together; they are moved into the simulation and back (no copy of the graphs).
+ * \param stats collect the links', switches' and ranks' statistics
+ */
 Outcome
-Simulate(const TrainingConfig& c, Ptr<const Topology> topology, std::vector<TrainingJobSetup>& jobs)
+Simulate(const TrainingConfig& c,
+         Ptr<const Topology> topology,
+         std::vector<TrainingJobSetup>& jobs,
+         bool stats)
 {
     Outcome out;
     SimulationScope scope(c.seed, c.run, c.ns3Attributes);
     Cluster cluster = topology->Build();
     out.network = cluster.GetNetwork();
+    CollectiveTimeline messages; // stats: every message between ranks
+    if (stats)
+    {
+        messages.Connect(cluster);
+    }
     Ptr<TrainingSimulation> sim = CreateObject<TrainingSimulation>();
     // disposed before the cluster and the simulator go, even when the run throws
     struct DisposeAtExit
@@ -204,10 +219,74 @@ Simulate(const TrainingConfig& c, Ptr<const Topology> topology, std::vector<Trai
     }
     jobs = sim->ReleaseJobs();
     out.events = Simulator::GetEventCount();
-    if (c.stats)
+    if (stats)
     {
         // since the start of this simulation: utilisation over its makespan
         out.links = CollectLinkStats(cluster, Simulator::Now().GetSeconds());
+        out.switches = CollectSwitchStats(cluster);
+        out.traffic = messages.TrafficByRank(cluster.GetNRanks());
+    }
+    return out;
+}
+
+/**
+ * \return per job rank of every job, its statistics (TrainingRankStats): compute
+ *         from its compute tasks' runs, the rest from its messages (outcome.traffic)
+ */
+std::vector<TrainingRankStats>
+RankStatsOf(const std::vector<TrainingJobSetup>& jobs, const Outcome& outcome)
+{
+    std::vector<TrainingRankStats> out;
+    for (std::size_t j = 0; j < jobs.size(); ++j)
+    {
+        const TrainingGraph& g = jobs[j].graph;
+        const std::vector<TrainingTaskRun>& runs = outcome.runs[j];
+        std::vector<std::vector<std::pair<Time, Time>>> compute(g.ranks);
+        std::vector<bool> communicates(g.ranks, false);
+        for (uint32_t t = 0; t < g.tasks.size(); ++t)
+        {
+            const TrainingTask& task = g.tasks[t];
+            for (uint32_t r : task.ranks)
+            {
+                if (task.kind == TrainingTaskKind::COMPUTE)
+                {
+                    compute[r].emplace_back(runs[t].start, runs[t].end);
+                }
+                else if (task.kind != TrainingTaskKind::DELAY)
+                {
+                    communicates[r] = true;
+                }
+            }
+        }
+        for (uint32_t r = 0; r < g.ranks; ++r)
+        {
+            TrainingRankStats s;
+            s.job = jobs[j].name;
+            s.rank = r;
+            s.clusterRank = jobs[j].placement[r];
+            const CollectiveTimeline::RankTraffic& m = outcome.traffic.at(s.clusterRank);
+            s.known = m.known || !communicates[r];
+            s.bytesSent = m.bytesSent;
+            s.bytesReceived = m.bytesReceived;
+            Time finish{0};
+            for (const auto& span : compute[r])
+            {
+                finish = std::max(finish, span.second);
+            }
+            for (const auto& span : m.spans)
+            {
+                finish = std::max(finish, span.second);
+            }
+            s.finish = finish.GetSeconds();
+            Time busy = UnionLength(compute[r]);
+            s.compute = busy.GetSeconds();
+            s.network = UnionLength(m.spans).GetSeconds();
+            // the network spans not covered by compute: |N u C| - |C|
+            std::vector<std::pair<Time, Time>> both = compute[r];
+            both.insert(both.end(), m.spans.begin(), m.spans.end());
+            s.exposed = (UnionLength(std::move(both)) - busy).GetSeconds();
+            out.push_back(std::move(s));
+        }
     }
     return out;
 }
@@ -586,10 +665,16 @@ RunTraining(const TrainingConfig& c)
         result.setups.push_back(std::move(job));
     }
 
-    Outcome together = Simulate(c, topology, result.setups);
+    Outcome together = Simulate(c, topology, result.setups, c.stats);
     result.events = together.events;
     result.network = together.network;
     result.links = std::move(together.links);
+    result.switches = std::move(together.switches);
+    if (c.stats)
+    {
+        result.rankStats = RankStatsOf(result.setups, together);
+        together.traffic.clear();
+    }
     result.rankBreakdowns.resize(c.jobs);
     for (uint32_t j = 0; j < c.jobs; ++j)
     {
@@ -639,7 +724,7 @@ RunTraining(const TrainingConfig& c)
         for (uint32_t j = 0; j < c.jobs; ++j)
         {
             std::vector<TrainingJobSetup> one = {result.setups[j]};
-            Outcome alone = Simulate(c, topology, one);
+            Outcome alone = Simulate(c, topology, one, false);
             TrainingJobRow row = RowOf(c, result.setups[j], alone, 0, "alone", nullptr);
             // an iteration of 0 s alone (no compute, free communication) has no slowdown
             if (row.iterationSeconds > 0)
@@ -784,8 +869,8 @@ TrainingOptions()
                           &C::freeCommunication),
             BoolOption<C>("trace", "keep the timeline (trace.json)", &C::trace),
             BoolOption<C>("stats",
-                          "per-link statistics of the run with every job (links.csv; "
-                          "doc/statistics.md)",
+                          "statistics of the run with every job: per link, switch and rank "
+                          "(links.csv, switches.csv, rank-stats.csv; doc/statistics.md)",
                           &C::stats),
             BoolOption<C>("comms",
                           "keep a row per collective, send and stream (comms.csv; false: an "

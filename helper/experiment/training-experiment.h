@@ -75,7 +75,7 @@ struct TrainingConfig
     bool freeCommunication{false}; //!< communication takes no time (the compute-only ideal)
     bool trace{true};              //!< keep the timeline (trace.json)
     bool comms{true};              //!< keep a row per communication task (comms.csv)
-    bool stats{false};             //!< per-link statistics of the run with every job (links.csv)
+    bool stats{false}; //!< per-link, -switch and -rank statistics of the run with every job
     uint32_t seed{1};
     uint64_t run{1};
     Ns3Attributes ns3Attributes;
@@ -140,6 +140,27 @@ struct TrainingCommRow
     double end{0};   //!< s
 };
 
+/**
+ * One rank's statistics over the run with every job (config.stats;
+ * doc/statistics.md, "Training"). Times are from the simulation's start
+ * (the jobs start at 0), all iterations, the warm-up included.
+ */
+struct TrainingRankStats
+{
+    std::string job;
+    uint32_t rank{0};        //!< job rank
+    uint32_t clusterRank{0}; //!< where it ran
+    /// false: it was in communication tasks but exchanged no message with another
+    /// rank (in-network backends, free communication): the message columns are null
+    bool known{true};
+    uint64_t bytesSent{0};     //!< payload of its messages to other ranks
+    uint64_t bytesReceived{0}; //!< payload of its messages from other ranks
+    double finish{0};          //!< s: its last compute end or last message delivery, the later
+    double compute{0};         //!< s: union of its compute tasks' [start, end]
+    double network{0};         //!< s: union of [sent, delivered] of its messages
+    double exposed{0};         //!< s: of network, the time it was not computing
+};
+
 /// What a training experiment measured.
 struct TrainingResult
 {
@@ -151,7 +172,9 @@ struct TrainingResult
     std::vector<std::vector<TrainingBreakdown>> rankBreakdowns; //!< per job, per job rank
     std::vector<TrainingJobSetup> setups;           //!< what ran together (graphs, placements)
     std::vector<std::vector<TrainingTaskRun>> runs; //!< per job (empty unless config.trace)
-    std::vector<LinkResult> links; //!< per directed link, run with every job (config.stats)
+    std::vector<LinkResult> links;      //!< per directed link, run with every job (config.stats)
+    std::vector<SwitchResult> switches; //!< per switch, run with every job (config.stats)
+    std::vector<TrainingRankStats> rankStats; //!< per job rank, run with every job (config.stats)
     uint64_t events{0};
     double wallSeconds{0}; //!< not written to result files
 };

@@ -360,6 +360,28 @@ RankRowsOf(const TrainingResult& result)
     return rows;
 }
 
+const FieldTable<TrainingRankStats>&
+TrainingRankStatsFields()
+{
+    using R = TrainingRankStats;
+    using J = nlohmann::json;
+    // one line per field: name, unit, getter (null: no message of the rank was recorded)
+    // clang-format off
+    static const FieldTable<R> fields = {
+        {"job", "", [](const R& r) { return J(r.job); }},
+        {"rank", "", [](const R& r) { return J(r.rank); }},
+        {"cluster_rank", "", [](const R& r) { return J(r.clusterRank); }},
+        {"bytes_sent", "B", [](const R& r) { return r.known ? J(r.bytesSent) : J(); }},
+        {"bytes_received", "B", [](const R& r) { return r.known ? J(r.bytesReceived) : J(); }},
+        {"finish_s", "s", [](const R& r) { return r.known ? J(r.finish) : J(); }},
+        {"compute_s", "s", [](const R& r) { return J(r.compute); }},
+        {"network_s", "s", [](const R& r) { return r.known ? J(r.network) : J(); }},
+        {"exposed_s", "s", [](const R& r) { return r.known ? J(r.exposed) : J(); }},
+    };
+    // clang-format on
+    return fields;
+}
+
 nlohmann::json
 ToJson(const TrainingConfig& config, const TrainingResult& result)
 {
@@ -373,6 +395,8 @@ ToJson(const TrainingConfig& config, const TrainingResult& result)
     if (config.stats)
     {
         j["link_stats"] = RowsJson(LinkFields(), result.links);
+        j["switch_stats"] = RowsJson(SwitchFields(), result.switches);
+        j["rank_stats"] = RowsJson(TrainingRankStatsFields(), result.rankStats);
     }
     return j;
 }
@@ -476,6 +500,10 @@ WriteTrainingResults(const TrainingConfig& config,
     {
         written.push_back(dir + "/links.csv");
         WriteCsv(written.back(), LinkFields(), result.links);
+        written.push_back(dir + "/switches.csv");
+        WriteCsv(written.back(), SwitchFields(), result.switches);
+        written.push_back(dir + "/rank-stats.csv");
+        WriteCsv(written.back(), TrainingRankStatsFields(), result.rankStats);
     }
     if (!result.runs.empty())
     {

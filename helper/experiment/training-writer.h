@@ -35,7 +35,11 @@ const FieldTable<TrainingRankRow>& TrainingRankFields();
 /// \return the rows of ranks.csv
 std::vector<TrainingRankRow> RankRowsOf(const TrainingResult& result);
 
-/// \return {config, jobs, ranks}: result.json (comms and the timeline have their own files)
+/// \return the columns of rank-stats.csv (stats: one row per job rank, TrainingRankStats)
+const FieldTable<TrainingRankStats>& TrainingRankStatsFields();
+
+/// \return {config, jobs, ranks}: result.json (comms and the timeline have their own files);
+/// with stats also link_stats, switch_stats and rank_stats
 nlohmann::json ToJson(const TrainingConfig& config, const TrainingResult& result);
 
 /**
@@ -47,8 +51,9 @@ nlohmann::json ToJson(const TrainingConfig& config, const TrainingResult& result
 void WriteChromeTrace(const std::string& path, const TrainingResult& result);
 
 /**
- * Write training.csv, comms.csv, ranks.csv, result.json and, when the
- * result kept its timeline, trace.json in dir.
+ * Write training.csv, comms.csv, ranks.csv, result.json, with stats links.csv,
+ * switches.csv and rank-stats.csv, and, when the result kept its timeline,
+ * trace.json in dir.
  * \return the files written
  */
 std::vector<std::string> WriteTrainingResults(const TrainingConfig& config,

@@ -200,28 +200,35 @@ WriteBarChart(const std::vector<WaferRow>& rows,
     return any && RenderPng(plot, path);
 }
 
-/// The columns that name the simulation a statistics row belongs to.
-const FieldTable<WaferRunStats>&
-WaferRunFields()
+/// The columns of a statistics table: the simulation's (variant, scenario, group), the item's.
+template <typename Item>
+FieldTable<WaferStatsRow<Item>>
+WaferStatsFields(const FieldTable<Item>& items)
 {
-    using R = WaferRunStats;
+    using R = WaferStatsRow<Item>;
     using J = nlohmann::json;
     // clang-format off
-    static const FieldTable<R> fields = {
-        {"variant", "", [](const R& r) { return J(r.variant); }},
-        {"scenario", "", [](const R& r) { return J(r.scenario); }},
-        {"group", "", [](const R& r) { return J(r.group); }},
+    FieldTable<R> fields = {
+        {"variant", "", [](const R& r) { return J(r.run.variant); }},
+        {"scenario", "", [](const R& r) { return J(r.run.scenario); }},
+        {"group", "", [](const R& r) { return J(r.run.group); }},
     };
     // clang-format on
+    AppendFields(fields,
+                 items,
+                 [](const R& r) -> const Item&
+                 {
+                     return r.item;
+                 });
     return fields;
 }
 
 /// \return every simulation's items of one kind (links, switches or ranks), run by run
 template <typename Item>
-std::vector<JoinedRow<WaferRunStats, Item>>
+std::vector<WaferStatsRow<Item>>
 StatsRows(const WaferResult& result, std::vector<Item> WaferRunStats::*items)
 {
-    std::vector<JoinedRow<WaferRunStats, Item>> rows;
+    std::vector<WaferStatsRow<Item>> rows;
     for (const auto& run : result.runs)
     {
         for (const auto& item : run.*items)
@@ -237,21 +244,21 @@ StatsRows(const WaferResult& result, std::vector<Item> WaferRunStats::*items)
 const FieldTable<WaferLinkRow>&
 WaferLinkFields()
 {
-    static const auto fields = JoinFields(WaferRunFields(), LinkFields());
+    static const auto fields = WaferStatsFields(LinkFields());
     return fields;
 }
 
 const FieldTable<WaferSwitchRow>&
 WaferSwitchFields()
 {
-    static const auto fields = JoinFields(WaferRunFields(), SwitchFields());
+    static const auto fields = WaferStatsFields(SwitchFields());
     return fields;
 }
 
 const FieldTable<WaferRankRow>&
 WaferRankFields()
 {
-    static const auto fields = JoinFields(WaferRunFields(), RankFields());
+    static const auto fields = WaferStatsFields(RankFields());
     return fields;
 }
 

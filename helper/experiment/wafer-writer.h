@@ -22,12 +22,20 @@ namespace ns3
  */
 const FieldTable<WaferRow>& WaferFields();
 
-/// One directed link of one simulation (stats): the run, then the link.
-using WaferLinkRow = JoinedRow<WaferRunStats, LinkResult>;
-/// One switch of one simulation (stats).
-using WaferSwitchRow = JoinedRow<WaferRunStats, SwitchResult>;
-/// One NPU of one simulation (stats).
-using WaferRankRow = JoinedRow<WaferRunStats, RankResult>;
+/// One item (a link, a switch, an NPU) of one simulation (stats).
+template <typename Item>
+struct WaferStatsRow
+{
+    const WaferRunStats& run; //!< the simulation
+    const Item& item;         //!< the link, switch or NPU
+};
+
+/// One directed link of one simulation.
+using WaferLinkRow = WaferStatsRow<LinkResult>;
+/// One switch of one simulation.
+using WaferSwitchRow = WaferStatsRow<SwitchResult>;
+/// One NPU of one simulation.
+using WaferRankRow = WaferStatsRow<RankResult>;
 
 /// The columns of links.csv: variant, scenario, group, then the traffic links.csv columns.
 const FieldTable<WaferLinkRow>& WaferLinkFields();
@@ -57,9 +65,9 @@ void PrintWaferTables(const WaferExperimentConfig& config, const WaferResult& re
 /**
  * Write fred-vs-mesh.csv, result.json and fred-vs-mesh.png (a bar chart of
  * effective bandwidth per group kind and variant, the paper's figures as
- * points), with config.stats links.csv, switches.csv and ranks.csv, into a folder, creating it;
- * throws std::runtime_error when it cannot write. \return the files written (the PNG only when
- * gnuplot made it)
+ * points), with config.stats also links.csv, switches.csv and ranks.csv,
+ * into a folder, creating it; throws std::runtime_error when it cannot write.
+ * \return the files written (the PNG only when gnuplot made it)
  */
 std::vector<std::string> WriteWaferResults(const WaferExperimentConfig& config,
                                            const WaferResult& result,

@@ -439,6 +439,27 @@ class TrainingJobsRow(TypedDict, total=False):
     network: Any
     """column network"""
 
+class TrainingRankStatsRow(TypedDict, total=False):
+    """TrainingRankStatsRow: a dict (typed) of these keys."""
+    job: Any
+    """column job"""
+    rank: Any
+    """column rank"""
+    cluster_rank: Any
+    """column cluster_rank"""
+    bytes_sent: Any
+    """column bytes_sent (unit: B)"""
+    bytes_received: Any
+    """column bytes_received (unit: B)"""
+    finish_s: Any
+    """column finish_s (unit: s)"""
+    compute_s: Any
+    """column compute_s (unit: s)"""
+    network_s: Any
+    """column network_s (unit: s)"""
+    exposed_s: Any
+    """column exposed_s (unit: s)"""
+
 class TrainingRanksRow(TypedDict, total=False):
     """TrainingRanksRow: a dict (typed) of these keys."""
     job: Any
@@ -475,6 +496,17 @@ class TrainingRanksRow(TypedDict, total=False):
     """column comm_ep_s (unit: s)"""
     comm_ws_s: Any
     """column comm_ws_s (unit: s)"""
+
+class TrainingSwitchesRow(TypedDict, total=False):
+    """TrainingSwitchesRow: a dict (typed) of these keys."""
+    switch: Any
+    """column switch"""
+    packets: Any
+    """column packets"""
+    no_route_drops: Any
+    """column no_route_drops"""
+    peak_slots: Any
+    """column peak_slots"""
 
 WaferLinksRow = TypedDict('WaferLinksRow', {'variant': Any, 'scenario': Any, 'group': Any, 'tier': Any, 'from': Any, 'to': Any, 'rate_bps': Any, 'tx_bytes': Any, 'tx_packets': Any, 'drops': Any, 'max_queue_bytes': Any, 'utilisation': Any, 'busy_s': Any, 'max_queue_packets': Any, 'credit_stalls': Any, 'credit_stall_s': Any}, total=False)
 
@@ -620,6 +652,12 @@ class CollectiveRun(TypedDict, total=False):
     """config"""
     result: CollectiveResult
     """a record: CollectiveResult"""
+    links: List[CollectiveLinksRow]
+    """rows of collective_links"""
+    ranks: List[CollectiveRanksRow]
+    """rows of collective_ranks"""
+    switches: List[CollectiveSwitchesRow]
+    """rows of collective_switches"""
     wall_seconds: float
     """wall_seconds"""
 
@@ -657,6 +695,16 @@ class TrainingRun(TypedDict, total=False):
     """rows of training_ranks"""
     comms: List[TrainingCommsRow]
     """rows of training_comms"""
+    links: List[TrafficLinksRow]
+    """rows of traffic_links"""
+    link_stats: List[TrafficLinksRow]
+    """rows of traffic_links"""
+    switches: List[TrainingSwitchesRow]
+    """rows of training_switches"""
+    switch_stats: List[TrainingSwitchesRow]
+    """rows of training_switches"""
+    rank_stats: List[TrainingRankStatsRow]
+    """rows of training_rank_stats"""
     topology: str
     """topology"""
     network: str

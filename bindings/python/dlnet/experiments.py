@@ -85,6 +85,10 @@ RUN_RECORDS: Dict[str, Dict[str, Any]] = {
     "CollectiveRun": {
         "config": Dict[str, Any],
         "result": "CollectiveResult",
+        # stats=True only
+        "links": "collective_links",
+        "ranks": "collective_ranks",
+        "switches": "collective_switches",
         "wall_seconds": float,
     },
     "WaferRun": {
@@ -101,6 +105,11 @@ RUN_RECORDS: Dict[str, Dict[str, Any]] = {
         "jobs": "training_jobs",
         "ranks": "training_ranks",
         "comms": "training_comms",
+        "links": "traffic_links",
+        "link_stats": "traffic_links",
+        "switches": "training_switches",
+        "switch_stats": "training_switches",
+        "rank_stats": "training_rank_stats",
         "topology": str,
         "network": str,
         "cluster_ranks": int,

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""The two figures of doc/python.md's gallery that no other example makes: a CDF of flow
-completion times and a heatmap of bus bandwidth per topology and algorithm.
+"""The three figures of doc/python.md's gallery that no other example makes: a CDF of flow
+completion times, a heatmap of the utilisation of each leaf-spine link per algorithm (the
+per-link statistics), and a heatmap of bus bandwidth per topology and algorithm.
 
     ./dlnet python bindings/python/examples/gallery.py [--results DIR] [--format pdf]
 
@@ -10,6 +11,7 @@ parent: results/topology-comparison/sweep.csv by default).
 import argparse
 import csv
 import os
+import sys
 
 import dlnet
 from dlnet import plot
@@ -34,7 +36,30 @@ def main() -> None:
                     xlabel="flow completion time (us)", title="all-to-all, 256 KiB, 2:1 leaf-spine")
     print(f"wrote {path}")
 
+    # Heatmap: utilisation of every directed leaf-spine link, one column per algorithm
+    # (a 16 MiB AllReduce on a 2:1 leaf-spine; stats=True gives out["links"]).
+    algorithms = ["ring", "halving-doubling", "double-binary-tree", "direct"]
+    utilisation = {}
+    for algorithm in algorithms:
+        run = dlnet.run_collective(topology="leaf-spine", leaves=4, hosts_per_leaf=4, spines=2,
+                                   oversubscription=2, algorithm=algorithm, min_bytes="16MiB",
+                                   max_bytes="16MiB", stats=True)
+        for link in run["links"]:
+            if link["tier"] == "fabric":
+                utilisation[(link["from"], link["to"], algorithm)] = link["utilisation"]
+    fabric = list(dict.fromkeys((f, t) for f, t, _ in utilisation))
+    matrix = [[utilisation[(f, t, a)] for a in algorithms] for f, t in fabric]
+    path = plot.heatmap(matrix, [f"{f}>{t}" for f, t in fabric], algorithms,
+                        os.path.join(args.results, f"link-utilisation.{args.format}"),
+                        cblabel="utilisation", values=True, value_format="%.2f",
+                        title="16 MiB AllReduce, 2:1 leaf-spine: leaf-spine links", size=(6, 7))
+    print(f"wrote {path}")
+
     # Heatmap: busbw at the largest size, topology x algorithm, from the comparison's table.
+    if not os.path.exists(args.comparison):
+        print(f"--comparison: {args.comparison} does not exist; run topology_comparison.py "
+              "first (or give its sweep.csv)", file=sys.stderr)
+        sys.exit(2)
     with open(args.comparison) as f:
         rows = [r for r in csv.DictReader(f) if r["status"] == "ok"]
     largest = max(int(r["bytes"]) for r in rows)

@@ -167,19 +167,39 @@ TRAINING = dict(topology="star", hosts=8, model="transformer", layers=2, hidden=
                 sequence=64, vocabulary=512, tp=2, pp=2, dp=2, microbatches=2, iterations=2)
 
 
+STATS_FILES = ("links.csv", "switches.csv", "rank-stats.csv")
+
+
 def test_training_links(tmp_path):
     """run_training(stats=True): links.csv (the traffic experiment's LinkFields) of the run;
-    the job rows unchanged, and with stats off no links and result.json as before."""
+    the job rows unchanged, and with stats off no statistics and every file as before."""
     off = dlnet.run_training(**TRAINING, results_dir=str(tmp_path / "off"))
     default = dlnet.run_training(**TRAINING, stats=False, results_dir=str(tmp_path / "default"))
     on = dlnet.run_training(**TRAINING, stats=True, results_dir=str(tmp_path / "on"))
-    assert "links" not in off and "link_stats" not in off
-    assert not (tmp_path / "off" / "links.csv").exists()
-    for f in ("training.csv", "result.json", "ranks.csv"):
+    for key in ("links", "link_stats", "switches", "switch_stats", "rank_stats"):
+        assert key not in off and key in on
+    for f in STATS_FILES:
+        assert not (tmp_path / "off" / f).exists() and (tmp_path / "on" / f).exists()
+    for f in ("training.csv", "result.json", "ranks.csv", "comms.csv", "trace.json"):
         assert (tmp_path / "off" / f).read_bytes() == (tmp_path / "default" / f).read_bytes()
-    assert (tmp_path / "on" / "training.csv").read_bytes() == \
-        (tmp_path / "off" / "training.csv").read_bytes()
-    assert on["jobs"] == off["jobs"]
+    # the statistics only observe: the run itself is the same
+    for f in ("training.csv", "ranks.csv", "comms.csv", "trace.json"):
+        assert (tmp_path / "on" / f).read_bytes() == (tmp_path / "off" / f).read_bytes()
+    assert on["jobs"] == off["jobs"] and on["ranks"] == off["ranks"]
+    fields = dlnet.result_fields()
+    on_json = json.loads((tmp_path / "on" / "result.json").read_text())
+    for f, key, table in (("switches.csv", "switch_stats", "training_switches"),
+                          ("rank-stats.csv", "rank_stats", "training_rank_stats")):
+        with open(tmp_path / "on" / f) as fh:
+            rows = list(csv.DictReader(fh))
+        names = [c["name"] for c in fields[table]]
+        assert list(rows[0]) == names
+        assert len(rows) == len(on[key]) == len(on_json[key])
+    assert on["switches"] == on["switch_stats"]
+    assert [s["switch"] for s in on["switches"]] == ["switch"]
+    assert on["switches"][0]["packets"] > 0
+    assert [(r["job"], r["rank"], r["cluster_rank"]) for r in on["rank_stats"]] == \
+        [(r["job"], r["rank"], r["cluster_rank"]) for r in on["ranks"]]
     links = on["links"]
     assert len(links) == 16  # 8 host links, both directions
     with open(tmp_path / "on" / "links.csv") as f:
@@ -189,3 +209,90 @@ def test_training_links(tmp_path):
     up = [l for l in links if l["from"].startswith("host")]
     # tensor, pipeline and data parallel traffic leave every host
     assert all(l["tx_bytes"] > 0 and l["busy_s"] > 0 for l in up)
+
+
+# one DATA-parallel layer (ASTRA-sim 1.0 text): forward and weight-gradient compute of
+# 1e6 cycles each (1 ms at 1 GHz), then an 8 MiB weight-gradient AllReduce
+DP_WORKLOAD = "DATA\n1\nl0 -1 1000000 NONE 0 0 NONE 0 1000000 ALLREDUCE 8388608 0\n"
+
+
+@pytest.mark.parametrize("network", ["packet", "flow"])
+def test_training_rank_stats_closed_form(tmp_path, network):
+    """Per-rank statistics of a 2-rank pure-DP job on a 100 Gb/s star (one iteration):
+    compute_s is the configured 2 ms, network_s is the AllReduce's time, which is the
+    wire bytes of what each rank sends (B: two messages of B/2) at 100 Gb/s within 1 %,
+    exposed_s = network_s (nothing overlaps it), finish_s = the iteration time; every
+    rank sends and receives B, and the host links carry exactly those messages."""
+    path = tmp_path / "dp.txt"
+    path.write_text(DP_WORKLOAD)
+    size = 8 << 20
+    out = dlnet.run_training(topology="star", hosts=2, workload_file=str(path),
+                             workload_ranks=2, iterations=1, network=network, stats=True)
+    job = out["jobs"][0]
+    comm, = out["comms"]
+    assert comm["bytes"] == size
+    ranks = out["rank_stats"]
+    assert len(ranks) == 2
+    wire = 2 * wire_bytes(size // 2) * 8 / 100e9
+    for r, b in zip(ranks, out["ranks"]):
+        assert r["compute_s"] == pytest.approx(2e-3, rel=1e-9)
+        assert r["bytes_sent"] == r["bytes_received"] == size
+        assert r["network_s"] == pytest.approx(comm["time_s"], rel=1e-9)
+        assert r["network_s"] == pytest.approx(wire, rel=0.01)
+        assert r["exposed_s"] == pytest.approx(r["network_s"], rel=1e-9)
+        assert r["finish_s"] == pytest.approx(job["iteration_s"], rel=1e-9)
+        # the breakdown over the same window (one iteration): the same compute and exposure
+        assert r["compute_s"] == pytest.approx(b["compute_s"], rel=1e-9)
+        assert r["exposed_s"] == pytest.approx(b["exposed_dp_s"], rel=1e-9)
+    up = [l for l in out["links"] if l["from"].startswith("host")]
+    assert sum(l["tx_bytes"] for l in up) == \
+        sum(2 * wire_bytes(r["bytes_sent"] // 2) for r in ranks)
+
+
+@pytest.mark.parametrize("network", ["packet", "flow"])
+def test_training_rank_stats_hybrid(network):
+    """A TP x PP x DP job (one iteration): for every rank compute_s equals the breakdown's,
+    exposed_s <= network_s, exposed_s <= the breakdown's exposed communication (its messages
+    lie inside its communication tasks), compute_s + exposed_s <= finish_s <= the
+    iteration; all ranks' bytes sent = all ranks' bytes received, and the hosts' uplinks
+    carry them plus a header per packet (exactly at packet level)."""
+    out = dlnet.run_training(**dict(TRAINING, iterations=1), network=network, stats=True)
+    it = out["jobs"][0]["iteration_s"]
+    eps = 1e-12
+    for r, b in zip(out["rank_stats"], out["ranks"]):
+        exposed = sum(v for k, v in b.items() if k.startswith("exposed_"))
+        assert r["compute_s"] == pytest.approx(b["compute_s"], rel=1e-9)
+        assert 0 < r["exposed_s"] <= r["network_s"] + eps
+        assert r["exposed_s"] <= exposed + eps
+        assert r["compute_s"] + r["exposed_s"] <= r["finish_s"] + eps
+        assert r["finish_s"] <= it + eps
+    assert max(r["finish_s"] for r in out["rank_stats"]) == pytest.approx(it, rel=1e-9)
+    sent = sum(r["bytes_sent"] for r in out["rank_stats"])
+    assert sent == sum(r["bytes_received"] for r in out["rank_stats"]) > 0
+    up = [l for l in out["links"] if l["from"].startswith("host")]
+    carried = sum(l["tx_bytes"] for l in up)
+    if network == "packet":
+        # lossless: no acknowledgements, every packet a header and payload of those messages
+        assert carried == sent + HEADER * sum(l["tx_packets"] for l in up)
+    # a header per full segment, at most one more per message
+    assert sent * MTU / (MTU - HEADER) <= carried <= sent * MTU / (MTU - HEADER) * 1.001
+
+
+def test_training_rank_stats_in_network_and_jobs(tmp_path):
+    """SwitchML's traffic goes to the switch, not between ranks: the message columns are
+    null (compute still known) and the switch shows its slots; two jobs: one row per
+    job rank, each job's ranks as the closed form (two iterations: twice the bytes)."""
+    path = tmp_path / "dp.txt"
+    path.write_text(DP_WORKLOAD)
+    common = dict(topology="star", workload_file=str(path), workload_ranks=2, stats=True)
+    sw = dlnet.run_training(**common, hosts=2, iterations=1, dp_backend="switchml", type="fp32")
+    for r in sw["rank_stats"]:
+        assert r["compute_s"] == pytest.approx(2e-3, rel=1e-9)
+        assert all(r[k] is None for k in ("bytes_sent", "bytes_received", "finish_s",
+                                          "network_s", "exposed_s"))
+    assert sw["switches"][0]["peak_slots"] >= 1
+    two = dlnet.run_training(**common, hosts=4, iterations=2, jobs=2)
+    assert [(r["job"], r["cluster_rank"]) for r in two["rank_stats"]] == \
+        [("job0", 0), ("job0", 1), ("job1", 2), ("job1", 3)]
+    assert all(r["bytes_sent"] == 2 * (8 << 20) for r in two["rank_stats"])
+    assert all(r["compute_s"] == pytest.approx(4e-3, rel=1e-9) for r in two["rank_stats"])
