@@ -20,7 +20,9 @@
 // Effective per-NPU bandwidth is, as in the paper, the bytes an NPU injects
 // during the collective divided by the collective's time. Prints one table
 // per scenario, writes fred-vs-mesh.csv, result.json and fred-vs-mesh.png (a
-// bar chart of effective bandwidth per group kind and variant) under --results.
+// bar chart of effective bandwidth per group kind and variant) under --results;
+// with --stats=true also links.csv, switches.csv and ranks.csv (per directed
+// link, switch and NPU of every simulation; doc/statistics.md).
 // The experiment is RunWafer (helper/experiment/wafer-experiment.h); its
 // tables and files come from helper/experiment/wafer-writer.h, which Python's
 // dlnet.run_wafer shares.
@@ -46,7 +48,8 @@ main(int argc, char* argv[])
             ExperimentCommandLine cmd(__FILE__);
             cmd.AddOptions(WaferOptions(), config, {});
             cmd.AddValue("results",
-                         "folder for fred-vs-mesh.csv, result.json and fred-vs-mesh.png",
+                         "folder for fred-vs-mesh.csv, result.json and fred-vs-mesh.png "
+                         "(and with --stats links.csv, switches.csv, ranks.csv)",
                          results);
             cmd.Parse(argc, argv);
             CheckResultsDir("results", results); // before the simulation, not after

@@ -376,8 +376,7 @@ RunWaferPy(const std::optional<py::dict>& config,
                 ns3::WriteWaferResults(c, result, dir);
             }
         });
-    {
-    }
+    // stats=True: "links", "switches" and "ranks" (lists of row dicts) come with the rows
     py::dict out = ToPython(ns3::ToJson(c, result)).cast<py::dict>();
     out["config"] = ConfigPy(ns3::WaferOptions(), c);
     out["wall_seconds"] = result.wallSeconds;
@@ -539,6 +538,9 @@ ResultFieldsPy()
     j["collective_switches"] = ns3::FieldsJson(ns3::CollectiveSwitchFields());
     j["sparse"] = ns3::FieldsJson(ns3::SparseFields());
     j["wafer"] = ns3::FieldsJson(ns3::WaferFields());
+    j["wafer_links"] = ns3::FieldsJson(ns3::WaferLinkFields());
+    j["wafer_switches"] = ns3::FieldsJson(ns3::WaferSwitchFields());
+    j["wafer_ranks"] = ns3::FieldsJson(ns3::WaferRankFields());
     j["training_jobs"] = ns3::FieldsJson(ns3::TrainingJobFields());
     j["training_ranks"] = ns3::FieldsJson(ns3::TrainingRankFields());
     j["training_comms"] = ns3::FieldsJson(ns3::TrainingCommFields());

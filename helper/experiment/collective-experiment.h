@@ -85,20 +85,8 @@ struct CollectiveConfig
     CollectiveRequest RequestOf(uint64_t bytes, const NetworkModel& model) const;
 };
 
-/// What one rank of the communicator moved in one collective (stats).
-struct CollectiveRankResult
-{
-    uint32_t index{0};         //!< communicator index
-    uint32_t rank{0};          //!< cluster rank
-    uint64_t bytesSent{0};     //!< payload bytes it sent
-    uint64_t bytesReceived{0}; //!< payload bytes it received
-    /// false: it exchanged no message with another rank and no in-network worker's end is
-    /// known (in-network backends at flow level), finish and network unknown (null)
-    bool timed{false};
-    double finish{0};  //!< s after the start: delivery of the last message it received
-                       //!< (in-network: its worker's last result)
-    double network{0}; //!< s with at least one of its messages outstanding (doc/statistics.md)
-};
+/// One communicator rank of one size (stats): the shared per-rank record.
+using CollectiveRankResult = RankResult;
 
 /// One row of the table (one size).
 struct CollectiveRow

@@ -93,19 +93,23 @@ CollectiveRankFields()
 {
     using R = CollectiveRankRow;
     using J = nlohmann::json;
-    // one line per field: name, unit, getter
-    // clang-format off
-    static const FieldTable<R> fields = {
-        {"algorithm", "", [](const R& r) { return J(r.row.algorithm); }},
-        {"bytes", "B", [](const R& r) { return J(r.row.bytes); }},
-        {"index", "", [](const R& r) { return J(r.rank.index); }},
-        {"rank", "", [](const R& r) { return J(r.rank.rank); }},
-        {"bytes_sent", "B", [](const R& r) { return J(r.rank.bytesSent); }},
-        {"bytes_received", "B", [](const R& r) { return J(r.rank.bytesReceived); }},
-        {"finish_s", "s", [](const R& r) { return r.rank.timed ? J(r.rank.finish) : J(); }},
-        {"network_s", "s", [](const R& r) { return r.rank.timed ? J(r.rank.network) : J(); }},
-    };
-    // clang-format on
+    static const FieldTable<R> fields = []()
+    {
+        // clang-format off
+        FieldTable<R> f = {
+            {"algorithm", "", [](const R& r) { return J(r.row.algorithm); }},
+            {"bytes", "B", [](const R& r) { return J(r.row.bytes); }},
+            {"index", "", [](const R& r) { return J(r.rank.index); }},
+        };
+        // clang-format on
+        AppendFields(f,
+                     RankFields(),
+                     [](const R& r) -> const RankResult&
+                     {
+                         return r.rank;
+                     });
+        return f;
+    }();
     return fields;
 }
 

@@ -3,6 +3,7 @@
  */
 #include "link-stats.h"
 
+#include "ns3/fred-switch-program.h"
 #include "ns3/log.h"
 #include "ns3/switchml-program.h"
 
@@ -69,10 +70,16 @@ CollectSwitchStats(const Cluster& cluster, const std::map<uint32_t, uint32_t>& p
         s.perPacket = !cluster.flow;
         s.forwarded = cluster.switches[i]->GetForwardedPackets();
         s.noRouteDrops = cluster.switches[i]->GetNoRouteDrops();
-        for (uint32_t k = 0; k < cluster.switches[i]->GetNPrograms(); ++k)
+        // at flow level a program sees no packet: its peak would read 0
+        for (uint32_t k = 0; s.perPacket && k < cluster.switches[i]->GetNPrograms(); ++k)
         {
-            auto p = DynamicCast<SwitchmlProgram>(cluster.switches[i]->GetProgram(k));
-            if (p)
+            Ptr<SwitchProgram> program = cluster.switches[i]->GetProgram(k);
+            if (auto p = DynamicCast<SwitchmlProgram>(program))
+            {
+                s.hasSlots = true;
+                s.peakSlots = std::max(s.peakSlots, p->GetPeakSlotsOccupied());
+            }
+            if (auto p = DynamicCast<FredSwitchProgram>(program))
             {
                 s.hasSlots = true;
                 s.peakSlots = std::max(s.peakSlots, p->GetPeakSlotsOccupied());

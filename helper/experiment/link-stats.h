@@ -48,12 +48,28 @@ struct SwitchResult
     std::string name;
     uint64_t forwarded{0};    //!< packets forwarded (FabricSwitch::GetForwardedPackets)
     uint64_t noRouteDrops{0}; //!< packets dropped for want of a route
-    /// most aggregation slots occupied at once (SwitchmlProgram::GetPeakSlotsOccupied, or
-    /// an OmniReduce job's CollectiveRecord::switchPeakSlots); false hasSlots: no
-    /// aggregation program on the switch (null)
+    /// most aggregation slots occupied at once (SwitchmlProgram and FredSwitchProgram
+    /// GetPeakSlotsOccupied, or an OmniReduce job's CollectiveRecord::switchPeakSlots);
+    /// false hasSlots: no aggregation program on the switch, or flow level (null)
     uint32_t peakSlots{0};
     bool hasSlots{false};
     bool perPacket{true}; //!< false at flow level: both counts unknown (null)
+};
+
+/// What one rank sent and received in a run, and when it finished (stats).
+struct RankResult
+{
+    uint32_t index{0};         //!< communicator index (the wafer: the NPU)
+    uint32_t rank{0};          //!< cluster rank
+    uint64_t bytesSent{0};     //!< payload bytes it sent
+    uint64_t bytesReceived{0}; //!< payload bytes it received
+    bool counted{true};        //!< false: the bytes are not known (null)
+    /// false: it exchanged no message with another rank and no in-network worker's end is
+    /// known (in-network backends at flow level), finish and network unknown (null)
+    bool timed{false};
+    double finish{0};  //!< s after the start: delivery of the last message it received
+                       //!< (in-network: its worker's last result)
+    double network{0}; //!< s with at least one of its messages outstanding (doc/statistics.md)
 };
 
 /**

@@ -132,6 +132,24 @@ SwitchFields()
     return fields;
 }
 
+const FieldTable<RankResult>&
+RankFields()
+{
+    using R = RankResult;
+    using J = nlohmann::json;
+    // one line per field: name, unit, getter
+    // clang-format off
+    static const FieldTable<R> fields = {
+        {"rank", "", [](const R& r) { return J(r.rank); }},
+        {"bytes_sent", "B", [](const R& r) { return r.counted ? J(r.bytesSent) : J(); }},
+        {"bytes_received", "B", [](const R& r) { return r.counted ? J(r.bytesReceived) : J(); }},
+        {"finish_s", "s", [](const R& r) { return r.timed ? J(r.finish) : J(); }},
+        {"network_s", "s", [](const R& r) { return r.timed ? J(r.network) : J(); }},
+    };
+    // clang-format on
+    return fields;
+}
+
 const FieldTable<TrafficResult>&
 TrafficSummaryFields()
 {

@@ -22,6 +22,8 @@ const FieldTable<MessageResult>& MessageFields();
 const FieldTable<LinkResult>& LinkFields();
 /// The columns of switches.csv after a run's own (and the keys of its switch_stats).
 const FieldTable<SwitchResult>& SwitchFields();
+/// The columns of a ranks table after a run's own (rank, bytes_sent ... network_s).
+const FieldTable<RankResult>& RankFields();
 /// The summary keys of a traffic result in result.json.
 const FieldTable<TrafficResult>& TrafficSummaryFields();
 

@@ -4,6 +4,7 @@
 #include "wafer-experiment.h"
 
 #include "collective-experiment.h"
+#include "collective-timeline.h"
 #include "simulation-scope.h"
 
 #include "ns3/boolean.h"
@@ -48,7 +49,8 @@ struct Outcome
 {
     Time start;
     Time end;
-    std::vector<uint64_t> sent; //!< payload bytes per sender
+    std::vector<uint64_t> sent;     //!< payload bytes per sender
+    std::vector<uint64_t> received; //!< payload bytes per receiver
     std::string algorithm;
     bool exact{false};
     bool finished{false};
@@ -146,12 +148,58 @@ CountLinkBytes(const Wafer& w)
     return b;
 }
 
-/// Run launches together on a fresh wafer of one variant.
+/**
+ * The statistics of a finished simulation: links over its makespan, switches,
+ * and per NPU the bytes of the launches (null without launches: weight
+ * streaming) and the times of the messages between ranks.
+ */
+void
+CollectWaferStats(const Wafer& w,
+                  const CollectiveTimeline& timeline,
+                  Time start,
+                  Time end,
+                  const std::vector<Launch>* launches,
+                  const std::vector<Outcome>* outcomes,
+                  WaferRunStats& stats)
+{
+    stats.makespan = (end - start).GetSeconds();
+    stats.links = CollectLinkStats(w.cluster, stats.makespan);
+    stats.switches = CollectSwitchStats(w.cluster);
+    stats.ranks.assign(w.npus, RankResult{});
+    for (uint32_t npu = 0; npu < w.npus; ++npu)
+    {
+        RankResult& r = stats.ranks[npu];
+        r.index = npu;
+        r.rank = npu;
+        r.counted = launches != nullptr;
+        auto t = timeline.RankTimesOf(npu, start);
+        r.timed = t.known;
+        r.finish = t.finish.GetSeconds();
+        r.network = t.network.GetSeconds();
+    }
+    for (std::size_t i = 0; launches && i < launches->size(); ++i)
+    {
+        const Communicator& comm = (*launches)[i].comm;
+        const Outcome& o = (*outcomes)[i];
+        for (uint32_t m = 0; m < comm.GetSize(); ++m)
+        {
+            RankResult& r = stats.ranks.at(comm.ranks[m]);
+            r.bytesSent += m < o.sent.size() ? o.sent[m] : 0;
+            r.bytesReceived += m < o.received.size() ? o.received[m] : 0;
+        }
+    }
+}
+
+/**
+ * Run launches together on a fresh wafer of one variant.
+ * \param stats where the run's statistics go (null: none collected)
+ */
 std::vector<Outcome>
 RunTogether(const WaferExperimentConfig& c,
             const std::string& variant,
             const std::vector<Launch>& launches,
-            LinkBytes& linkBytes)
+            LinkBytes& linkBytes,
+            WaferRunStats* stats = nullptr)
 {
     SimulationScope scope(c.seed, c.run, c.ns3Attributes);
     WaferConfig wc = c.wafer;
@@ -170,6 +218,11 @@ RunTogether(const WaferExperimentConfig& c,
     }
     std::map<std::string, Ptr<CollectiveBackend>> schedules;
     std::vector<Outcome> out(launches.size());
+    CollectiveTimeline timeline;
+    if (stats)
+    {
+        timeline.Connect(w.cluster); // the messages give the NPUs' times
+    }
     for (std::size_t i = 0; i < launches.size(); ++i)
     {
         const Launch& l = launches[i];
@@ -252,6 +305,7 @@ RunTogether(const WaferExperimentConfig& c,
                                o.start = r.start;
                                o.end = r.end;
                                o.sent = r.bytesSent;
+                               o.received = r.bytesReceived;
                                o.finished = true;
                                o.exact = !r.outputs.empty() && Exact(l, r.outputs, c.seed);
                            }));
@@ -266,6 +320,18 @@ RunTogether(const WaferExperimentConfig& c,
         }
     }
     linkBytes = CountLinkBytes(w);
+    if (stats && !out.empty())
+    {
+        Time start = out[0].start;
+        Time end = out[0].end;
+        for (const auto& o : out)
+        {
+            start = std::min(start, o.start);
+            end = std::max(end, o.end);
+        }
+        // before the backends go: the FRED programs are still on the switches
+        CollectWaferStats(w, timeline, start, end, &launches, &out, *stats);
+    }
     if (fred)
     {
         fred->Dispose(); // its programs leave the switches before the wafer goes
@@ -414,6 +480,11 @@ WaferOptions()
                       "in-switch collectives whose flows cannot share the switches at once run "
                       "one after the other (else they are refused)",
                       &C::serialise),
+        BoolOption<C>("stats",
+                      "per-link, per-switch and per-NPU statistics of every simulation (links.csv, "
+                      "switches.csv, ranks.csv; Python: the links, switches and ranks tables; "
+                      "doc/statistics.md)",
+                      &C::stats),
         UnsignedOption<C>("seed", "random seed (at least 1)", &C::seed, 1),
         UnsignedOption<C>("run", "random run number", &C::run),
         WaferField(
@@ -568,6 +639,13 @@ WaferExperimentConfig::Validate() const
     MakeParallelGroups(mp, dp, pp, npus);
 }
 
+bool
+WaferExperimentConfig::Applies(const std::string& option) const
+{
+    // off: left out of the config (result files as without the option)
+    return option != "stats" || stats;
+}
+
 WaferResult
 RunWafer(const WaferExperimentConfig& c)
 {
@@ -581,19 +659,32 @@ RunWafer(const WaferExperimentConfig& c)
         {
             ParallelGroups pg = MakeParallelGroups(c.mp, c.dp, c.pp, PlacementOrder(c, variant));
             LinkBytes bytes;
+            // where the statistics of the next simulation go (null: stats off)
+            auto statsOf = [&](const std::string& group) -> WaferRunStats*
+            {
+                if (!c.stats)
+                {
+                    return nullptr;
+                }
+                WaferRunStats& run = result.runs.emplace_back();
+                run.variant = variant;
+                run.scenario = scenario;
+                run.group = group;
+                return &run;
+            };
             if (scenario == "allreduce")
             {
                 Communicator world = Communicator::World(WAFER_NPUS);
                 world.name = "wafer";
                 std::vector<Launch> l{Launch{world, CollectiveOp::ALL_REDUCE, c.bytes}};
-                auto o = RunTogether(c, variant, l, bytes);
+                auto o = RunTogether(c, variant, l, bytes, statsOf("wafer"));
                 rows.push_back(Summarise(variant, scenario, "wafer", l, o, bytes, c.functional));
             }
             else if (scenario == "group")
             {
                 Communicator g = ParseCommunicator(c.ranks, WAFER_NPUS);
                 std::vector<Launch> l{Launch{g, CollectiveOp::ALL_REDUCE, c.bytes}};
-                auto o = RunTogether(c, variant, l, bytes);
+                auto o = RunTogether(c, variant, l, bytes, statsOf("group"));
                 rows.push_back(Summarise(variant, scenario, "group", l, o, bytes, c.functional));
             }
             else if (scenario == "groups")
@@ -613,7 +704,7 @@ RunWafer(const WaferExperimentConfig& c)
                         continue;
                     }
                     auto l = LaunchesOf(*k.groups, k.op, c.bytes);
-                    auto o = RunTogether(c, variant, l, bytes);
+                    auto o = RunTogether(c, variant, l, bytes, statsOf(k.name));
                     rows.push_back(Summarise(variant, scenario, k.name, l, o, bytes, c.functional));
                 }
             }
@@ -623,6 +714,7 @@ RunWafer(const WaferExperimentConfig& c)
                 // on its own class (MP 0 > PP 1 > DP 2)
                 std::vector<Launch> all;
                 std::vector<std::pair<std::string, std::size_t>> kinds;
+                std::string names; // MP-mix+PP-mix+DP-mix
                 for (const auto& [name, groups, op] :
                      {std::make_tuple("MP", &pg.mpGroups, CollectiveOp::ALL_REDUCE),
                       std::make_tuple("PP", &pg.ppGroups, CollectiveOp::SEND_RECV),
@@ -634,9 +726,10 @@ RunWafer(const WaferExperimentConfig& c)
                     }
                     auto l = LaunchesOf(*groups, op, c.bytes);
                     kinds.emplace_back(name, l.size());
+                    names += (names.empty() ? "" : "+") + std::string(name) + "-mix";
                     all.insert(all.end(), l.begin(), l.end());
                 }
-                auto o = RunTogether(c, variant, all, bytes);
+                auto o = RunTogether(c, variant, all, bytes, statsOf(names));
                 std::size_t first = 0;
                 for (const auto& [name, count] : kinds)
                 {
@@ -655,13 +748,14 @@ RunWafer(const WaferExperimentConfig& c)
                 }
                 Launch mp{pg.mpGroups.front(), CollectiveOp::ALL_REDUCE, c.bytes / 4};
                 Launch dp{pg.dpGroups.front(), CollectiveOp::ALL_REDUCE, c.bytes};
-                auto mpAlone = RunTogether(c, variant, {mp}, bytes);
+                auto mpAlone = RunTogether(c, variant, {mp}, bytes, statsOf("MP-alone"));
                 rows.push_back(
                     Summarise(variant, scenario, "MP-alone", {mp}, mpAlone, bytes, c.functional));
-                auto dpAlone = RunTogether(c, variant, {dp}, bytes);
+                auto dpAlone = RunTogether(c, variant, {dp}, bytes, statsOf("DP-alone"));
                 rows.push_back(
                     Summarise(variant, scenario, "DP-alone", {dp}, dpAlone, bytes, c.functional));
-                auto both = RunTogether(c, variant, {mp, dp}, bytes);
+                auto both
+                    = RunTogether(c, variant, {mp, dp}, bytes, statsOf("MP-with-DP+DP-with-MP"));
                 rows.push_back(Summarise(
                     variant, scenario, "MP-with-DP", {mp}, {both[0]}, bytes, c.functional));
                 rows.push_back(Summarise(
@@ -675,6 +769,12 @@ RunWafer(const WaferExperimentConfig& c)
                 Wafer w = BuildWafer(wc);
                 StreamingRecord record;
                 bool finished = false;
+                CollectiveTimeline timeline;
+                WaferRunStats* stats = statsOf("IO");
+                if (stats)
+                {
+                    timeline.Connect(w.cluster);
+                }
                 {
                     WeightStreaming streaming(w);
                     streaming.Start(c.ioBytes,
@@ -686,6 +786,13 @@ RunWafer(const WaferExperimentConfig& c)
                                             finished = true;
                                         }));
                     Simulator::Run();
+                    if (stats && finished)
+                    {
+                        // while the streaming's switch programs are installed; no
+                        // per-NPU byte counts in a StreamingRecord: null
+                        CollectWaferStats(
+                            w, timeline, record.start, record.end, nullptr, nullptr, *stats);
+                    }
                 }
                 if (!finished)
                 {
@@ -709,6 +816,7 @@ RunWafer(const WaferExperimentConfig& c)
                 row.npuLinkBytes = bytes.npu;
                 row.upperLinkBytes = bytes.upper;
                 row.ioLinkBytes = bytes.io;
+                row.network = bytes.network;
                 rows.push_back(row);
             }
         }

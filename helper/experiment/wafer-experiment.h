@@ -5,6 +5,7 @@
 #define DLNET_WAFER_EXPERIMENT_H
 
 #include "experiment-options.h"
+#include "link-stats.h"
 #include "simulation-scope.h"
 
 #include "ns3/wafer-helper.h"
@@ -39,13 +40,16 @@ struct WaferExperimentConfig
     uint32_t chunksInFlight{8}; //!< of which a rank works on at once
     bool functional{false};     //!< carry real data and check every result
     bool serialise{
-        false}; //!< in-switch jobs whose flows conflict wait for each other (else refused)
+        false};        //!< in-switch jobs whose flows conflict wait for each other (else refused)
+    bool stats{false}; //!< per-link, per-switch and per-NPU statistics of every simulation
     uint32_t seed{1};
     uint64_t run{1};
     Ns3Attributes ns3Attributes; //!< ns-3 attribute defaults, set after each run's reset
 
     /// Throw std::invalid_argument naming the first bad field.
     void Validate() const;
+    /// \return whether an option goes into the config written (stats only when on)
+    bool Applies(const std::string& option) const;
 };
 
 /// \return the allowed mesh placements
@@ -94,11 +98,30 @@ struct WaferRow
     std::string network;        //!< the model that carried the messages: packet or flow
 };
 
+/**
+ * \ingroup dlnet
+ * \brief The statistics of one simulation of a wafer experiment (config.stats):
+ * one variant, one scenario, one set of collectives run together.
+ */
+struct WaferRunStats
+{
+    std::string variant;
+    std::string scenario;
+    /// the group of the rows of fred-vs-mesh.csv this simulation measured; several
+    /// (mix, MP-with-DP and DP-with-MP) joined by '+'
+    std::string group;
+    double makespan{0};                 //!< s: first start to last end (the links' window)
+    std::vector<LinkResult> links;      //!< per directed link (CollectLinkStats)
+    std::vector<SwitchResult> switches; //!< per switch (CollectSwitchStats)
+    std::vector<RankResult> ranks;      //!< per NPU (index and rank: the NPU)
+};
+
 /// What a wafer experiment measured.
 struct WaferResult
 {
-    std::vector<WaferRow> rows; //!< scenario by scenario, variant by variant
-    double wallSeconds{0};      //!< not written to result files (not deterministic)
+    std::vector<WaferRow> rows;      //!< scenario by scenario, variant by variant
+    std::vector<WaferRunStats> runs; //!< config.stats: one per simulation, in run order
+    double wallSeconds{0};           //!< not written to result files (not deterministic)
 };
 
 /**

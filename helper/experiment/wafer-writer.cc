@@ -200,7 +200,67 @@ WriteBarChart(const std::vector<WaferRow>& rows,
     return any && RenderPng(plot, path);
 }
 
+/// The columns of a statistics table: the simulation's (variant, scenario, group), the item's.
+template <typename Item>
+FieldTable<WaferStatsRow<Item>>
+WaferStatsFields(const FieldTable<Item>& items)
+{
+    using R = WaferStatsRow<Item>;
+    using J = nlohmann::json;
+    // clang-format off
+    FieldTable<R> fields = {
+        {"variant", "", [](const R& r) { return J(r.run.variant); }},
+        {"scenario", "", [](const R& r) { return J(r.run.scenario); }},
+        {"group", "", [](const R& r) { return J(r.run.group); }},
+    };
+    // clang-format on
+    AppendFields(fields,
+                 items,
+                 [](const R& r) -> const Item&
+                 {
+                     return r.item;
+                 });
+    return fields;
+}
+
+/// \return every simulation's items of one kind (links, switches or ranks), run by run
+template <typename Item>
+std::vector<WaferStatsRow<Item>>
+StatsRows(const WaferResult& result, std::vector<Item> WaferRunStats::*items)
+{
+    std::vector<WaferStatsRow<Item>> rows;
+    for (const auto& run : result.runs)
+    {
+        for (const auto& item : run.*items)
+        {
+            rows.push_back({run, item});
+        }
+    }
+    return rows;
+}
+
 } // namespace
+
+const FieldTable<WaferLinkRow>&
+WaferLinkFields()
+{
+    static const auto fields = WaferStatsFields(LinkFields());
+    return fields;
+}
+
+const FieldTable<WaferSwitchRow>&
+WaferSwitchFields()
+{
+    static const auto fields = WaferStatsFields(SwitchFields());
+    return fields;
+}
+
+const FieldTable<WaferRankRow>&
+WaferRankFields()
+{
+    static const auto fields = WaferStatsFields(RankFields());
+    return fields;
+}
 
 std::optional<double>
 PaperGBps(const std::string& variant, const std::string& group)
@@ -259,7 +319,14 @@ ToJson(const WaferExperimentConfig& config)
 nlohmann::json
 ToJson(const WaferExperimentConfig& config, const WaferResult& result)
 {
-    return {{"config", ToJson(config)}, {"rows", RowsJson(WaferFields(), result.rows)}};
+    nlohmann::json j = {{"config", ToJson(config)}, {"rows", RowsJson(WaferFields(), result.rows)}};
+    if (config.stats)
+    {
+        j["links"] = RowsJson(WaferLinkFields(), StatsRows(result, &WaferRunStats::links));
+        j["switches"] = RowsJson(WaferSwitchFields(), StatsRows(result, &WaferRunStats::switches));
+        j["ranks"] = RowsJson(WaferRankFields(), StatsRows(result, &WaferRunStats::ranks));
+    }
+    return j;
 }
 
 void
@@ -371,6 +438,15 @@ WriteWaferResults(const WaferExperimentConfig& config,
     std::vector<std::string> written{dir + "/fred-vs-mesh.csv", dir + "/result.json"};
     WriteCsv(written[0], WaferFields(), result.rows);
     WriteJson(written[1], ToJson(config, result));
+    if (config.stats)
+    {
+        written.push_back(dir + "/links.csv");
+        WriteCsv(written.back(), WaferLinkFields(), StatsRows(result, &WaferRunStats::links));
+        written.push_back(dir + "/switches.csv");
+        WriteCsv(written.back(), WaferSwitchFields(), StatsRows(result, &WaferRunStats::switches));
+        written.push_back(dir + "/ranks.csv");
+        WriteCsv(written.back(), WaferRankFields(), StatsRows(result, &WaferRunStats::ranks));
+    }
     if (WriteBarChart(result.rows, config.variants, dir + "/fred-vs-mesh.png"))
     {
         written.push_back(dir + "/fred-vs-mesh.png");

@@ -22,6 +22,28 @@ namespace ns3
  */
 const FieldTable<WaferRow>& WaferFields();
 
+/// One item (a link, a switch, an NPU) of one simulation (stats).
+template <typename Item>
+struct WaferStatsRow
+{
+    const WaferRunStats& run; //!< the simulation
+    const Item& item;         //!< the link, switch or NPU
+};
+
+/// One directed link of one simulation.
+using WaferLinkRow = WaferStatsRow<LinkResult>;
+/// One switch of one simulation.
+using WaferSwitchRow = WaferStatsRow<SwitchResult>;
+/// One NPU of one simulation.
+using WaferRankRow = WaferStatsRow<RankResult>;
+
+/// The columns of links.csv: variant, scenario, group, then the traffic links.csv columns.
+const FieldTable<WaferLinkRow>& WaferLinkFields();
+/// The columns of switches.csv: variant, scenario, group, then the switch columns.
+const FieldTable<WaferSwitchRow>& WaferSwitchFields();
+/// The columns of ranks.csv: variant, scenario, group, then the rank columns.
+const FieldTable<WaferRankRow>& WaferRankFields();
+
 /**
  * \return the FRED paper's effective per-NPU bandwidth (GB/s) for a group
  * kind on a variant, when the paper gives one
@@ -31,7 +53,10 @@ std::optional<double> PaperGBps(const std::string& variant, const std::string& g
 /// \return the config as JSON, option name -> value text
 nlohmann::json ToJson(const WaferExperimentConfig& config);
 
-/// \return {"config", "rows"}: result.json, and Python's run_wafer without wall_seconds
+/**
+ * \return {"config", "rows"} and with config.stats {"links", "switches", "ranks"}:
+ *         result.json, and Python's run_wafer without wall_seconds
+ */
 nlohmann::json ToJson(const WaferExperimentConfig& config, const WaferResult& result);
 
 /// Print one table per scenario that ran (the fred-vs-mesh example's output).
@@ -40,8 +65,8 @@ void PrintWaferTables(const WaferExperimentConfig& config, const WaferResult& re
 /**
  * Write fred-vs-mesh.csv, result.json and fred-vs-mesh.png (a bar chart of
  * effective bandwidth per group kind and variant, the paper's figures as
- * points) into a folder, creating it; throws std::runtime_error when it
- * cannot write.
+ * points), with config.stats also links.csv, switches.csv and ranks.csv,
+ * into a folder, creating it; throws std::runtime_error when it cannot write.
  * \return the files written (the PNG only when gnuplot made it)
  */
 std::vector<std::string> WriteWaferResults(const WaferExperimentConfig& config,

@@ -149,6 +149,12 @@ FredSwitchProgram::GetReducedPackets() const
     return m_reduced;
 }
 
+uint32_t
+FredSwitchProgram::GetPeakSlotsOccupied() const
+{
+    return m_peakSlots;
+}
+
 void
 FredSwitchProgram::Send(const FredSwitchFlow& flow,
                         uint32_t port,
@@ -224,7 +230,9 @@ FredSwitchProgram::Process(Ptr<Packet> packet, FabricHeader& header, uint32_t in
     bool payload = header.m_flags & FabricHeader::FLAG_PAYLOAD;
     if (slot.arrived == 0)
     {
+        // first contribution of this index: a partial result held from now on
         slot.seen.assign(flow.inputs.size(), false);
+        m_peakSlots = std::max<uint32_t>(m_peakSlots, m_slots.size());
     }
     std::size_t from = input - flow.inputs.begin();
     if (slot.seen[from])

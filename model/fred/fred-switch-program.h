@@ -113,6 +113,13 @@ public:
     /// \return packets that arrived UP and were added into a partial result
     uint64_t GetReducedPackets() const;
 
+    /**
+     * \return the most partial results held at once, all jobs together: a
+     * packet index holds one from the first contribution of its inputs until
+     * the last of them has been added (as SwitchmlProgram::GetPeakSlotsOccupied)
+     */
+    uint32_t GetPeakSlotsOccupied() const;
+
     Verdict Process(Ptr<Packet> packet, FabricHeader& header, uint32_t inPort) override;
 
 protected:
@@ -140,6 +147,7 @@ private:
     std::map<uint32_t, FredSwitchFlow> m_flows; //!< by job
     std::unordered_map<uint64_t, Slot> m_slots; //!< by (job << 32 | index)
     uint64_t m_reduced{0};
+    uint32_t m_peakSlots{0};                          //!< most entries of m_slots at once
     TracedCallback<uint32_t, uint32_t> m_resultTrace; //!< (job, index) a root finished a reduction
 };
 

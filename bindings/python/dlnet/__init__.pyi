@@ -508,6 +508,27 @@ class TrainingSwitchesRow(TypedDict, total=False):
     peak_slots: Any
     """column peak_slots"""
 
+WaferLinksRow = TypedDict('WaferLinksRow', {'variant': Any, 'scenario': Any, 'group': Any, 'tier': Any, 'from': Any, 'to': Any, 'rate_bps': Any, 'tx_bytes': Any, 'tx_packets': Any, 'drops': Any, 'max_queue_bytes': Any, 'utilisation': Any, 'busy_s': Any, 'max_queue_packets': Any, 'credit_stalls': Any, 'credit_stall_s': Any}, total=False)
+
+class WaferRanksRow(TypedDict, total=False):
+    """WaferRanksRow: a dict (typed) of these keys."""
+    variant: Any
+    """column variant"""
+    scenario: Any
+    """column scenario"""
+    group: Any
+    """column group"""
+    rank: Any
+    """column rank"""
+    bytes_sent: Any
+    """column bytes_sent (unit: B)"""
+    bytes_received: Any
+    """column bytes_received (unit: B)"""
+    finish_s: Any
+    """column finish_s (unit: s)"""
+    network_s: Any
+    """column network_s (unit: s)"""
+
 class WaferRow(TypedDict, total=False):
     """WaferRow: a dict (typed) of these keys."""
     variant: Any
@@ -544,6 +565,23 @@ class WaferRow(TypedDict, total=False):
     """column time_s (unit: s)"""
     network: Any
     """column network"""
+
+class WaferSwitchesRow(TypedDict, total=False):
+    """WaferSwitchesRow: a dict (typed) of these keys."""
+    variant: Any
+    """column variant"""
+    scenario: Any
+    """column scenario"""
+    group: Any
+    """column group"""
+    switch: Any
+    """column switch"""
+    packets: Any
+    """column packets"""
+    no_route_drops: Any
+    """column no_route_drops"""
+    peak_slots: Any
+    """column peak_slots"""
 
 class TrafficResult(TypedDict, total=False):
     """TrafficResult: a dict (typed) of these keys."""
@@ -629,6 +667,12 @@ class WaferRun(TypedDict, total=False):
     """config"""
     rows: List[WaferRow]
     """rows of wafer"""
+    links: List[WaferLinksRow]
+    """rows of wafer_links"""
+    switches: List[WaferSwitchesRow]
+    """rows of wafer_switches"""
+    ranks: List[WaferRanksRow]
+    """rows of wafer_ranks"""
     wall_seconds: float
     """wall_seconds"""
 
@@ -893,6 +937,7 @@ def run_wafer(
     chunks_in_flight: int | str = 8,
     functional: bool = False,
     serialise_conflicts: bool = False,
+    stats: bool = False,
     seed: int | str = 1,
     run: int | str = 1,
     network: str = 'packet',

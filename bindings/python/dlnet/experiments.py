@@ -91,7 +91,14 @@ RUN_RECORDS: Dict[str, Dict[str, Any]] = {
         "switches": "collective_switches",
         "wall_seconds": float,
     },
-    "WaferRun": {"config": Dict[str, Any], "rows": "wafer", "wall_seconds": float},
+    "WaferRun": {
+        "config": Dict[str, Any],
+        "rows": "wafer",
+        "links": "wafer_links",
+        "switches": "wafer_switches",
+        "ranks": "wafer_ranks",
+        "wall_seconds": float,
+    },
     "SparseRun": {"config": Dict[str, Any], "rows": "sparse", "wall_seconds": float},
     "TrainingRun": {
         "config": Dict[str, Any],
