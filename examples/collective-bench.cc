@@ -46,6 +46,13 @@ main(int argc, char* argv[])
             CollectiveConfig all = config;
             all.algorithm = algorithms;
             all.CheckGivenOptions(); // an option must apply to one of the algorithms
+            std::size_t n = dlnet::ParseList("algorithm", algorithms).size();
+            if (!config.timeline.empty() && n != 1)
+            {
+                // one file per run: a second algorithm would overwrite the first's trace
+                throw std::invalid_argument("timeline: one algorithm only; --algorithm lists "
+                                            + std::to_string(n));
+            }
             for (const auto& alg : dlnet::ParseList("algorithm", algorithms))
             {
                 CollectiveConfig c = config;

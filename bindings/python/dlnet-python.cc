@@ -34,6 +34,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <functional>
@@ -97,6 +98,29 @@ OptionText(const std::string& key, const py::handle& value)
                          + std::string(py::str(py::type::handle_of(value).attr("__name__"))));
 }
 
+/**
+ * \param key the option, for error messages
+ * \param value a str, bytes or os.PathLike (a file the run writes)
+ * \return the path's bytes as the file system takes them
+ */
+std::string
+PathText(const std::string& key, const py::handle& value)
+{
+    if (!py::isinstance<py::str>(value) && !py::isinstance<py::bytes>(value)
+        && !py::hasattr(value, "__fspath__"))
+    {
+        throw py::type_error(key + ": expected a str, bytes or os.PathLike file, got "
+                             + std::string(py::str(py::type::handle_of(value).attr("__name__"))));
+    }
+    py::module_ os = py::module_::import("os");
+    std::string path = os.attr("fsencode")(os.attr("fspath")(value)).cast<std::string>();
+    if (path.find('\0') != std::string::npos)
+    {
+        throw std::invalid_argument(key + ": the path holds a NUL character");
+    }
+    return path;
+}
+
 /// Apply every key of a mapping to the config (throws std::invalid_argument).
 template <typename Config>
 void
@@ -112,7 +136,17 @@ ApplyOptions(const std::vector<ns3::ExperimentOption<Config>>& table,
                                  + std::string(py::repr(item.first)));
         }
         std::string key = item.first.cast<std::string>();
-        ns3::SetOption(table, config, key, OptionText(key, item.second));
+        std::string name = key;
+        std::replace(name.begin(), name.end(), '_', '-');
+        auto option = std::find_if(table.begin(),
+                                   table.end(),
+                                   [&name](const ns3::ExperimentOption<Config>& o)
+                                   {
+                                       return o.name == name;
+                                   });
+        bool path = option != table.end() && option->kind == "path";
+        ns3::SetOption(
+            table, config, key, path ? PathText(key, item.second) : OptionText(key, item.second));
     }
 }
 

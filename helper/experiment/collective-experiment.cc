@@ -4,6 +4,7 @@
 #include "collective-experiment.h"
 
 #include "collective-timeline.h"
+#include "result-writer.h"
 #include "simulation-scope.h"
 
 #include "ns3/config-parse.h"
@@ -188,6 +189,10 @@ CollectiveConfig::Validate() const
         throw std::invalid_argument("timeline: one size only (min-bytes = max-bytes); the sweep "
                                     "has "
                                     + std::to_string(Sizes(*this).size()));
+    }
+    if (!timeline.empty())
+    {
+        CheckOutputFile("timeline", timeline); // before the run, not after it
     }
     const CollectiveKind* kind
         = algorithm == "auto" ? nullptr : &CollectiveRegistry::Get(algorithm);
@@ -435,7 +440,8 @@ RunCollective(const CollectiveConfig& c)
             if (!c.timeline.empty() || c.stats)
             {
                 timeline.Connect(cluster); // the messages also give the ranks' times
-                if (auto schedule = DynamicCast<ScheduleBackend>(backend))
+                auto schedule = DynamicCast<ScheduleBackend>(backend);
+                if (schedule && !c.timeline.empty()) // (the rank times need no step)
                 {
                     timeline.ConnectSteps(schedule->GetEngine(cluster)); // slices by step
                 }
@@ -581,7 +587,7 @@ CollectiveOptions()
                           "collect per-link and per-rank statistics (links.csv, ranks.csv; "
                           "Python: the links and ranks tables)",
                           &C::stats),
-            TextOption<C>("timeline",
+            PathOption<C>("timeline",
                           "write the collective's messages as a Chrome trace-event JSON file "
                           "(one track per rank; one size only)",
                           &C::timeline),

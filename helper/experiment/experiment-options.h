@@ -31,7 +31,8 @@ struct ExperimentOption
     std::string help;                                     //!< one line
     std::function<void(Config&, const std::string&)> set; //!< parse and store (throws)
     std::function<std::string(const Config&)> get;        //!< current value as text
-    /// what the text of get is, for typed values (Python): "int", "float", "bool" or "text"
+    /// what the text of get is, for typed values (Python): "int", "float", "bool", "text"
+    /// or "path" (a file to write: Python also takes bytes and os.PathLike)
     std::string kind{"text"};
 };
 
@@ -166,6 +167,16 @@ TextOption(const std::string& name, const std::string& help, std::string Config:
             {
                 return c.*member;
             }};
+}
+
+/// A file the run writes (empty: none); the config's validation checks it can be written.
+template <typename Config>
+ExperimentOption<Config>
+PathOption(const std::string& name, const std::string& help, std::string Config::*member)
+{
+    ExperimentOption<Config> o = TextOption<Config>(name, help, member);
+    o.kind = "path";
+    return o;
 }
 
 /**

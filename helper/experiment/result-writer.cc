@@ -200,6 +200,37 @@ CheckResultsDir(const std::string& field, const std::string& dir)
     }
 }
 
+void
+CheckOutputFile(const std::string& field, const std::string& path)
+{
+    std::error_code ec;
+    std::filesystem::path file(path);
+    if (std::filesystem::is_directory(file, ec))
+    {
+        throw std::invalid_argument(field + ": " + path + " is a folder; expected a file");
+    }
+    if (file.has_parent_path())
+    {
+        std::filesystem::create_directories(file.parent_path(), ec);
+        if (ec)
+        {
+            throw std::invalid_argument(field + ": cannot create the folder of " + path + ": "
+                                        + ec.message());
+        }
+    }
+    bool existed = std::filesystem::exists(file, ec);
+    // append: an existing file is not truncated before the run
+    bool writable = static_cast<bool>(std::ofstream(path, std::ios::app));
+    if (!existed)
+    {
+        std::filesystem::remove(file, ec);
+    }
+    if (!writable)
+    {
+        throw std::invalid_argument(field + ": cannot write " + path);
+    }
+}
+
 nlohmann::json
 ToJson(const TrafficConfig& config)
 {

@@ -67,6 +67,14 @@ void MakeResultsDir(const std::string& dir);
  */
 void CheckResultsDir(const std::string& field, const std::string& dir);
 
+/**
+ * Check that a file can be written (its folder is created); a file that was
+ * not there is not left behind. Throws std::invalid_argument naming the field.
+ * \param field the option, for the message
+ * \param path the file
+ */
+void CheckOutputFile(const std::string& field, const std::string& path);
+
 } // namespace ns3
 
 #endif /* DLNET_RESULT_WRITER_H */

@@ -856,7 +856,7 @@ def run_collective(
     chunks_in_flight: int | str = 0,
     estimate: bool = True,
     stats: bool = False,
-    timeline: str = '',
+    timeline: str | bytes | os.PathLike[str] | os.PathLike[bytes] = '',
     stagger_chunks: bool = False,
     packet_elements: int | str = 256,
     pool_slots: int | str = 256,

@@ -33,6 +33,7 @@ KIND_TYPES: Dict[str, Any] = {
     "float": Union[float, str],
     "bool": bool,
     "text": str,
+    "path": Union[str, bytes, os.PathLike[str], os.PathLike[bytes]],
 }
 
 #: An option's value as a config mapping or ns3_attributes may hold it.
@@ -262,7 +263,8 @@ def _doc(function: str, core: Callable[..., Any]) -> str:
     out = "\n".join(lines).strip("\n") + "\n\nParameters (type, default: help):\n"
     out += "  config (dict or None, None): options as a mapping; keyword arguments win\n"
     for o in options_of(function):
-        kind = {"text": "str", "int": "int or str", "float": "float or str"}.get(o["kind"], o["kind"])
+        kind = {"text": "str", "int": "int or str", "float": "float or str",
+                "path": "path"}.get(o["kind"], o["kind"])
         out += "  %s (%s, %r): %s\n" % (python_name(o["name"]), kind, o["default"], o["help"])
     out += "  results_dir (path or None, None): folder for the CSV, JSON and plot files\n"
     out += "  ns3_attributes (dict or None, None): {'ns3::Type::Attribute': value} to set\n"

@@ -24,6 +24,10 @@ def main() -> None:
                         help="topology_comparison.py's table")
     parser.add_argument("--format", choices=["png", "pdf"], default="png")
     args = parser.parse_args()
+    if not os.path.exists(args.comparison):
+        print(f"--comparison: {args.comparison} does not exist; run topology_comparison.py "
+              "first (or give its sweep.csv)", file=sys.stderr)
+        sys.exit(2)
 
     # CDF: flow completion times of all-to-all on a 2:1 leaf-spine, per load-balancing mode.
     fct = {}
@@ -56,10 +60,6 @@ def main() -> None:
     print(f"wrote {path}")
 
     # Heatmap: busbw at the largest size, topology x algorithm, from the comparison's table.
-    if not os.path.exists(args.comparison):
-        print(f"--comparison: {args.comparison} does not exist; run topology_comparison.py "
-              "first (or give its sweep.csv)", file=sys.stderr)
-        sys.exit(2)
     with open(args.comparison) as f:
         rows = [r for r in csv.DictReader(f) if r["status"] == "ok"]
     largest = max(int(r["bytes"]) for r in rows)

@@ -237,6 +237,20 @@ def test_timeline_needs_one_size(tmp_path):
                              timeline=str(tmp_path / "t.json"))
 
 
+def test_timeline_is_a_path(tmp_path):
+    """timeline takes str, bytes or os.PathLike; anything else is a TypeError naming it, and a
+    file that cannot be written is a ValueError before the run."""
+    for value in (123, True, 1.5):
+        with pytest.raises(TypeError, match="timeline"):
+            dlnet.run_collective(topology="star", hosts=4, timeline=value)
+    with pytest.raises(ValueError, match="timeline: .* is a folder"):
+        dlnet.run_collective(topology="star", hosts=4, timeline=tmp_path)
+    dlnet.run_collective(topology="star", hosts=4, timeline=tmp_path / "sub" / "p.json")
+    dlnet.run_collective(topology="star", hosts=4, timeline=bytes(tmp_path / "b.json"))
+    for name in ("sub/p.json", "b.json"):
+        assert json.loads((tmp_path / name).read_text())["traceEvents"]
+
+
 @pytest.mark.parametrize("pool", [4, 16])
 def test_switchml_peak_slots(pool):
     """SwitchML, pool of P slots, 4 workers on a star, 1 MiB (far more than P packets).
