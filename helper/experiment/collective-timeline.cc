@@ -67,8 +67,7 @@ CollectiveTimeline::RankTimesOf(uint32_t rank, Time start) const
 {
     RankTimes t;
     std::vector<std::pair<Time, Time>> spans;
-    Time lastReceived = start;
-    Time lastSent = start;
+    Time last = start;
     for (const auto& m : m_messages)
     {
         if (m.src != rank && m.dst != rank)
@@ -77,11 +76,11 @@ CollectiveTimeline::RankTimesOf(uint32_t rank, Time start) const
         }
         t.known = true;
         spans.emplace_back(m.sent, m.delivered);
-        Time& last = m.dst == rank ? lastReceived : lastSent;
+        // its part is over when its last message is in, sent or received: a send still
+        // landing after its last receive (a reduce's non-root) keeps it in the collective
         last = std::max(last, m.delivered);
     }
-    // a rank that received nothing is done when its last message is delivered
-    t.finish = (lastReceived > start ? lastReceived : lastSent) - start;
+    t.finish = last - start;
     t.network = UnionLength(std::move(spans));
     return t;
 }

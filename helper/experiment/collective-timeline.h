@@ -56,7 +56,7 @@ public:
     struct RankTimes
     {
         bool known{false}; //!< false: the rank sent and received no message to or from a rank
-        Time finish;       //!< delivery of the last message it received (none: of the last it sent)
+        Time finish;       //!< delivery of the last of its messages, sent or received
         Time network;      //!< length of the union of [sent, delivered] of its messages
     };
 

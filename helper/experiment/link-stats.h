@@ -67,7 +67,7 @@ struct RankResult
     /// false: it exchanged no message with another rank and no in-network worker's end is
     /// known (in-network backends at flow level), finish and network unknown (null)
     bool timed{false};
-    double finish{0};  //!< s after the start: delivery of the last message it received
+    double finish{0};  //!< s after the start: delivery of the last of its messages
                        //!< (in-network: its worker's last result)
     double network{0}; //!< s with at least one of its messages outstanding (doc/statistics.md)
 };

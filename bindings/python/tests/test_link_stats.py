@@ -67,6 +67,20 @@ def test_rank_times_ring_all_reduce():
         assert 0.5 * time < r["network_s"] <= r["finish_s"] <= time
 
 
+@pytest.mark.parametrize("op,algorithm", [("reduce", "halving-doubling"),
+                                          ("reduce", "double-binary-tree"),
+                                          ("broadcast", "ring"), ("alltoall", "direct")])
+def test_rank_times_asymmetric_schedules(op, algorithm):
+    """Schedules whose ranks' last sends land after their last receives (a reduce's
+    non-roots): network_s <= finish_s <= time on every rank, the last finish is the time."""
+    out = dlnet.run_collective(topology="star", hosts=8, op=op, algorithm=algorithm,
+                               min_bytes=1 << 20, max_bytes=1 << 20, stats=True)
+    time = out["result"]["rows"][0]["time_s"]
+    assert max(r["finish_s"] for r in out["ranks"]) == pytest.approx(time, rel=1e-12)
+    for r in out["ranks"]:
+        assert 0 < r["network_s"] <= r["finish_s"] <= time * (1 + 1e-12), r
+
+
 SWITCHML_HEADER = 16  # SwitchmlHeader bytes
 
 
