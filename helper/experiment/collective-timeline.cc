@@ -63,12 +63,19 @@ CollectiveTimeline::Delivered(const FabricMessage& m)
 }
 
 CollectiveTimeline::RankTimes
-CollectiveTimeline::RankTimesOf(uint32_t rank, Time start) const
+CollectiveTimeline::RankTimesOf(uint32_t rank,
+                                Time start,
+                                const std::vector<std::pair<Time, Time>>& results) const
 {
     RankTimes t;
-    std::vector<std::pair<Time, Time>> spans;
+    std::vector<std::pair<Time, Time>> spans = results;
     Time lastReceived = start;
     Time lastSent = start;
+    for (const auto& [from, to] : results)
+    {
+        t.known = true;
+        lastReceived = std::max(lastReceived, to);
+    }
     for (const auto& m : m_messages)
     {
         if (m.src != rank && m.dst != rank)

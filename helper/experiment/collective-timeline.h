@@ -11,6 +11,7 @@
 #include <map>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -63,11 +64,16 @@ public:
     /**
      * \param rank a cluster rank
      * \param start subtracted from the finish time (the collective's start)
+     * \param results in-network jobs of the rank, which send no messages between ranks
+     *        (CollectiveRecord::rankEnd): per job [its start, the rank's last result],
+     *        counted as a message it received (the rank waits for the network throughout)
      * \return its finish time after start and its time with a message outstanding:
      *         the measure of the union of the intervals [sent, delivered] of every
-     *         message it sent or received (between ranks only)
+     *         message it sent or received (between ranks only) and of its results spans
      */
-    RankTimes RankTimesOf(uint32_t rank, Time start) const;
+    RankTimes RankTimesOf(uint32_t rank,
+                          Time start,
+                          const std::vector<std::pair<Time, Time>>& results = {}) const;
 
     /// The messages of one rank to and from other ranks (TrafficByRank).
     struct RankTraffic
