@@ -64,6 +64,43 @@ def test_fred_upper_links_are_the_fabric_tier(run):
         assert sum(l["tx_bytes"] for l in fabric) == row["upper_link_bytes"] > 0
 
 
+def test_link_ends_named_by_owner(run):
+    """No link row has from == to: the mesh names an NPU's link to its router
+    npuK-xX-yY / routerK and its router-to-router links routerA / routerC (the NPU and
+    its router share a node); every end that is not an NPU, a FRED host or an I/O
+    controller is a switch of switches.csv, so the two tables join on the name."""
+    for row in run["rows"]:
+        links = simulation_of(run, row, "links")
+        switches = {s["switch"] for s in simulation_of(run, row, "switches")}
+        assert all(l["from"] != l["to"] for l in links)
+        for l in links:
+            for end in (l["from"], l["to"]):
+                assert end in switches or end.startswith(("npu", "host", "io")), end
+        if row["variant"] == "mesh":
+            local = [l for l in links if l["tier"] == "local"]
+            assert len(local) == 2 * NPUS
+            for l in local:
+                npu, router = (l["from"], l["to"]) if l["from"].startswith("npu") \
+                    else (l["to"], l["from"])
+                assert router == "router" + npu[3:].split("-")[0]
+            assert all(l["from"] in switches and l["to"] in switches
+                       for l in links if l["tier"] == "fabric")
+
+
+@pytest.mark.parametrize("network", ["packet", "flow"])
+@pytest.mark.parametrize("topology", ["mesh", "torus"])
+def test_grid_link_ends(topology, network):
+    """The collective experiment on a 3 x 3 mesh or torus: no link has from == to, and
+    the router ends are the switches' names."""
+    out = dlnet.run_collective(topology=topology, rows=3, cols=3, min_bytes=64 << 10,
+                               max_bytes=64 << 10, network=network, stats=True)
+    switches = {s["switch"] for s in out["switches"]}
+    assert switches == {"router%d" % r for r in range(9)}
+    assert all(l["from"] != l["to"] for l in out["links"])
+    assert all(l["to"] in switches for l in out["links"] if l["tier"] == "local"
+               and l["from"].startswith("npu"))
+
+
 def test_rank_bytes_and_finish(run):
     """Per NPU: the bytes sent add up to the row's injected bytes per sender times the
     senders; a rank finishes within the row's time and the last exactly at it
