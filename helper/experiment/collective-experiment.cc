@@ -501,17 +501,17 @@ RunCollective(const CollectiveConfig& c)
                 row.switches = CollectSwitchStats(cluster, peakSlots);
                 for (auto& rank : row.ranks)
                 {
-                    auto t = timeline.RankTimesOf(rank.rank, started);
-                    if (!t.known && rank.index < rankEnd.size())
+                    // an in-network worker: its packets go to a switch or an aggregator,
+                    // not as messages between ranks. It has a contribution outstanding
+                    // (every slot sends again as soon as its result is in; a FRED NPU
+                    // streams its buffer and takes the results as they come) from the
+                    // start until its last result: it waits for the network throughout.
+                    std::vector<std::pair<Time, Time>> results;
+                    if (rank.index < rankEnd.size())
                     {
-                        // an in-network worker: its packets go to a switch or an aggregator,
-                        // not as messages between ranks. It has a contribution outstanding
-                        // (every slot sends again as soon as its result is in) from the
-                        // start until its last result: it waits for the network throughout.
-                        t.known = true;
-                        t.finish = rankEnd[rank.index] - started;
-                        t.network = t.finish;
+                        results.emplace_back(started, rankEnd[rank.index]);
                     }
+                    auto t = timeline.RankTimesOf(rank.rank, started, results);
                     rank.timed = t.known;
                     rank.finish = t.finish.GetSeconds();
                     rank.network = t.network.GetSeconds();

@@ -45,29 +45,39 @@ void
 CollectiveTimeline::Delivered(const FabricMessage& m)
 {
     auto step = m_steps.find((uint64_t(m.src) << 32) | m.msgId);
-    bool stepped = step != m_steps.end();
-    CollectiveEngine::StepSend posted{};
-    if (stepped)
+    uint32_t index = NO_STEP;
+    if (step != m_steps.end())
     {
-        posted = step->second;
+        index = m_posted.size();
+        m_posted.push_back(step->second);
         m_steps.erase(step);
     }
     auto src = m_rankOf.find(m.src);
     auto dst = m_rankOf.find(m.dst);
     if (src == m_rankOf.end() || dst == m_rankOf.end())
     {
+        if (index != NO_STEP)
+        {
+            m_posted.pop_back(); // (an engine's steps are between ranks: not expected)
+        }
         return; // not between ranks (a switch program's own traffic)
     }
-    m_messages.push_back(
-        Message{src->second, dst->second, m.bytes, m.sent, m.delivered, stepped, posted});
+    m_messages.push_back(Message{src->second, dst->second, m.bytes, m.sent, m.delivered, index});
 }
 
 CollectiveTimeline::RankTimes
-CollectiveTimeline::RankTimesOf(uint32_t rank, Time start) const
+CollectiveTimeline::RankTimesOf(uint32_t rank,
+                                Time start,
+                                const std::vector<std::pair<Time, Time>>& results) const
 {
     RankTimes t;
-    std::vector<std::pair<Time, Time>> spans;
+    std::vector<std::pair<Time, Time>> spans = results;
     Time last = start;
+    for (const auto& [from, to] : results)
+    {
+        t.known = true;
+        last = std::max(last, to);
+    }
     for (const auto& m : m_messages)
     {
         if (m.src != rank && m.dst != rank)
@@ -183,17 +193,18 @@ CollectiveTimeline::Write(const std::string& path) const
         auto side = [&](bool send)
         {
             std::string peer = std::to_string(send ? m.dst : m.src);
-            if (!m.stepped)
+            if (m.step == NO_STEP)
             {
                 return ",\"name\":"
                        + name((send ? "send " : "recv ") + std::to_string(m.bytes) + " B") + times
                        + ",\"peer\":" + peer + "}}";
             }
-            std::string step = std::to_string(send ? m.step.step : m.step.peerStep);
+            const CollectiveEngine::StepSend& posted = m_posted[m.step];
+            std::string step = std::to_string(send ? posted.step : posted.peerStep);
             return ",\"name\":" + name("step " + step) + times + ",\"peer\":" + peer
-                   + ",\"step\":" + step + ",\"collective\":" + std::to_string(m.step.collective)
-                   + ",\"lane\":" + std::to_string(m.step.lane)
-                   + ",\"chunk\":" + std::to_string(m.step.chunk) + "}}";
+                   + ",\"step\":" + step + ",\"collective\":" + std::to_string(posted.collective)
+                   + ",\"lane\":" + std::to_string(posted.lane)
+                   + ",\"chunk\":" + std::to_string(posted.chunk) + "}}";
         };
         event("{\"ph\":\"X\",\"pid\":" + std::to_string(m.src)
               + ",\"tid\":" + std::to_string(2 * m.dst) + side(true));

@@ -11,6 +11,7 @@
 #include <map>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -63,11 +64,16 @@ public:
     /**
      * \param rank a cluster rank
      * \param start subtracted from the finish time (the collective's start)
+     * \param results in-network jobs of the rank, which send no messages between ranks
+     *        (CollectiveRecord::rankEnd): per job [its start, the rank's last result],
+     *        counted as a message it received (the rank waits for the network throughout)
      * \return its finish time after start and its time with a message outstanding:
      *         the measure of the union of the intervals [sent, delivered] of every
-     *         message it sent or received (between ranks only)
+     *         message it sent or received (between ranks only) and of its results spans
      */
-    RankTimes RankTimesOf(uint32_t rank, Time start) const;
+    RankTimes RankTimesOf(uint32_t rank,
+                          Time start,
+                          const std::vector<std::pair<Time, Time>>& results = {}) const;
 
     /// The messages of one rank to and from other ranks (TrafficByRank).
     struct RankTraffic
@@ -97,14 +103,18 @@ private:
         uint64_t bytes;
         Time sent;
         Time delivered;
-        bool stepped{false};             //!< an engine step posted it (step is set)
-        CollectiveEngine::StepSend step; //!< that step
+        uint32_t step; //!< index of the step that posted it in m_posted; NO_STEP: none
     };
+
+    static constexpr uint32_t NO_STEP = UINT32_MAX;
 
     std::map<uint32_t, uint32_t> m_rankOf; //!< endpoint address -> cluster rank
     std::vector<Message> m_messages;
     /// steps of the messages not yet delivered, by (source address << 32 | message id)
     std::unordered_map<uint64_t, CollectiveEngine::StepSend> m_steps;
+    /// the steps of the delivered messages that one posted (kept apart: with stats alone
+    /// no step is traced, and a message costs 40 B)
+    std::vector<CollectiveEngine::StepSend> m_posted;
 };
 
 /// \return the length of the union of intervals [first, second] (overlaps counted once)

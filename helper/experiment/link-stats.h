@@ -59,7 +59,7 @@ struct SwitchResult
 /// What one rank sent and received in a run, and when it finished (stats).
 struct RankResult
 {
-    uint32_t index{0};         //!< communicator index (the wafer: the NPU)
+    uint32_t index{0};         //!< communicator index (the wafer: the NPU; training: job rank)
     uint32_t rank{0};          //!< cluster rank
     uint64_t bytesSent{0};     //!< payload bytes it sent
     uint64_t bytesReceived{0}; //!< payload bytes it received

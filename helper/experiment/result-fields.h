@@ -10,7 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -127,6 +129,35 @@ AppendFields(FieldTable<Outer>& fields, const FieldTable<Inner>& inner, Pick pic
                           {
                               return get(pick(r));
                           }});
+    }
+}
+
+/**
+ * Append some fields of an inner row type, by name and in the order named
+ * (a table that puts its own columns between those of a shared table); the
+ * names, units and getters stay the inner table's. std::logic_error for a
+ * name the inner table does not have (a broken table, not user input).
+ */
+template <typename Outer, typename Inner, typename Pick>
+void
+AppendFields(FieldTable<Outer>& fields,
+             const FieldTable<Inner>& inner,
+             Pick pick,
+             const std::vector<std::string>& names)
+{
+    for (const auto& name : names)
+    {
+        auto f = std::find_if(inner.begin(),
+                              inner.end(),
+                              [&name](const ResultField<Inner>& field)
+                              {
+                                  return field.name == name;
+                              });
+        if (f == inner.end())
+        {
+            throw std::logic_error("AppendFields: no field " + name + " in the inner table");
+        }
+        AppendFields(fields, FieldTable<Inner>{*f}, pick);
     }
 }
 

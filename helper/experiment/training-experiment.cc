@@ -262,12 +262,13 @@ RankStatsOf(const std::vector<TrainingJobSetup>& jobs, const Outcome& outcome)
         {
             TrainingRankStats s;
             s.job = jobs[j].name;
-            s.rank = r;
-            s.clusterRank = jobs[j].placement[r];
-            const CollectiveTimeline::RankTraffic& m = outcome.traffic.at(s.clusterRank);
-            s.known = m.known || !communicates[r];
-            s.bytesSent = m.bytesSent;
-            s.bytesReceived = m.bytesReceived;
+            RankResult& t = s.traffic;
+            t.index = r;
+            t.rank = jobs[j].placement[r];
+            const CollectiveTimeline::RankTraffic& m = outcome.traffic.at(t.rank);
+            t.counted = t.timed = m.known || !communicates[r];
+            t.bytesSent = m.bytesSent;
+            t.bytesReceived = m.bytesReceived;
             Time finish{0};
             for (const auto& span : compute[r])
             {
@@ -277,10 +278,10 @@ RankStatsOf(const std::vector<TrainingJobSetup>& jobs, const Outcome& outcome)
             {
                 finish = std::max(finish, span.second);
             }
-            s.finish = finish.GetSeconds();
+            t.finish = finish.GetSeconds();
             Time busy = UnionLength(compute[r]);
             s.compute = busy.GetSeconds();
-            s.network = UnionLength(m.spans).GetSeconds();
+            t.network = UnionLength(m.spans).GetSeconds();
             // the network spans not covered by compute: |N u C| - |C|
             std::vector<std::pair<Time, Time>> both = compute[r];
             both.insert(both.end(), m.spans.begin(), m.spans.end());

@@ -148,17 +148,15 @@ struct TrainingCommRow
 struct TrainingRankStats
 {
     std::string job;
-    uint32_t rank{0};        //!< job rank
-    uint32_t clusterRank{0}; //!< where it ran
-    /// false: it was in communication tasks but exchanged no message with another
-    /// rank (in-network backends, free communication): the message columns are null
-    bool known{true};
-    uint64_t bytesSent{0};     //!< payload of its messages to other ranks
-    uint64_t bytesReceived{0}; //!< payload of its messages from other ranks
-    double finish{0};          //!< s: its last compute end or last message delivery, the later
-    double compute{0};         //!< s: union of its compute tasks' [start, end]
-    double network{0};         //!< s: union of [sent, delivered] of its messages
-    double exposed{0};         //!< s: of network, the time it was not computing
+    /// the per-rank record the collective and wafer tables share (RankFields): index =
+    /// the job rank, rank = the cluster rank it ran on, bytes of its messages to and from
+    /// other ranks, finish = its last compute end or last message delivery (the later),
+    /// network = union of [sent, delivered] of its messages. counted and timed false: it
+    /// was in communication tasks but exchanged no message with another rank (in-network
+    /// backends, free communication), so the message columns (and exposed) are null
+    RankResult traffic;
+    double compute{0}; //!< s: union of its compute tasks' [start, end]
+    double exposed{0}; //!< s: of network, the time it was not computing
 };
 
 /// What a training experiment measured.

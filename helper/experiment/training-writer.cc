@@ -365,20 +365,27 @@ TrainingRankStatsFields()
 {
     using R = TrainingRankStats;
     using J = nlohmann::json;
-    // one line per field: name, unit, getter (null: no message of the rank was recorded)
-    // clang-format off
-    static const FieldTable<R> fields = {
-        {"job", "", [](const R& r) { return J(r.job); }},
-        {"rank", "", [](const R& r) { return J(r.rank); }},
-        {"cluster_rank", "", [](const R& r) { return J(r.clusterRank); }},
-        {"bytes_sent", "B", [](const R& r) { return r.known ? J(r.bytesSent) : J(); }},
-        {"bytes_received", "B", [](const R& r) { return r.known ? J(r.bytesReceived) : J(); }},
-        {"finish_s", "s", [](const R& r) { return r.known ? J(r.finish) : J(); }},
-        {"compute_s", "s", [](const R& r) { return J(r.compute); }},
-        {"network_s", "s", [](const R& r) { return r.known ? J(r.network) : J(); }},
-        {"exposed_s", "s", [](const R& r) { return r.known ? J(r.exposed) : J(); }},
-    };
-    // clang-format on
+    static const FieldTable<R> fields = []()
+    {
+        auto traffic = [](const R& r) -> const RankResult&
+        {
+            return r.traffic;
+        };
+        // one line per field: name, unit, getter; the message columns are the shared
+        // RankFields' (null: no message of the rank was recorded), compute_s between them
+        // clang-format off
+        FieldTable<R> f = {
+            {"job", "", [](const R& r) { return J(r.job); }},
+            {"rank", "", [](const R& r) { return J(r.traffic.index); }},
+            {"cluster_rank", "", [](const R& r) { return J(r.traffic.rank); }},
+        };
+        AppendFields(f, RankFields(), traffic, {"bytes_sent", "bytes_received", "finish_s"});
+        f.push_back({"compute_s", "s", [](const R& r) { return J(r.compute); }});
+        AppendFields(f, RankFields(), traffic, {"network_s"});
+        f.push_back({"exposed_s", "s", [](const R& r) { return r.traffic.timed ? J(r.exposed) : J(); }});
+        // clang-format on
+        return f;
+    }();
     return fields;
 }
 

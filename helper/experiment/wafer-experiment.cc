@@ -36,6 +36,9 @@ namespace
 constexpr uint64_t MAX_BYTES = 1ULL
                                << 40; //!< per NPU or I/O controller: packet indices fit 32 bits
 
+/// The algorithm column of a collective the FRED switches reduce and distribute.
+const std::string IN_SWITCH = "in-switch";
+
 /// One collective of a run: a group and what it does.
 struct Launch
 {
@@ -51,6 +54,8 @@ struct Outcome
     Time end;
     std::vector<uint64_t> sent;     //!< payload bytes per sender
     std::vector<uint64_t> received; //!< payload bytes per receiver
+    /// in-switch (packet level): per member, when its last result arrived; else empty
+    std::vector<Time> rankEnd;
     std::string algorithm;
     bool exact{false};
     bool finished{false};
@@ -151,7 +156,8 @@ CountLinkBytes(const Wafer& w)
 /**
  * The statistics of a finished simulation: links over its makespan, switches,
  * and per NPU the bytes of the launches (null without launches: weight
- * streaming) and the times of the messages between ranks.
+ * streaming) and the times of the messages between ranks and of its in-switch
+ * collectives (each from the launch's start to the NPU's last result).
  */
 void
 CollectWaferStats(const Wafer& w,
@@ -166,14 +172,35 @@ CollectWaferStats(const Wafer& w,
     stats.links = CollectLinkStats(w.cluster, stats.makespan);
     stats.switches = CollectSwitchStats(w.cluster);
     stats.ranks.assign(w.npus, RankResult{});
+    // per NPU: [start, last result] of each in-switch collective it is in (packet level);
+    // at flow level the FRED twin gives no member's own end: an NPU in such a collective
+    // has unknown times (its messages alone, if any, would understate them)
+    std::vector<std::vector<std::pair<Time, Time>>> results(w.npus);
+    std::vector<bool> untimed(w.npus, false);
+    for (std::size_t i = 0; outcomes && i < outcomes->size(); ++i)
+    {
+        const Communicator& comm = (*launches)[i].comm;
+        const Outcome& o = (*outcomes)[i];
+        for (uint32_t m = 0; m < comm.GetSize(); ++m)
+        {
+            if (m < o.rankEnd.size())
+            {
+                results.at(comm.ranks[m]).emplace_back(o.start, o.rankEnd[m]);
+            }
+            else if (o.algorithm == IN_SWITCH)
+            {
+                untimed.at(comm.ranks[m]) = true;
+            }
+        }
+    }
     for (uint32_t npu = 0; npu < w.npus; ++npu)
     {
         RankResult& r = stats.ranks[npu];
         r.index = npu;
         r.rank = npu;
         r.counted = launches != nullptr;
-        auto t = timeline.RankTimesOf(npu, start);
-        r.timed = t.known;
+        auto t = timeline.RankTimesOf(npu, start, results[npu]);
+        r.timed = t.known && !untimed[npu];
         r.finish = t.finish.GetSeconds();
         r.network = t.network.GetSeconds();
     }
@@ -242,7 +269,7 @@ RunTogether(const WaferExperimentConfig& c,
         Ptr<CollectiveBackend> backend = fred;
         if (fred && l.op != CollectiveOp::SEND_RECV)
         {
-            o.algorithm = "in-switch";
+            o.algorithm = IN_SWITCH;
         }
         else
         {
@@ -306,6 +333,7 @@ RunTogether(const WaferExperimentConfig& c,
                                o.end = r.end;
                                o.sent = r.bytesSent;
                                o.received = r.bytesReceived;
+                               o.rankEnd = r.rankEnd;
                                o.finished = true;
                                o.exact = !r.outputs.empty() && Exact(l, r.outputs, c.seed);
                            }));

@@ -70,9 +70,10 @@ struct CollectiveRecord
     /// (OmniReduce): switch index in the cluster -> the most aggregation slots its
     /// program had occupied at once; empty for the others
     std::map<uint32_t, uint32_t> switchPeakSlots;
-    /// in-network backends at packet level: per communicator index, when the rank's worker
-    /// took its last result; empty otherwise (the step schedules' ranks are timed by their
-    /// messages; the flow-level twins end every worker at the job's end)
+    /// in-network backends at packet level (SwitchML, OmniReduce, FRED in-switch): per
+    /// communicator index, when the rank's worker (FRED: the NPU) took its last result;
+    /// empty otherwise (the step schedules' ranks are timed by their messages; the
+    /// flow-level twins end every worker at the job's end)
     std::vector<Time> rankEnd;
 };
 

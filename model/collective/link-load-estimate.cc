@@ -37,7 +37,8 @@ public:
         {
             if (link.from == link.to)
             {
-                // a device's own link to the router on its node (mesh, torus)
+                // a device's own link to the router on its node named after the device
+                // at both ends (gpu-servers' local links)
                 Add(link.a, link.from + "->router");
                 Add(link.b, "router->" + link.to);
             }

@@ -275,6 +275,8 @@ FredBackend::Start(const Cluster& cluster,
                           // sources and receivers are the group, in its order
                           out.bytesSent = r.bytesSent;
                           out.bytesReceived = r.bytesReceived;
+                          // each member's last result (packet level; empty at flow level)
+                          out.rankEnd = r.receiverEnd;
                           for (uint64_t sent : r.bytesSent)
                           {
                               out.messages += (sent + payload - 1) / payload; // packets

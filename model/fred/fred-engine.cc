@@ -336,6 +336,7 @@ FredEngine::Start(const FredJob& job, DoneCallback done)
     }
 
     run.record = StartRecord(job, run.parts);
+    run.record.receiverEnd.assign(nRecv, Time());
     NS_LOG_INFO("FRED job " << job.id << " '" << job.name << "' " << ToString(job.op) << " "
                             << job.bytes << " B, " << nSrc << " sources, " << nRecv
                             << " receivers, " << next << " packet indices");
@@ -451,8 +452,12 @@ FredEngine::Receive(uint32_t address, Ptr<Packet> packet, const FabricHeader& he
         packet->CopyData(running.record.outputs[idx].data() + offset, size);
     }
     running.record.bytesReceived[idx] += size;
-    if (++running.arrived[idx] != running.expected[idx]
-        || ++running.complete < running.expected.size())
+    if (++running.arrived[idx] != running.expected[idx])
+    {
+        return;
+    }
+    running.record.receiverEnd[idx] = Simulator::Now(); // its last packet
+    if (++running.complete < running.expected.size())
     {
         return;
     }

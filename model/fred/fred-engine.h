@@ -106,10 +106,13 @@ struct FredRecord
     std::string name;
     CollectiveOp op{CollectiveOp::ALL_REDUCE};
     uint64_t bytes{0};
-    Time start;                                //!< Start() called
-    Time end;                                  //!< last receiver complete
-    std::vector<uint64_t> bytesSent;           //!< payload bytes, per source
-    std::vector<uint64_t> bytesReceived;       //!< payload bytes, per receiver
+    Time start;                          //!< Start() called
+    Time end;                            //!< last receiver complete
+    std::vector<uint64_t> bytesSent;     //!< payload bytes, per source
+    std::vector<uint64_t> bytesReceived; //!< payload bytes, per receiver
+    /// per receiver: when its last packet arrived (FredEngine: packet level); empty from
+    /// FredFlowEngine, whose flows end every receiver with the job
+    std::vector<Time> receiverEnd;
     std::vector<std::vector<uint8_t>> outputs; //!< functional mode: per receiver
 };
 

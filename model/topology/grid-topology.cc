@@ -83,12 +83,17 @@ GridTopology::Build() const
         return "npu" + std::to_string(r) + "-x" + std::to_string(r % cols) + "-y"
                + std::to_string(r / cols);
     };
+    // the NPU and its router share a node; links name each end by its device's owner
+    auto routerName = [](uint32_t r)
+    {
+        return "router" + std::to_string(r);
+    };
     for (uint32_t r = 0; r < rows * cols; ++r)
     {
         nodes.push_back(b.NewNode());
-        routers.push_back(b.NewSwitch(nodes.back(), "router" + std::to_string(r)));
+        routers.push_back(b.NewSwitch(nodes.back(), routerName(r)));
         auto [npuDev, routerDev]
-            = b.Link(nodes[r], name(r), nodes[r], name(r), m_localRate, Seconds(0), "local");
+            = b.Link(nodes[r], name(r), nodes[r], routerName(r), m_localRate, Seconds(0), "local");
         localPort.push_back(routers[r]->AddPort(routerDev));
         b.NewEndpoint(nodes[r], npuDev, r);
     }
@@ -100,8 +105,13 @@ GridTopology::Build() const
     }
     auto connect = [&](uint32_t a, uint32_t c, int dim, bool dateline)
     {
-        auto [da, dc]
-            = b.Link(nodes[a], name(a), nodes[c], name(c), m_fabricRate, m_fabricDelay, "fabric");
+        auto [da, dc] = b.Link(nodes[a],
+                               routerName(a),
+                               nodes[c],
+                               routerName(c),
+                               m_fabricRate,
+                               m_fabricDelay,
+                               "fabric");
         port[a][2 * dim] = routers[a]->AddPort(da, dim, dateline);     // a -> c is the + direction
         port[c][2 * dim + 1] = routers[c]->AddPort(dc, dim, dateline); // c -> a is the - direction
     };

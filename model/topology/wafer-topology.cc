@@ -55,22 +55,18 @@ PortToward(Ptr<FabricSwitch> sw, Ptr<Node> peer)
                            + std::to_string(peer->GetId()));
 }
 
-/// \return the name the cluster's link records give a node
+/// \return the name the cluster gives a switch (its links' name for that end)
 std::string
-NodeName(const Cluster& cluster, Ptr<Node> node)
+SwitchName(const Cluster& cluster, Ptr<FabricSwitch> sw)
 {
-    for (const auto& link : cluster.links)
+    for (std::size_t s = 0; s < cluster.switches.size(); ++s)
     {
-        if (link.a->GetNode() == node)
+        if (cluster.switches[s] == sw)
         {
-            return link.from;
-        }
-        if (link.b->GetNode() == node)
-        {
-            return link.to;
+            return cluster.switchNames[s];
         }
     }
-    return "node" + std::to_string(node->GetId());
+    throw std::logic_error("BuildWafer: a switch the cluster does not hold");
 }
 
 /// \return the switch BuildCluster named name
@@ -99,7 +95,7 @@ AttachIo(Wafer& wafer, const FabricHelper& helper, Ptr<FabricSwitch> sw, DataRat
     uint32_t index = wafer.ioRanks.size();
     uint32_t rank = cluster.endpoints.size();
     Ptr<Node> swNode = SwitchNode(sw);
-    std::string swName = NodeName(cluster, swNode);
+    std::string swName = SwitchName(cluster, sw);
     Ptr<Node> node = CreateObject<Node>();
     cluster.nodes.Add(node);
     auto [ioDev, swDev] = helper.Connect(node, swNode, rate, delay);

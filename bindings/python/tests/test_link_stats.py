@@ -355,6 +355,20 @@ def test_training_links(tmp_path):
     assert all(l["tx_bytes"] > 0 and l["busy_s"] > 0 for l in up)
 
 
+def test_training_rank_stats_columns():
+    """rank-stats.csv keeps its columns and their order, and its message columns are the
+    shared per-rank table's (collective and wafer ranks.csv): same names and units."""
+    fields = dlnet.result_fields()
+    training = [(c["name"], c["unit"]) for c in fields["training_rank_stats"]]
+    assert [n for n, _ in training] == ["job", "rank", "cluster_rank", "bytes_sent",
+                                        "bytes_received", "finish_s", "compute_s",
+                                        "network_s", "exposed_s"]
+    shared = {c["name"]: c["unit"] for c in fields["collective_ranks"]}
+    for name in ("bytes_sent", "bytes_received", "finish_s", "network_s"):
+        assert dict(training)[name] == shared[name] == \
+            {c["name"]: c["unit"] for c in fields["wafer_ranks"]}[name]
+
+
 # one DATA-parallel layer (ASTRA-sim 1.0 text): forward and weight-gradient compute of
 # 1e6 cycles each (1 ms at 1 GHz), then an 8 MiB weight-gradient AllReduce
 DP_WORKLOAD = "DATA\n1\nl0 -1 1000000 NONE 0 0 NONE 0 1000000 ALLREDUCE 8388608 0\n"

@@ -64,11 +64,50 @@ def test_fred_upper_links_are_the_fabric_tier(run):
         assert sum(l["tx_bytes"] for l in fabric) == row["upper_link_bytes"] > 0
 
 
+def test_link_ends_named_by_owner(run):
+    """No link row has from == to: the mesh names an NPU's link to its router
+    npuK-xX-yY / routerK and its router-to-router links routerA / routerC (the NPU and
+    its router share a node); every end that is not an NPU, a FRED host or an I/O
+    controller is a switch of switches.csv, so the two tables join on the name."""
+    for row in run["rows"]:
+        links = simulation_of(run, row, "links")
+        switches = {s["switch"] for s in simulation_of(run, row, "switches")}
+        assert all(l["from"] != l["to"] for l in links)
+        for l in links:
+            for end in (l["from"], l["to"]):
+                assert end in switches or end.startswith(("npu", "host", "io")), end
+        if row["variant"] == "mesh":
+            local = [l for l in links if l["tier"] == "local"]
+            assert len(local) == 2 * NPUS
+            for l in local:
+                npu, router = (l["from"], l["to"]) if l["from"].startswith("npu") \
+                    else (l["to"], l["from"])
+                assert router == "router" + npu[3:].split("-")[0]
+            assert all(l["from"] in switches and l["to"] in switches
+                       for l in links if l["tier"] == "fabric")
+
+
+@pytest.mark.parametrize("network", ["packet", "flow"])
+@pytest.mark.parametrize("topology", ["mesh", "torus"])
+def test_grid_link_ends(topology, network):
+    """The collective experiment on a 3 x 3 mesh or torus: no link has from == to, and
+    the router ends are the switches' names."""
+    out = dlnet.run_collective(topology=topology, rows=3, cols=3, min_bytes=64 << 10,
+                               max_bytes=64 << 10, network=network, stats=True)
+    switches = {s["switch"] for s in out["switches"]}
+    assert switches == {"router%d" % r for r in range(9)}
+    assert all(l["from"] != l["to"] for l in out["links"])
+    assert all(l["to"] in switches for l in out["links"] if l["tier"] == "local"
+               and l["from"].startswith("npu"))
+
+
 def test_rank_bytes_and_finish(run):
     """Per NPU: the bytes sent add up to the row's injected bytes per sender times the
     senders; a rank finishes within the row's time and the last exactly at it
-    (endpoint algorithms); in-switch all-reduce: every NPU sends and receives its
-    buffer, times unknown (its messages go to the switch)."""
+    (endpoint algorithms, and in-switch at packet level, where finish_s is the NPU's
+    last result and network_s equals it); in-switch all-reduce: every NPU sends and
+    receives its buffer; in-switch at flow level: times unknown (the flows end every
+    NPU with the job)."""
     for row in run["rows"]:
         if row["scenario"] in ("mix", "priority", "io"):
             continue  # several rows per simulation; io: no byte counts (null)
@@ -78,10 +117,12 @@ def test_rank_bytes_and_finish(run):
         assert sum(sent) == pytest.approx(row["injected_per_npu_bytes"] * len(sent), rel=1e-12)
         assert sum(r["bytes_received"] for r in ranks) > 0
         if row["algorithm"] == "in-switch":
-            assert all(r["finish_s"] is None and r["network_s"] is None for r in ranks)
             if row["group"] == "wafer":
                 assert all(r["bytes_sent"] == r["bytes_received"] == SIZE for r in ranks)
-            continue
+            if row["network"] == "flow":
+                assert all(r["finish_s"] is None and r["network_s"] is None for r in ranks)
+                continue
+            assert all(r["network_s"] == r["finish_s"] for r in ranks)
         timed = [r for r in ranks if r["finish_s"] is not None]
         assert {r["rank"] for r in timed} == {r["rank"] for r in ranks if r["bytes_sent"]
                                              or r["bytes_received"]}
@@ -89,6 +130,56 @@ def test_rank_bytes_and_finish(run):
             assert 0 < r["finish_s"] <= row["time_s"] * (1 + 1e-12)
             assert 0 < r["network_s"] <= row["time_s"] * (1 + 1e-12)
         assert max(r["finish_s"] for r in timed) == pytest.approx(row["time_s"], rel=1e-9)
+
+
+def check_in_switch_ranks(ranks, links, time):
+    """Every NPU's finish_s (its last result) is at least what its L1 link delivered to
+    it at the link's rate (it cannot have its result sooner) and at most the collective's
+    time, the last at it; network_s = finish_s."""
+    down = {l["to"]: l for l in links if l["tier"] == "host" and l["from"].startswith("leaf")}
+    assert len(ranks) == NPUS
+    for r in ranks:
+        link = down["host%d" % r["rank"]]
+        assert 0 < link["tx_bytes"] * 8 / link["rate_bps"] <= r["finish_s"] <= time
+        assert r["network_s"] == r["finish_s"]
+    assert max(r["finish_s"] for r in ranks) == pytest.approx(time, rel=1e-9)
+
+
+def test_in_switch_rank_times(run):
+    """fred-b's wafer-wide in-switch all-reduce at packet level: per NPU as
+    check_in_switch_ranks (it streams its buffer and waits for results from the start to
+    its last result); flow level: null. The same through the collective experiment on
+    the fred-b topology (its own defaults: another MTU, so other times)."""
+    row = next(r for r in run["rows"] if r["variant"] == "fred-b" and r["group"] == "wafer")
+    assert row["algorithm"] == "in-switch"
+    ranks = simulation_of(run, row, "ranks")
+    if row["network"] == "flow":
+        assert all(r["finish_s"] is None and r["network_s"] is None for r in ranks)
+        return
+    check_in_switch_ranks(ranks, simulation_of(run, row, "links"), row["time_s"])
+    out = dlnet.run_collective(topology="fred-b", algorithm="fred-in-switch", op="allreduce",
+                               min_bytes=SIZE, max_bytes=SIZE, stats=True)
+    check_in_switch_ranks(out["ranks"], out["links"], out["result"]["rows"][0]["time_s"])
+    flow = dlnet.run_collective(topology="fred-b", algorithm="fred-in-switch", op="allreduce",
+                                min_bytes=SIZE, max_bytes=SIZE, stats=True, network="flow")
+    assert all(r["finish_s"] is None and r["network_s"] is None for r in flow["ranks"])
+
+
+def test_in_switch_mix_rank_times(run):
+    """fred-b's mix (MP and DP in-switch, PP by messages, one simulation): at packet level
+    every NPU is timed by its in-switch results and its messages together, within the
+    simulation and the last at its end; at flow level the NPUs in an in-switch collective
+    are null (their messages alone would understate the time)."""
+    rows = [r for r in run["rows"] if r["variant"] == "fred-b" and r["scenario"] == "mix"]
+    ranks = simulation_of(run, rows[0], "ranks")
+    if rows[0]["network"] == "flow":
+        assert all(r["finish_s"] is None for r in ranks)
+        return
+    end = max(r["time_s"] for r in rows)
+    assert all(0 < r["network_s"] <= r["finish_s"] * (1 + 1e-12) <= end * (1 + 1e-12)
+               for r in ranks)
+    assert max(r["finish_s"] for r in ranks) == pytest.approx(end, rel=1e-9)
+    assert len({r["finish_s"] for r in ranks}) > 1
 
 
 def test_io_ranks_unknown(run):
