@@ -22,7 +22,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PYTHON_DIR = os.path.dirname(HERE)  # bindings/python
 STUB = os.path.join(PYTHON_DIR, "dlnet", "__init__.pyi")
 KIND_TYPES = {"int": typing.Union[int, str], "float": typing.Union[float, str], "bool": bool,
-              "text": str}
+              "text": str,
+              "path": typing.Union[str, bytes, os.PathLike[str], os.PathLike[bytes]]}
 FUNCTIONS = list(experiments.EXPERIMENTS)
 
 
