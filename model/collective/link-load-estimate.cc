@@ -35,18 +35,8 @@ public:
     {
         for (const auto& link : cluster.links)
         {
-            if (link.from == link.to)
-            {
-                // a device's own link to the router on its node named after the device
-                // at both ends (gpu-servers' local links)
-                Add(link.a, link.from + "->router");
-                Add(link.b, "router->" + link.to);
-            }
-            else
-            {
-                Add(link.a, link.from + "->" + link.to);
-                Add(link.b, link.to + "->" + link.from);
-            }
+            Add(link.a, link.from + "->" + link.to);
+            Add(link.b, link.to + "->" + link.from);
         }
     }
 

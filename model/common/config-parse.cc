@@ -418,7 +418,7 @@ ParseBool(const std::string& field, const std::string& text)
     {
         return false;
     }
-    Fail(field, text, "true or false");
+    Fail(field, text, "true or false (or 1/0, yes/no, on/off)");
 }
 
 std::string

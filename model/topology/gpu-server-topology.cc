@@ -118,8 +118,13 @@ GpuServerTopology::Build() const
     {
         gpuNode.push_back(b.NewNode());
         router.push_back(b.NewSwitch(gpuNode.back(), "router" + std::to_string(r)));
-        auto [gpuDev, routerDev] = b.Link(
-            gpuNode[r], gpuName(r), gpuNode[r], gpuName(r), m_localRate, Seconds(0), "local");
+        auto [gpuDev, routerDev] = b.Link(gpuNode[r],
+                                          gpuName(r),
+                                          gpuNode[r],
+                                          "router" + std::to_string(r),
+                                          m_localRate,
+                                          Seconds(0),
+                                          "local");
         localPort.push_back(router[r]->AddPort(routerDev));
         b.NewEndpoint(gpuNode[r], gpuDev, r);
     }
