@@ -101,6 +101,19 @@ def test_grid_link_ends(topology, network):
                and l["from"].startswith("npu"))
 
 
+@pytest.mark.parametrize("topology", ["rail-optimised", "gpu-leaf-spine"])
+def test_gpu_server_link_ends(topology):
+    """GPU servers: a GPU's local link ends at its router (routerK, a switch), not at a
+    second end named after the GPU."""
+    out = dlnet.run_collective(topology=topology, servers=2, gpus_per_server=4,
+                               min_bytes=64 << 10, max_bytes=64 << 10, stats=True)
+    switches = {s["switch"] for s in out["switches"]}
+    assert all(l["from"] != l["to"] for l in out["links"])
+    local = [l for l in out["links"] if l["tier"] == "local"]
+    assert len(local) == 2 * 8
+    assert all((l["from"] in switches) != (l["to"] in switches) for l in local)
+
+
 def test_rank_bytes_and_finish(run):
     """Per NPU: the bytes sent add up to the row's injected bytes per sender times the
     senders; a rank finishes within the row's time and the last exactly at it
