@@ -584,12 +584,14 @@ CollectiveOptions()
                           "(at thousands of ranks it costs about what the run does)",
                           &C::estimate),
             BoolOption<C>("stats",
-                          "collect per-link and per-rank statistics (links.csv, ranks.csv; "
-                          "Python: the links and ranks tables)",
+                          "collect per-link, per-switch and per-rank statistics (links.csv, "
+                          "switches.csv, ranks.csv; Python: the links, switches and ranks "
+                          "tables)",
                           &C::stats),
             PathOption<C>("timeline",
                           "write the collective's messages as a Chrome trace-event JSON file "
-                          "(one track per rank; one size only)",
+                          "(one track per rank, a slice per send and receive named by its "
+                          "step; one size and one algorithm only)",
                           &C::timeline),
             BoolOption<C>("stagger-chunks",
                           "pipeline the chunks through the steps: chunk c enters a step once "
