@@ -101,6 +101,7 @@ FlowNetwork::DoDispose()
     m_pending.clear();
     m_freePending.clear();
     m_flows.clear();
+    m_flowStamp.clear();
     m_links.clear();
     m_linkOf.clear();
     m_routes.clear();
@@ -586,6 +587,7 @@ FlowNetwork::Start(std::vector<std::pair<uint32_t, double>>& uses,
 {
     uint32_t id = Acquire(m_flows, m_freeFlows);
     m_finishes.Reserve(m_flows.size());
+    m_flowStamp.resize(m_flows.size(), 0);
     Flow& f = m_flows[id];
     f.uses.swap(uses);
     f.slot.resize(f.uses.size());
@@ -664,13 +666,13 @@ FlowNetwork::Update()
     {
         for (uint32_t f : m_links[linkQueue[q]].flows)
         {
-            Flow& flow = m_flows[f];
-            if (flow.stamp == m_stamp)
+            if (m_flowStamp[f] == m_stamp)
             {
                 continue;
             }
-            flow.stamp = m_stamp;
+            m_flowStamp[f] = m_stamp;
             flows.push_back(f);
+            const Flow& flow = m_flows[f];
             for (const auto& use : flow.uses)
             {
                 if (m_links[use.first].stamp != m_stamp)

@@ -224,7 +224,6 @@ private:
         Time started;
         uint8_t priority{0}; //!< solver level: 2 x class + (VC 1 ? 0 : 1)
         uint32_t version{0};
-        uint32_t stamp{0};
         bool active{false};
         uint32_t pending{NONE}; //!< the message it carries (m_pending), or NONE: onSent
         Callback<void> onSent;
@@ -319,6 +318,9 @@ private:
     std::unordered_map<const FabricSwitch*, uint32_t> m_switchOf;
     std::vector<SwitchLinks> m_switches;
     std::vector<Flow> m_flows;
+    /// by flow: the Update that last met it (apart from m_flows: a component's search reads
+    /// it once per flow and link, and a compact array stays in cache)
+    std::vector<uint32_t> m_flowStamp;
     std::vector<uint32_t> m_freeFlows;
     std::vector<Pending> m_pending;
     std::vector<uint32_t> m_freePending;

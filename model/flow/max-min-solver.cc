@@ -26,71 +26,13 @@ MaxMinSolver::Reset(uint32_t links)
 }
 
 void
-MaxMinSolver::SetCapacity(uint32_t link, double capacity)
-{
-    NS_ASSERT(link < m_capacity.size());
-    m_capacity[link] = capacity;
-}
-
-uint32_t
-MaxMinSolver::AddFlow(uint8_t priority, double cap)
-{
-    uint32_t f = m_priority.size();
-    m_priority.push_back(priority);
-    m_cap.push_back(cap);
-    m_rate.push_back(0);
-    m_nUses.push_back(0);
-    if (m_uses.size() <= f)
-    {
-        m_uses.emplace_back();
-    }
-    return f;
-}
-
-void
-MaxMinSolver::AddUse(uint32_t flow, uint32_t link, double weight)
-{
-    NS_ASSERT(flow < m_priority.size() && link < m_capacity.size() && weight > 0);
-    std::vector<Use>& uses = m_uses[flow];
-    uint32_t& n = m_nUses[flow];
-    for (uint32_t i = 0; i < n; ++i)
-    {
-        if (uses[i].link == link)
-        {
-            uses[i].weight += weight; // paths of a sprayed flow that meet again
-            return;
-        }
-    }
-    if (uses.size() <= n)
-    {
-        uses.push_back({link, weight});
-    }
-    else
-    {
-        uses[n] = {link, weight};
-    }
-    ++n;
-}
-
-uint32_t
-MaxMinSolver::GetNFlows() const
-{
-    return m_priority.size();
-}
-
-double
-MaxMinSolver::GetRate(uint32_t flow) const
-{
-    return m_rate[flow];
-}
-
-void
 MaxMinSolver::Solve()
 {
     uint32_t links = m_capacity.size();
     m_weight.assign(links, 0);
     m_used.assign(links, 0);
     m_version.assign(links, 0);
+    m_changedMark.assign(links, false);
     m_frozen.assign(m_priority.size(), false);
     // flows by priority, in flow order within one (a stable counting sort)
     uint32_t count[257] = {0};
@@ -182,6 +124,10 @@ MaxMinSolver::SolvePriority(const uint32_t* flows, uint32_t n)
         push({m_capacity[l] / m_weight[l], l, m_version[l]});
     }
 
+    // A freeze changes the levels of its links; they are set in the heap once the event's
+    // freezes are all done (only a link's latest level counts, and the keys are a strict
+    // total order, so the heap gives the same order as one set at every change).
+    std::vector<uint32_t>& changed = m_changed;
     auto freeze = [&](uint32_t f, double level)
     {
         m_frozen[f] = true;
@@ -192,17 +138,33 @@ MaxMinSolver::SolvePriority(const uint32_t* flows, uint32_t n)
             m_used[u.link] += u.weight * level;
             m_weight[u.link] -= u.weight;
             ++m_version[u.link];
-            if (m_weight[u.link] > 1e-12)
+            if (!(m_weight[u.link] > 1e-12))
             {
-                double next = (m_capacity[u.link] - m_used[u.link]) / m_weight[u.link];
-                push({std::max(next, level), u.link, m_version[u.link]});
+                m_weight[u.link] = 0;
+            }
+            if (!m_changedMark[u.link])
+            {
+                m_changedMark[u.link] = true;
+                changed.push_back(u.link);
+            }
+        }
+    };
+    auto settle = [&](double level)
+    {
+        for (uint32_t l : changed)
+        {
+            m_changedMark[l] = false;
+            if (m_weight[l] > 0)
+            {
+                double next = (m_capacity[l] - m_used[l]) / m_weight[l];
+                push({std::max(next, level), l, m_version[l]});
             }
             else
             {
-                m_weight[u.link] = 0;
-                events.Remove(u.link); // (its level is stale)
+                events.Remove(l); // (its level is stale)
             }
         }
+        changed.clear();
     };
 
     while (!events.Empty())
@@ -214,6 +176,7 @@ MaxMinSolver::SolvePriority(const uint32_t* flows, uint32_t n)
             if (!m_frozen[e.index])
             {
                 freeze(e.index, e.level);
+                settle(e.level);
             }
             continue;
         }
@@ -228,6 +191,7 @@ MaxMinSolver::SolvePriority(const uint32_t* flows, uint32_t n)
                 freeze(f, e.level);
             }
         }
+        settle(e.level);
     }
     for (uint32_t l : touched)
     {

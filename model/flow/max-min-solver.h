@@ -6,6 +6,8 @@
 
 #include "indexed-heap.h"
 
+#include "ns3/assert.h"
+
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -99,7 +101,69 @@ private:
     std::vector<uint32_t> m_byPriority;             //!< flows by priority, in flow order within one
     IndexedHeap<Event> m_events;     //!< by id (a link, or links + flow for a cap): lowest first
     std::vector<uint32_t> m_touched; //!< links the priority being solved uses
+    std::vector<uint32_t> m_changed; //!< links whose level the event being handled changed
+    std::vector<bool> m_changedMark; //!< by link: in m_changed
 };
+
+// (inline: called once per flow and link of every solve; out of line each went through the PLT)
+inline void
+MaxMinSolver::SetCapacity(uint32_t link, double capacity)
+{
+    NS_ASSERT(link < m_capacity.size());
+    m_capacity[link] = capacity;
+}
+
+inline uint32_t
+MaxMinSolver::AddFlow(uint8_t priority, double cap)
+{
+    uint32_t f = m_priority.size();
+    m_priority.push_back(priority);
+    m_cap.push_back(cap);
+    m_rate.push_back(0);
+    m_nUses.push_back(0);
+    if (m_uses.size() <= f)
+    {
+        m_uses.emplace_back();
+    }
+    return f;
+}
+
+inline void
+MaxMinSolver::AddUse(uint32_t flow, uint32_t link, double weight)
+{
+    NS_ASSERT(flow < m_priority.size() && link < m_capacity.size() && weight > 0);
+    std::vector<Use>& uses = m_uses[flow];
+    uint32_t& n = m_nUses[flow];
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        if (uses[i].link == link)
+        {
+            uses[i].weight += weight; // paths of a sprayed flow that meet again
+            return;
+        }
+    }
+    if (uses.size() <= n)
+    {
+        uses.push_back({link, weight});
+    }
+    else
+    {
+        uses[n] = {link, weight};
+    }
+    ++n;
+}
+
+inline uint32_t
+MaxMinSolver::GetNFlows() const
+{
+    return m_priority.size();
+}
+
+inline double
+MaxMinSolver::GetRate(uint32_t flow) const
+{
+    return m_rate[flow];
+}
 
 } // namespace ns3
 
