@@ -499,6 +499,9 @@ RunCollective(const CollectiveConfig& c)
             {
                 row.links = CollectLinkStats(cluster, row.time);
                 row.switches = CollectSwitchStats(cluster, peakSlots);
+                // one pass over the messages for every rank
+                std::vector<CollectiveTimeline::RankTraffic> traffic
+                    = timeline.TrafficByRank(cluster.GetNRanks());
                 for (auto& rank : row.ranks)
                 {
                     // an in-network worker: its packets go to a switch or an aggregator,
@@ -511,7 +514,8 @@ RunCollective(const CollectiveConfig& c)
                     {
                         results.emplace_back(started, rankEnd[rank.index]);
                     }
-                    auto t = timeline.RankTimesOf(rank.rank, started, results);
+                    auto t
+                        = CollectiveTimeline::RankTimesOf(traffic.at(rank.rank), started, results);
                     rank.timed = t.known;
                     rank.finish = t.finish.GetSeconds();
                     rank.network = t.network.GetSeconds();

@@ -65,36 +65,6 @@ CollectiveTimeline::Delivered(const FabricMessage& m)
     m_messages.push_back(Message{src->second, dst->second, m.bytes, m.sent, m.delivered, index});
 }
 
-CollectiveTimeline::RankTimes
-CollectiveTimeline::RankTimesOf(uint32_t rank,
-                                Time start,
-                                const std::vector<std::pair<Time, Time>>& results) const
-{
-    RankTimes t;
-    std::vector<std::pair<Time, Time>> spans = results;
-    Time last = start;
-    for (const auto& [from, to] : results)
-    {
-        t.known = true;
-        last = std::max(last, to);
-    }
-    for (const auto& m : m_messages)
-    {
-        if (m.src != rank && m.dst != rank)
-        {
-            continue;
-        }
-        t.known = true;
-        spans.emplace_back(m.sent, m.delivered);
-        // its part is over when its last message is in, sent or received: a send still
-        // landing after its last receive (a reduce's non-root) keeps it in the collective
-        last = std::max(last, m.delivered);
-    }
-    t.finish = last - start;
-    t.network = UnionLength(std::move(spans));
-    return t;
-}
-
 std::vector<CollectiveTimeline::RankTraffic>
 CollectiveTimeline::TrafficByRank(uint32_t ranks) const
 {
@@ -114,6 +84,27 @@ CollectiveTimeline::TrafficByRank(uint32_t ranks) const
         out[m.dst].bytesReceived += m.bytes;
     }
     return out;
+}
+
+CollectiveTimeline::RankTimes
+CollectiveTimeline::RankTimesOf(const RankTraffic& traffic,
+                                Time start,
+                                const std::vector<std::pair<Time, Time>>& results)
+{
+    RankTimes t;
+    t.known = traffic.known || !results.empty();
+    std::vector<std::pair<Time, Time>> spans = results;
+    spans.insert(spans.end(), traffic.spans.begin(), traffic.spans.end());
+    // its part is over when its last message is in, sent or received: a send still
+    // landing after its last receive (a reduce's non-root) keeps it in the collective
+    Time last = start;
+    for (const auto& span : spans)
+    {
+        last = std::max(last, span.second);
+    }
+    t.finish = last - start;
+    t.network = UnionLength(std::move(spans));
+    return t;
 }
 
 Time

@@ -61,20 +61,6 @@ public:
         Time network;      //!< length of the union of [sent, delivered] of its messages
     };
 
-    /**
-     * \param rank a cluster rank
-     * \param start subtracted from the finish time (the collective's start)
-     * \param results in-network jobs of the rank, which send no messages between ranks
-     *        (CollectiveRecord::rankEnd): per job [its start, the rank's last result],
-     *        counted as a message it received (the rank waits for the network throughout)
-     * \return its finish time after start and its time with a message outstanding:
-     *         the measure of the union of the intervals [sent, delivered] of every
-     *         message it sent or received (between ranks only) and of its results spans
-     */
-    RankTimes RankTimesOf(uint32_t rank,
-                          Time start,
-                          const std::vector<std::pair<Time, Time>>& results = {}) const;
-
     /// The messages of one rank to and from other ranks (TrafficByRank).
     struct RankTraffic
     {
@@ -90,6 +76,20 @@ public:
      *         payload bytes it sent and received and the span of each of its messages
      */
     std::vector<RankTraffic> TrafficByRank(uint32_t ranks) const;
+
+    /**
+     * \param traffic a rank's messages (TrafficByRank: one pass for every rank)
+     * \param start subtracted from the finish time (the collective's start)
+     * \param results in-network jobs of the rank, which send no messages between ranks
+     *        (CollectiveRecord::rankEnd): per job [its start, the rank's last result],
+     *        counted as a message it received (the rank waits for the network throughout)
+     * \return its finish time after start and its time with a message outstanding:
+     *         the measure of the union of the intervals [sent, delivered] of every
+     *         message it sent or received (between ranks only) and of its results spans
+     */
+    static RankTimes RankTimesOf(const RankTraffic& traffic,
+                                 Time start,
+                                 const std::vector<std::pair<Time, Time>>& results = {});
 
 private:
     void Delivered(const FabricMessage& m);

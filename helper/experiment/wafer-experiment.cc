@@ -193,13 +193,15 @@ CollectWaferStats(const Wafer& w,
             }
         }
     }
+    std::vector<CollectiveTimeline::RankTraffic> traffic
+        = timeline.TrafficByRank(w.cluster.GetNRanks());
     for (uint32_t npu = 0; npu < w.npus; ++npu)
     {
         RankResult& r = stats.ranks[npu];
         r.index = npu;
         r.rank = npu;
         r.counted = launches != nullptr;
-        auto t = timeline.RankTimesOf(npu, start, results[npu]);
+        auto t = CollectiveTimeline::RankTimesOf(traffic[npu], start, results[npu]);
         r.timed = t.known && !untimed[npu];
         r.finish = t.finish.GetSeconds();
         r.network = t.network.GetSeconds();
