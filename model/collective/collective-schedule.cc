@@ -170,8 +170,12 @@ DirectExchange(LaneBuilder& b, const Group& g, Range r, uint32_t es, bool reduce
     }
     for (uint32_t i = 0; i < m; ++i)
     {
-        for (uint32_t j = 0; j < m; ++j)
+        // Member i sends to i+1, i+2, ... (NCCL's peer-to-peer order): in every
+        // position of the send lists the destinations form a permutation, so no
+        // receiver takes the first packets of all senders at once.
+        for (uint32_t k = 1; k < m; ++k)
         {
+            uint32_t j = (i + k) % m;
             // reduce-scatter: i sends part j to j; all-gather: i sends its part i to j.
             b.Pair(g[i], step[i], g[j], step[j], parts[reduceScatter ? j : i]);
         }
@@ -454,8 +458,9 @@ AllToAll(LaneBuilder& b, const Group& g, Range r, uint32_t es, bool direct)
         }
         for (uint32_t i = 0; i < m; ++i)
         {
-            for (uint32_t j = 0; j < m; ++j)
+            for (uint32_t k = 1; k < m; ++k)
             {
+                uint32_t j = (i + k) % m; // NCCL's order, as in DirectExchange
                 b.Pair(g[i], step[i], g[j], step[j], parts[i], parts[j].offset);
             }
         }
