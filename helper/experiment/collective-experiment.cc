@@ -196,6 +196,24 @@ CollectiveConfig::Validate() const
     }
     const CollectiveKind* kind
         = algorithm == "auto" ? nullptr : &CollectiveRegistry::Get(algorithm);
+    if (!timeline.empty() && kind && kind->inNetwork)
+    {
+        // its workers send packets to a switch program or an aggregator, not messages
+        // between ranks: the timeline would be empty
+        std::string scheduled;
+        for (const auto& name : CollectiveRegistry::Names())
+        {
+            if (!CollectiveRegistry::Get(name).inNetwork)
+            {
+                scheduled += (scheduled.empty() ? "" : ", ") + name;
+            }
+        }
+        throw std::invalid_argument("timeline: " + algorithm
+                                    + " aggregates in the network and has no messages between "
+                                      "ranks to draw (--stats gives its per-rank times); "
+                                      "algorithms with a timeline: "
+                                    + scheduled + " or auto");
+    }
     uint32_t es = ElementSize(dt);
     for (auto [field, v] :
          {std::make_pair("min-bytes", minBytes), std::make_pair("max-bytes", maxBytes)})

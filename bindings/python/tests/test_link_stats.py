@@ -186,6 +186,14 @@ def test_timeline_one_track_per_rank(tmp_path):
     assert all(e["ts"] + e["dur"] <= time_us + 1e-6 for e in slices)
 
 
+def test_timeline_refused_for_in_network_algorithms(tmp_path):
+    path = tmp_path / "timeline.json"
+    with pytest.raises(ValueError, match="timeline: omnireduce aggregates in the network"):
+        dlnet.run_collective(topology="star", hosts=8, algorithm="omnireduce",
+                             min_bytes=1 << 20, max_bytes=1 << 20, timeline=str(path))
+    assert not path.exists()
+
+
 def timeline_slices(tmp_path, name, **kw):
     """Run one collective with a timeline; return (result, file bytes, X slices)."""
     path = tmp_path / name
