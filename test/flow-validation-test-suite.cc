@@ -257,6 +257,43 @@ private:
     }
 };
 
+/**
+ * The dateline's virtual channel, hop by hop: on the first row of a 4x4
+ * torus (ring 0-1-2-3, its wrap link 3-0 the dateline) host 2 sends 1 MiB
+ * to host 0 the + way round (2->3 on VC 0, 3->0 crosses the dateline: VC 1,
+ * kept into host 0's link) and host 1 sends 1 MiB to host 0 (1->0: VC 0),
+ * both in class 0 from VC 0. They meet only on router 0's link to host 0,
+ * where 2->0 is on VC 1 and goes first (W/C), 1->0 after it (2W/C). With
+ * the sender's channel on every link, as before, both shared it: 2W/C each.
+ */
+class DatelineChannelTestCase : public TestCase
+{
+public:
+    DatelineChannelTestCase()
+        : TestCase("a torus flow past the dateline goes first on VC 1 (channel per hop)")
+    {
+    }
+
+private:
+    void DoRun() override
+    {
+        TopologyConfig t = Kind("torus");
+        t.localLinkRate = "100Gbps"; // (by default ports x the link rate: no sharing there)
+        const uint64_t bytes = 1 << 20;
+        std::vector<Send> sends = {{2, 0, bytes, 0}, {1, 0, bytes, 0}};
+        std::vector<double> packet = Deliveries(t, "packet", sends);
+        std::vector<double> flow = Deliveries(t, "flow", sends);
+        for (std::size_t i = 0; i < sends.size(); ++i)
+        {
+            NS_TEST_ASSERT_MSG_EQ_TOL(flow[i], packet[i], 0.01 * packet[i], "message " << i);
+        }
+        double w = Wire(bytes, 4096) * 8 / 100e9;
+        NS_TEST_ASSERT_MSG_LT(flow[0], 1.05 * w, "2->0 alone on VC 1 into host 0");
+        NS_TEST_ASSERT_MSG_GT(flow[1], 2 * w, "1->0 after it");
+        NS_TEST_ASSERT_MSG_LT(packet[0], 0.6 * packet[1], "packet level serves VC 1 first");
+    }
+};
+
 /// \return the last delivery of an all-to-all of one message per ordered pair, all sent at 0
 double
 AllToAllMakespan(const TopologyConfig& t, const std::string& network, bool rotated)
@@ -686,6 +723,7 @@ public:
                     TestCase::QUICK);
         AddTestCase(new QueuePairFifoTestCase, TestCase::QUICK);
         AddTestCase(new PriorityAcrossNetworkTestCase, TestCase::QUICK);
+        AddTestCase(new DatelineChannelTestCase, TestCase::QUICK);
         AddTestCase(new SendOrderTestCase, TestCase::QUICK);
         AddTestCase(new HeadOfLineTestCase, TestCase::QUICK);
         AddTestCase(new SharedNicTestCase, TestCase::QUICK);

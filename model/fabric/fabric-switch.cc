@@ -115,6 +115,20 @@ FabricSwitch::GetPort(uint32_t port) const
     return m_ports[port].device;
 }
 
+int
+FabricSwitch::GetPortDimension(uint32_t port) const
+{
+    NS_ASSERT(port < m_ports.size());
+    return m_ports[port].dimension;
+}
+
+bool
+FabricSwitch::GetPortDateline(uint32_t port) const
+{
+    NS_ASSERT(port < m_ports.size());
+    return m_ports[port].dateline;
+}
+
 void
 FabricSwitch::SetRoute(uint32_t dst, const std::vector<uint32_t>& ports)
 {

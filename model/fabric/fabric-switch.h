@@ -70,6 +70,10 @@ public:
     uint32_t GetNPorts() const;
     /// \param port a port index \return its device
     Ptr<FabricNetDevice> GetPort(uint32_t port) const;
+    /// \param port a port index \return its topology dimension (-1: none)
+    int GetPortDimension(uint32_t port) const;
+    /// \param port a port index \return true if its link crosses a torus dateline
+    bool GetPortDateline(uint32_t port) const;
 
     /**
      * Set the egress ports for a destination (replaces earlier ones).

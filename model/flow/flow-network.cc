@@ -160,8 +160,17 @@ FlowNetwork::GetLink(Ptr<FabricNetDevice> device)
                  + peer->GetIngressLatency().GetSeconds();
     link.peerSwitch = PeekPointer(peer->GetNode()->GetObject<FabricSwitch>());
     link.peerSwitchIndex = NONE;
+    link.peerPort = NONE;
     if (link.peerSwitch)
     {
+        for (uint32_t port = 0; port < link.peerSwitch->GetNPorts(); ++port)
+        {
+            if (link.peerSwitch->GetPort(port) == peer)
+            {
+                link.peerPort = port;
+                break;
+            }
+        }
         auto sw = m_switchOf.find(link.peerSwitch);
         if (sw == m_switchOf.end())
         {
@@ -256,6 +265,7 @@ FlowNetwork::ResolveInto(
     {
         CachedRoute& entry = m_routes[slot->second];
         route.uses = entry.uses;
+        route.vcs = entry.vcs;
         route.hops = entry.hops;
         if (entry.train.packets != train.packets || entry.train.largest != train.largest
             || entry.train.last != train.last)
@@ -271,17 +281,19 @@ FlowNetwork::ResolveInto(
         return;
     }
     route.uses.clear();
+    route.vcs.clear();
     route.hops = 0;
     m_path.clear();
     m_walkHashed = false;
     m_walkPaths.clear();
-    Walk(src, dst, msgId, train, m_endpointLink[src], 1.0, route);
+    Walk(src, dst, msgId, train, m_endpointLink[src], 1.0, FlowRoute::SENDER_VC, route);
     // (bounded: an all-to-all of thousands of ranks would otherwise keep n^2 routes)
     if (!m_walkHashed && m_routes.size() < MAX_CACHED_ROUTES)
     {
         index.insert(slot, std::make_pair(dst, uint32_t(m_routes.size())));
         CachedRoute& entry = m_routes.emplace_back();
         entry.uses = route.uses;
+        entry.vcs = route.vcs;
         entry.hops = route.hops;
         entry.paths.swap(m_walkPaths);
         entry.train = train;
@@ -336,6 +348,7 @@ FlowNetwork::Walk(uint32_t src,
                   const PacketTrain& train,
                   uint32_t index,
                   double share,
+                  uint8_t vc,
                   FlowRoute& route)
 {
     std::vector<uint32_t>& path = m_path;
@@ -344,6 +357,7 @@ FlowNetwork::Walk(uint32_t src,
         throw std::invalid_argument("network=flow: no loop-free route from " + std::to_string(src)
                                     + " to " + std::to_string(dst));
     }
+    // (sprayed paths that meet again on a link with different channels: the first one's)
     bool merged = false;
     for (auto& use : route.uses)
     {
@@ -357,6 +371,7 @@ FlowNetwork::Walk(uint32_t src,
     if (!merged)
     {
         route.uses.emplace_back(index, share);
+        route.vcs.push_back(vc);
     }
     path.push_back(index);
     const Link& link = m_links[index];
@@ -396,16 +411,41 @@ FlowNetwork::Walk(uint32_t src,
     }
     uint32_t port = sw->SelectPort(ports, src, dst, msgId);
     m_walkHashed = m_walkHashed || (port != FabricSwitch::SPRAY && ports.size() > 1);
+    // the virtual channel on the way out, as FabricSwitch::Transmit sets it: on a torus
+    // port VC 1 if the link crosses a dateline or the packet stays in its dimension on
+    // VC 1, else VC 0; off the rings the channel it came with
+    uint32_t inPort = link.peerPort;
+    auto vcOut = [sw, inPort, vc](uint32_t out) -> uint8_t
+    {
+        int dimension = sw->GetPortDimension(out);
+        if (dimension < 0)
+        {
+            return vc;
+        }
+        if (sw->GetPortDateline(out))
+        {
+            return 1;
+        }
+        bool sameDimension = inPort != NONE && sw->GetPortDimension(inPort) == dimension;
+        return sameDimension ? vc : 0;
+    };
     if (port != FabricSwitch::SPRAY)
     {
-        Walk(src, dst, msgId, train, LinkOut(swIndex, port), share, route);
+        Walk(src, dst, msgId, train, LinkOut(swIndex, port), share, vcOut(port), route);
     }
     else
     {
         // spraying: an even split over the equal-cost ports
         for (uint32_t each : ports)
         {
-            Walk(src, dst, msgId, train, LinkOut(swIndex, each), share / ports.size(), route);
+            Walk(src,
+                 dst,
+                 msgId,
+                 train,
+                 LinkOut(swIndex, each),
+                 share / ports.size(),
+                 vcOut(each),
+                 route);
         }
     }
     path.pop_back();
@@ -462,7 +502,8 @@ FlowNetwork::StartHead(uint32_t pending)
           p.vc,
           MaxMinSolver::NO_CAP,
           pending,
-          Callback<void>());
+          Callback<void>(),
+          &p.route.vcs);
 }
 
 void
@@ -583,7 +624,8 @@ FlowNetwork::Start(std::vector<std::pair<uint32_t, double>>& uses,
                    uint8_t vc,
                    double cap,
                    uint32_t pending,
-                   Callback<void> onSent)
+                   Callback<void> onSent,
+                   const std::vector<uint8_t>* vcs)
 {
     uint32_t id = Acquire(m_flows, m_freeFlows);
     m_finishes.Reserve(m_flows.size());
@@ -597,8 +639,28 @@ FlowNetwork::Start(std::vector<std::pair<uint32_t, double>>& uses,
     f.cap = cap;
     f.last = Simulator::Now();
     f.started = f.last;
-    // a device serves its classes by strict priority, and within one VC 1 first
+    // a device serves its classes by strict priority, and within one VC 1 first; a torus's
+    // dateline moves a flow to VC 1 on the way: each use at its own level
     f.priority = static_cast<uint8_t>(2 * priority + (vc ? 0 : 1));
+    f.usePriority.clear();
+    if (vcs && vcs->size() == f.uses.size())
+    {
+        bool mixed = false;
+        for (std::size_t i = 0; i < vcs->size(); ++i)
+        {
+            uint8_t at = (*vcs)[i] == FlowRoute::SENDER_VC ? vc : (*vcs)[i];
+            f.usePriority.push_back(static_cast<uint8_t>(2 * priority + (at ? 0 : 1)));
+            mixed = mixed || f.usePriority[i] != f.usePriority[0];
+        }
+        if (!f.usePriority.empty())
+        {
+            f.priority = f.usePriority[0];
+        }
+        if (!mixed)
+        {
+            f.usePriority.clear(); // one level on every link: the flow's
+        }
+    }
     ++f.version;
     f.active = true;
     f.pending = pending;
@@ -705,9 +767,17 @@ FlowNetwork::Update()
         }
         flow.last = now;
         uint32_t s = m_solver.AddFlow(flow.priority, flow.cap);
-        for (const auto& use : flow.uses)
+        for (std::size_t u = 0; u < flow.uses.size(); ++u)
         {
-            m_solver.AddUse(s, m_links[use.first].local, use.second);
+            const auto& use = flow.uses[u];
+            if (flow.usePriority.empty())
+            {
+                m_solver.AddUse(s, m_links[use.first].local, use.second);
+            }
+            else
+            {
+                m_solver.AddUse(s, m_links[use.first].local, use.second, flow.usePriority[u]);
+            }
         }
     }
     m_solver.Solve();
@@ -879,6 +949,7 @@ FlowNetwork::AddLink(double capacity)
     link.capacity = capacity;
     link.delay = 0;
     link.peerSwitch = nullptr;
+    link.peerPort = NONE;
     link.peer = nullptr;
     m_links.push_back(std::move(link));
     return m_links.size() - 1;

@@ -33,6 +33,10 @@ class FabricSwitch;
 struct FlowRoute
 {
     std::vector<std::pair<uint32_t, double>> uses; //!< (directed link, weight), first hop first
+    /// by use: the virtual channel the packet fabric gives it: 0, 1, or SENDER_VC (the
+    /// sender's, kept until a torus port sets it); empty: the sender's on every use
+    std::vector<uint8_t> vcs;
+    static constexpr uint8_t SENDER_VC = 2; //!< the sender's virtual channel
     double latency{0}; //!< s: propagation, switching and the store and forward a flow at the
                        //!< path's bottleneck rate does not account for (see FlowNetwork)
     uint32_t hops{0};  //!< switches crossed (the longest path of a sprayed flow)
@@ -185,6 +189,7 @@ private:
         FabricSwitch* peerSwitch;    //!< the switch the peer port belongs to, or null
         uint32_t peerSwitchIndex;    //!< its index in m_switches, or NONE
         const FabricNetDevice* peer; //!< the receiving device
+        uint32_t peerPort;           //!< the peer's port on peerSwitch, or NONE
         std::vector<uint32_t> flows; //!< active flows on it
         double carried{0};           //!< bytes that finished crossing it
         Time busy;                   //!< closed intervals with flows on it
@@ -205,6 +210,7 @@ private:
     struct CachedRoute
     {
         std::vector<std::pair<uint32_t, double>> uses;
+        std::vector<uint8_t> vcs; //!< by use: its virtual channel (FlowRoute::vcs)
         uint32_t hops{0};
         std::vector<std::pair<double, std::vector<double>>> paths; //!< (delay, rates) of each
         PacketTrain train;                                         //!< the last message's packets
@@ -222,7 +228,8 @@ private:
         double cap{MaxMinSolver::NO_CAP};
         Time last;
         Time started;
-        uint8_t priority{0}; //!< solver level: 2 x class + (VC 1 ? 0 : 1)
+        uint8_t priority{0}; //!< solver level: 2 x class + (VC 1 ? 0 : 1), on its first link
+        std::vector<uint8_t> usePriority; //!< by use: its level; empty: priority on every use
         uint32_t version{0};
         bool active{false};
         uint32_t pending{NONE}; //!< the message it carries (m_pending), or NONE: onSent
@@ -281,13 +288,15 @@ private:
         uint32_t src, uint32_t dst, uint32_t msgId, const PacketTrain& train, FlowRoute& route);
     void StartHead(uint32_t pending);
     /// \param uses the flow's links and weights: taken (swapped with a spent list)
+    /// \param vcs by use: its virtual channel (FlowRoute::vcs), or null: vc on every use
     uint32_t Start(std::vector<std::pair<uint32_t, double>>& uses,
                    double bytes,
                    uint8_t priority,
                    uint8_t vc,
                    double cap,
                    uint32_t pending,
-                   Callback<void> onSent);
+                   Callback<void> onSent,
+                   const std::vector<uint8_t>* vcs = nullptr);
     void MessageSent(uint32_t pending);
     void ScheduleDelivery(uint32_t pending, double latency);
     void DeliverBatch(uint32_t batch);
@@ -299,6 +308,7 @@ private:
               const PacketTrain& train,
               uint32_t link,
               double share,
+              uint8_t vc,
               FlowRoute& route);
     /// \param seconds s, below Time::Max \return the Time, to the nearest tick
     Time ToTime(double seconds) const;

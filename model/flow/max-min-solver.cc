@@ -6,6 +6,7 @@
 #include "ns3/assert.h"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 
 namespace ns3
@@ -19,6 +20,8 @@ MaxMinSolver::Reset(uint32_t links)
     m_cap.clear();
     m_rate.clear();
     m_nUses.clear();
+    m_flowMixed.clear();
+    m_mixed = 0;
     if (m_linkFlows.size() < links)
     {
         m_linkFlows.resize(links);
@@ -28,6 +31,12 @@ MaxMinSolver::Reset(uint32_t links)
 void
 MaxMinSolver::Solve()
 {
+    m_iterations = 0;
+    if (m_mixed > 0)
+    {
+        SolveMixed();
+        return;
+    }
     uint32_t links = m_capacity.size();
     m_weight.assign(links, 0);
     m_used.assign(links, 0);
@@ -197,6 +206,136 @@ MaxMinSolver::SolvePriority(const uint32_t* flows, uint32_t n)
     {
         m_linkFlows[l].clear();
         m_weight[l] = 0;
+    }
+}
+
+void
+MaxMinSolver::SolveMixed()
+{
+    // Strict priority per link: the uses of link l at priority p share R(l, p), what l's
+    // uses at priorities < p leave. Given every flow's rate, the flows share the (link,
+    // priority) virtual links of capacities R max-min fairly as one class; the rates are
+    // the fixed point of that map T. Without mixed flows it is the classes solved one
+    // after another (class p is exact after p + 1 steps). A flow of high priority on one
+    // link and low on another couples the classes both ways and T may swing (two such
+    // flows, each the other's low-priority competitor, go from C to 0 and back): from the
+    // first step that moves the rates no less than the one before, each step is averaged
+    // with the last (r <- (r + T(r)) / 2); it stops when no rate moves by more than 1e-9
+    // of the largest capacity, or after MAX_ITERATIONS.
+    const uint32_t nFlows = m_priority.size();
+    m_virtual.clear();
+    for (uint32_t f = 0; f < nFlows; ++f)
+    {
+        for (uint32_t u = 0; u < m_nUses[f]; ++u)
+        {
+            m_virtual.push_back(uint64_t(m_uses[f][u].link) << 8 | m_uses[f][u].priority);
+        }
+    }
+    std::sort(m_virtual.begin(), m_virtual.end());
+    m_virtual.erase(std::unique(m_virtual.begin(), m_virtual.end()), m_virtual.end());
+    if (!m_virtualSolver)
+    {
+        m_virtualSolver = std::make_unique<MaxMinSolver>();
+    }
+    MaxMinSolver& inner = *m_virtualSolver;
+    inner.Reset(m_virtual.size());
+    m_useVirtual.clear();
+    for (uint32_t f = 0; f < nFlows; ++f)
+    {
+        inner.AddFlow(0, m_cap[f]);
+        for (uint32_t u = 0; u < m_nUses[f]; ++u)
+        {
+            const Use& use = m_uses[f][u];
+            uint64_t key = uint64_t(use.link) << 8 | use.priority;
+            uint32_t v
+                = std::lower_bound(m_virtual.begin(), m_virtual.end(), key) - m_virtual.begin();
+            m_useVirtual.push_back(v);
+            inner.AddUse(f, v, use.weight);
+        }
+    }
+    double largest = 0;
+    for (double c : m_capacity)
+    {
+        largest = std::max(largest, c);
+    }
+    const double tolerance = 1e-9 * largest;
+    m_rate.assign(nFlows, 0.0);
+    m_next.resize(nFlows);
+    m_load.resize(m_virtual.size());
+    bool damped = false;
+    double lastMoved = NO_CAP;
+    for (m_iterations = 1; m_iterations <= MAX_ITERATIONS; ++m_iterations)
+    {
+        std::fill(m_load.begin(), m_load.end(), 0.0);
+        uint32_t k = 0;
+        for (uint32_t f = 0; f < nFlows; ++f)
+        {
+            for (uint32_t u = 0; u < m_nUses[f]; ++u, ++k)
+            {
+                m_load[m_useVirtual[k]] += m_uses[f][u].weight * m_rate[f];
+            }
+        }
+        for (uint32_t v = 0; v < m_virtual.size(); ++v)
+        {
+            uint32_t link = m_virtual[v] >> 8;
+            double higher = 0; // (the link's virtual links of higher priority come just before)
+            for (uint32_t w = v; w > 0 && (m_virtual[w - 1] >> 8) == link; --w)
+            {
+                higher += m_load[w - 1];
+            }
+            // a link filled up to rounding is full (as between the classes of Solve)
+            double left = m_capacity[link] - higher;
+            inner.SetCapacity(v, left > 1e-9 * m_capacity[link] ? left : 0.0);
+        }
+        inner.Solve();
+        double moved = 0;
+        for (uint32_t f = 0; f < nFlows; ++f)
+        {
+            m_next[f] = inner.GetRate(f);
+            if (m_next[f] != NO_CAP)
+            {
+                moved = std::max(moved, std::abs(m_next[f] - m_rate[f]));
+            }
+        }
+        bool done = m_iterations > 1 && moved <= tolerance;
+        // undamped while the steps shrink (a chain of classes settles exactly); averaged
+        // from the first step that does not
+        damped = damped || (m_iterations > 1 && moved >= lastMoved);
+        lastMoved = moved;
+        for (uint32_t f = 0; f < nFlows; ++f)
+        {
+            m_rate[f] = !damped || done || m_next[f] == NO_CAP ? m_next[f]
+                                                               : 0.5 * (m_rate[f] + m_next[f]);
+        }
+        if (done)
+        {
+            break;
+        }
+    }
+    m_iterations = std::min(m_iterations, MAX_ITERATIONS);
+    // Stopped short of the fixed point, a link may be over by what the last step moved:
+    // every flow on it is scaled down to fit (a no-op once converged).
+    std::vector<double>& load = m_weight;
+    load.assign(m_capacity.size(), 0.0);
+    for (uint32_t f = 0; f < nFlows; ++f)
+    {
+        for (uint32_t u = 0; u < m_nUses[f]; ++u)
+        {
+            load[m_uses[f][u].link] += m_uses[f][u].weight * m_rate[f];
+        }
+    }
+    for (uint32_t f = 0; f < nFlows; ++f)
+    {
+        double scale = 1;
+        for (uint32_t u = 0; u < m_nUses[f]; ++u)
+        {
+            uint32_t l = m_uses[f][u].link;
+            if (load[l] > m_capacity[l] * (1 + 1e-9))
+            {
+                scale = std::min(scale, m_capacity[l] / load[l]);
+            }
+        }
+        m_rate[f] *= scale;
     }
 }
 

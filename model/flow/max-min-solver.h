@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <vector>
 
 namespace ns3
@@ -27,6 +28,13 @@ namespace ns3
  * and so on. Within a priority every flow's rate rises together until a link
  * it uses is full or it reaches its cap; flows whose link is full keep that
  * rate, the others rise on.
+ *
+ * A use may have its own priority (a torus's dateline moves packets to
+ * virtual channel 1 on the way): strict priority then holds per link, the
+ * uses of a link at priority p share what its uses at priorities < p leave.
+ * A flow whose priority changes along its path couples the classes; such a
+ * problem is solved by a fixed-point iteration (SolveMixed), paid for only
+ * when some flow has uses at two priorities.
  *
  * Links and flows are numbered from 0 by the caller; buffers are kept
  * between solves so that a solve allocates nothing once warm.
@@ -49,6 +57,13 @@ public:
     uint32_t AddFlow(uint8_t priority, double cap = NO_CAP);
     /// \param flow a flow \param link a link it uses \param weight its share of the flow's rate
     void AddUse(uint32_t flow, uint32_t link, double weight = 1.0);
+    /**
+     * Add a use with its own priority (uses of one flow on one link at two priorities stay
+     * apart).
+     * \param flow a flow \param link a link it uses \param weight its share of the flow's rate
+     * \param priority the class of this use on this link (0 first)
+     */
+    void AddUse(uint32_t flow, uint32_t link, double weight, uint8_t priority);
 
     /// Compute every flow's rate (a flow with neither links nor cap gets NO_CAP).
     void Solve();
@@ -56,12 +71,17 @@ public:
     double GetRate(uint32_t flow) const;
     /// \return the number of flows
     uint32_t GetNFlows() const;
+    /// \return the fixed-point iterations of the last solve (0: no flow had mixed priorities)
+    uint32_t GetIterations() const;
+
+    static constexpr uint32_t MAX_ITERATIONS = 200; //!< SolveMixed's bound
 
 private:
     struct Use
     {
         uint32_t link;
         double weight;
+        uint8_t priority; //!< this use's class
     };
 
     /// A level at which a link fills or a flow reaches its cap.
@@ -85,6 +105,7 @@ private:
     };
 
     void SolvePriority(const uint32_t* flows, uint32_t n);
+    void SolveMixed();
 
     std::vector<double> m_capacity; //!< by link: what higher priorities left
     std::vector<uint8_t> m_priority;
@@ -103,6 +124,15 @@ private:
     std::vector<uint32_t> m_touched; //!< links the priority being solved uses
     std::vector<uint32_t> m_changed; //!< links whose level the event being handled changed
     std::vector<bool> m_changedMark; //!< by link: in m_changed
+    std::vector<bool> m_flowMixed;   //!< by flow: a use at another priority than the flow's
+    uint32_t m_mixed{0};             //!< flows with such a use
+    uint32_t m_iterations{0};        //!< SolveMixed's iterations in the last solve
+    // SolveMixed: (link, priority) virtual links, sorted by link then priority
+    std::vector<uint64_t> m_virtual;    //!< link << 8 | priority, sorted
+    std::vector<uint32_t> m_useVirtual; //!< by use of every flow in order: its virtual link
+    std::vector<double> m_load;         //!< by virtual link: its uses' rates
+    std::vector<double> m_next;         //!< by flow: the iteration's rates
+    std::unique_ptr<MaxMinSolver> m_virtualSolver; //!< one priority over the virtual links
 };
 
 // (inline: called once per flow and link of every solve; out of line each went through the PLT)
@@ -121,6 +151,7 @@ MaxMinSolver::AddFlow(uint8_t priority, double cap)
     m_cap.push_back(cap);
     m_rate.push_back(0);
     m_nUses.push_back(0);
+    m_flowMixed.push_back(false);
     if (m_uses.size() <= f)
     {
         m_uses.emplace_back();
@@ -131,26 +162,43 @@ MaxMinSolver::AddFlow(uint8_t priority, double cap)
 inline void
 MaxMinSolver::AddUse(uint32_t flow, uint32_t link, double weight)
 {
+    AddUse(flow, link, weight, m_priority[flow]);
+}
+
+inline void
+MaxMinSolver::AddUse(uint32_t flow, uint32_t link, double weight, uint8_t priority)
+{
     NS_ASSERT(flow < m_priority.size() && link < m_capacity.size() && weight > 0);
     std::vector<Use>& uses = m_uses[flow];
     uint32_t& n = m_nUses[flow];
     for (uint32_t i = 0; i < n; ++i)
     {
-        if (uses[i].link == link)
+        if (uses[i].link == link && uses[i].priority == priority)
         {
             uses[i].weight += weight; // paths of a sprayed flow that meet again
             return;
         }
     }
+    if (priority != m_priority[flow] && !m_flowMixed[flow])
+    {
+        m_flowMixed[flow] = true; // (a use at another priority than the flow's)
+        ++m_mixed;
+    }
     if (uses.size() <= n)
     {
-        uses.push_back({link, weight});
+        uses.push_back({link, weight, priority});
     }
     else
     {
-        uses[n] = {link, weight};
+        uses[n] = {link, weight, priority};
     }
     ++n;
+}
+
+inline uint32_t
+MaxMinSolver::GetIterations() const
+{
+    return m_iterations;
 }
 
 inline uint32_t
