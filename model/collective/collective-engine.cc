@@ -448,8 +448,16 @@ CollectiveEngine::PostSends(
                 from.begin() + t.srcOffset, from.begin() + t.srcOffset + t.bytes);
         }
         uint32_t dstAddress = inst.comm.ranks[t.peer];
-        uint32_t msgId = ep->Send(
-            dstAddress, t.bytes, inst.comm.tc, FabricEndpoint::MessageCallback(), data, step.vc);
+        // The lane's connection: the two trees of a double binary tree have
+        // their own (NCCL's channels) and do not queue behind each other
+        // where they send to the same peer; every other lane uses 0.
+        uint32_t msgId = ep->Send(dstAddress,
+                                  t.bytes,
+                                  inst.comm.tc,
+                                  FabricEndpoint::MessageCallback(),
+                                  data,
+                                  step.vc,
+                                  inst.schedule->lanes[lane].connection);
         uint64_t key = (uint64_t(inst.comm.ranks[rank]) << 32) | msgId;
         m_envelopes[key] = Envelope{inst.id, lane, t.peerStep, rank, t.peer, t.offset, t.bytes};
         inst.record.bytesSent[rank] += t.bytes;

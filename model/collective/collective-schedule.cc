@@ -721,6 +721,7 @@ BuildCollectiveLanes(CollectiveOp op,
         for (std::size_t t = 0; t < halves.size(); ++t)
         {
             LaneBuilder b = newLane();
+            out.back().connection = t; // NCCL's channel of its own per tree
             bool up = op != CollectiveOp::BROADCAST;
             bool down = op != CollectiveOp::REDUCE;
             BinaryTree(

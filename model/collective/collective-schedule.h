@@ -76,7 +76,16 @@ struct CollectiveRing
  */
 struct CollectiveLane
 {
-    uint32_t chunk{0};                              //!< pipelining chunk it belongs to
+    uint32_t chunk{0}; //!< pipelining chunk it belongs to
+    /**
+     * The connection its sends go on (a queue pair of its own to each peer,
+     * FabricEndpoint::Send): the two trees of a double binary tree use 0 and
+     * 1, as NCCL puts them on channels of their own (`connectTrees`: tree 0
+     * on channel c, tree 1 on c + nChannels), so the one's messages to a peer
+     * never queue behind the other's. Every other lane uses 0: its messages
+     * to one peer go one after another, whatever lane they belong to.
+     */
+    uint32_t connection{0};
     std::vector<std::vector<CollectiveStep>> ranks; //!< stored steps per communicator rank
     CollectiveRing ring;                            //!< ring.ranks > 0: steps made on demand
 

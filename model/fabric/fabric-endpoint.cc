@@ -137,8 +137,8 @@ FabricEndpoint::Setup(uint32_t address,
     m_lossy = device->GetFlowControl() == FabricNetDevice::LOSSY;
     // one send queue per traffic class and virtual channel
     uint32_t queues = 2 * device->GetTrafficClasses();
-    m_destinations.assign(queues, std::deque<uint32_t>());
-    m_queues.assign(queues, std::map<uint32_t, std::deque<uint32_t>>());
+    m_destinations.assign(queues, std::deque<uint64_t>());
+    m_queues.assign(queues, std::map<uint64_t, std::deque<uint32_t>>());
     m_staged.assign(queues, 0);
     m_filling.assign(queues, false);
     device->SetFabricReceiveCallback(MakeCallback(&FabricEndpoint::Receive, this));
@@ -169,7 +169,8 @@ FabricEndpoint::Send(uint32_t dst,
                      uint8_t tc,
                      MessageCallback onDelivered,
                      FabricPayload data,
-                     uint8_t vc)
+                     uint8_t vc,
+                     uint32_t connection)
 {
     NS_LOG_FUNCTION(this << dst << bytes << +tc);
     if (!m_device)
@@ -213,11 +214,12 @@ FabricEndpoint::Send(uint32_t dst,
         message.sent = Simulator::Now();
         message.data = std::move(data);
         ++m_carried;
-        m_transport->Carry(*this, message, vc ? 1 : 0, onDelivered);
+        m_transport->Carry(*this, message, vc ? 1 : 0, connection, onDelivered);
         return id;
     }
     OutMessage& m = m_out[id];
     m.dst = dst;
+    m.connection = connection;
     m.bytes = bytes;
     m.total = static_cast<uint32_t>(total);
     m.segment = segment;
@@ -253,10 +255,10 @@ FabricEndpoint::Schedule(uint32_t msgId, OutMessage& m)
         return;
     }
     m.scheduled = true;
-    std::deque<uint32_t>& queue = m_queues[SendQueue(m)][m.dst];
+    std::deque<uint32_t>& queue = m_queues[SendQueue(m)][QueuePair(m)];
     if (queue.empty())
     {
-        m_destinations[SendQueue(m)].push_back(m.dst);
+        m_destinations[SendQueue(m)].push_back(QueuePair(m));
     }
     queue.push_back(msgId);
 }
@@ -270,14 +272,14 @@ FabricEndpoint::Fill(uint32_t sendQueue)
         return; // a packet left the device while this loop was enqueueing
     }
     m_filling[sq] = true;
-    std::deque<uint32_t>& destinations = m_destinations[sq];
+    std::deque<uint64_t>& destinations = m_destinations[sq];
     while (m_staged[sq] < m_stageDepth && !destinations.empty())
     {
-        uint32_t dst = destinations.front();
+        uint64_t qp = destinations.front();
         destinations.pop_front();
-        auto q = m_queues[sq].find(dst);
+        auto q = m_queues[sq].find(qp);
         std::deque<uint32_t>& queue = q->second;
-        // Messages to one destination go in order (one queue pair per peer);
+        // Messages of one queue pair (destination and connection) go in order;
         // a message with nothing to send now (lossy: window full) steps aside.
         while (!queue.empty())
         {
@@ -309,7 +311,7 @@ FabricEndpoint::Fill(uint32_t sendQueue)
         }
         else
         {
-            destinations.push_back(dst); // destinations take turns, packet by packet
+            destinations.push_back(qp); // queue pairs take turns, packet by packet
         }
     }
     m_filling[sq] = false;

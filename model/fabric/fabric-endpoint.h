@@ -52,9 +52,10 @@ private:
  * \brief A host or NPU's message layer on the fabric.
  *
  * Cuts messages into packets of at most the device's Mtu. Within a traffic
- * class, messages to one destination go in the order they were sent (one
- * queue pair per peer) and destinations take turns packet by packet (as a
- * NIC serves its queue pairs); reassembles at the destination and reports each
+ * class, messages to one destination on one connection go in the order they
+ * were sent (a queue pair per peer and connection; Send's connection, 0 unless
+ * given) and queue pairs take turns packet by packet (as a NIC serves its
+ * queue pairs); reassembles at the destination and reports each
  * message once, when all of it has arrived. In timing mode packets carry
  * virtual bytes (nothing is allocated); in functional mode they carry the
  * caller's bytes. On a lossy link the endpoint acknowledges every data
@@ -100,6 +101,10 @@ public:
      * \param data the bytes to carry (functional mode); null: timing mode
      * \param vc virtual channel (0 or 1): its own credits and queues in every
      *        device, so that a backlog on one cannot hold the other's credits
+     * \param connection the queue pair to dst it goes on: messages of one
+     *        connection go in order; the connections to one destination take
+     *        turns with each other as different destinations do (NCCL opens
+     *        one per channel, so its two trees never queue behind each other)
      * \return the message id
      */
     uint32_t Send(uint32_t dst,
@@ -107,7 +112,8 @@ public:
                   uint8_t tc,
                   MessageCallback onDelivered = MessageCallback(),
                   FabricPayload data = nullptr,
-                  uint8_t vc = 0);
+                  uint8_t vc = 0,
+                  uint32_t connection = 0);
 
     /// \param cb called for every message delivered to this endpoint
     void SetReceiveCallback(MessageCallback cb);
@@ -180,6 +186,7 @@ private:
     struct OutMessage
     {
         uint32_t dst;
+        uint32_t connection{0}; //!< queue pair to dst (Send's connection)
         uint64_t bytes;
         uint32_t total;      //!< packets
         uint32_t segment;    //!< payload bytes per full packet
@@ -242,9 +249,14 @@ private:
 
     uint32_t m_nextMsgId{0};
     std::map<uint32_t, OutMessage> m_out;
-    std::vector<std::deque<uint32_t>> m_destinations; //!< per send queue: destinations taking turns
-    std::vector<std::map<uint32_t, std::deque<uint32_t>>>
-        m_queues;                   //!< per send queue and destination: messages in order
+    /// A queue pair: connection << 32 | destination.
+    static uint64_t QueuePair(const OutMessage& m)
+    {
+        return (uint64_t(m.connection) << 32) | m.dst;
+    }
+    std::vector<std::deque<uint64_t>> m_destinations; //!< per send queue: queue pairs taking turns
+    std::vector<std::map<uint64_t, std::deque<uint32_t>>>
+        m_queues;                   //!< per send queue and queue pair: messages in order
     std::vector<uint32_t> m_staged; //!< data packets in the device, per send queue
     std::vector<bool> m_filling;    //!< Fill() running, per send queue
     std::map<std::pair<uint32_t, uint32_t>, InMessage> m_in;

@@ -34,11 +34,13 @@ public:
      * \param source the sending endpoint
      * \param message src, dst, msgId, bytes, packets, tc, sent and (functional mode) data
      * \param vc the virtual channel it was sent on
+     * \param connection the sender's queue pair to the destination it was sent on
      * \param onDelivered the sender's completion callback (may be null)
      */
     virtual void Carry(FabricEndpoint& source,
                        const FabricMessage& message,
                        uint8_t vc,
+                       uint32_t connection,
                        Callback<void, const FabricMessage&> onDelivered)
         = 0;
 

@@ -455,6 +455,7 @@ void
 FlowNetwork::Carry(FabricEndpoint& source,
                    const FabricMessage& message,
                    uint8_t vc,
+                   uint32_t connection,
                    Callback<void, const FabricMessage&> onDelivered)
 {
     uint32_t segment = source.GetDevice()->GetMaxPacketSize() - FabricHeader::SERIALIZED_SIZE;
@@ -478,8 +479,9 @@ FlowNetwork::Carry(FabricEndpoint& source,
     p.onDelivered = onDelivered;
     p.message.hops = p.route.hops;
     p.vc = vc;
+    p.connection = connection;
     p.next = NONE;
-    QueueKey key{message.src, message.dst, 2u * message.tc + vc};
+    QueueKey key{message.src, message.dst, 2u * message.tc + vc, connection};
     auto [it, first] = m_queues.emplace(key, Queue{index, index});
     if (first)
     {
@@ -510,7 +512,8 @@ void
 FlowNetwork::MessageSent(uint32_t pending)
 {
     const Pending& p = m_pending[pending];
-    auto it = m_queues.find(QueueKey{p.message.src, p.message.dst, 2u * p.message.tc + p.vc});
+    auto it = m_queues.find(
+        QueueKey{p.message.src, p.message.dst, 2u * p.message.tc + p.vc, p.connection});
     NS_ASSERT(it != m_queues.end() && it->second.head == pending);
     uint32_t next = p.next;
     ScheduleDelivery(pending, p.route.latency);

@@ -72,8 +72,9 @@ struct PacketTrain
  * store and forward its packets need beyond the time the flow's bytes take at
  * the path's bottleneck (exactly what a lone message's packets take over
  * links of unequal rates, see StoreAndForward). As at packet level, the
- * messages one endpoint sends to one destination in one class and virtual
- * channel go one after another (a queue pair), different destinations share.
+ * messages one endpoint sends to one destination in one class, virtual
+ * channel and connection go one after another (a queue pair), different
+ * queue pairs share.
  *
  * Lossless fabrics only (no drops, so credits need no model). Not modelled:
  * queueing delay, head-of-line blocking, credit stalls, per-packet
@@ -104,6 +105,7 @@ public:
     void Carry(FabricEndpoint& source,
                const FabricMessage& message,
                uint8_t vc,
+               uint32_t connection,
                Callback<void, const FabricMessage&> onDelivered) override;
     const char* GetModelName() const override;
 
@@ -242,12 +244,13 @@ private:
         FabricMessage message;
         Callback<void, const FabricMessage&> onDelivered;
         FlowRoute route;
-        uint8_t vc{0};       //!< its virtual channel (the queue pair's)
-        uint32_t next{NONE}; //!< the next message of its queue pair
+        uint8_t vc{0};          //!< its virtual channel (the queue pair's)
+        uint32_t connection{0}; //!< the sender's connection (the queue pair's)
+        uint32_t next{NONE};    //!< the next message of its queue pair
     };
 
-    /// Queue pair key: source, destination, 2 x class + virtual channel.
-    typedef std::tuple<uint32_t, uint32_t, uint32_t> QueueKey;
+    /// Queue pair key: source, destination, 2 x class + virtual channel, connection.
+    typedef std::tuple<uint32_t, uint32_t, uint32_t, uint32_t> QueueKey;
 
     /// Hash of a queue pair key.
     struct QueueKeyHash
@@ -255,7 +258,8 @@ private:
         std::size_t operator()(const QueueKey& k) const
         {
             uint64_t x = (uint64_t(std::get<0>(k)) << 32) ^ std::get<1>(k);
-            return std::hash<uint64_t>()(x * 0x9e3779b97f4a7c15ull ^ std::get<2>(k));
+            uint64_t y = (uint64_t(std::get<3>(k)) << 4) ^ std::get<2>(k);
+            return std::hash<uint64_t>()(x * 0x9e3779b97f4a7c15ull ^ y);
         }
     };
 

@@ -3,7 +3,9 @@
  */
 // Pure logic: a flat ring made on demand (CollectiveRing) has exactly the
 // steps the stored form has (BuildCollectiveLanes with ringOnDemand=false):
-// every rank, every step, every transfer field, the flags.
+// every rank, every step, every transfer field, the flags. And the lanes'
+// connections: the two trees of a double binary tree on 0 and 1 (NCCL's
+// channels), every other algorithm's lanes on 0.
 
 #include "ns3/collective-schedule.h"
 
@@ -116,6 +118,77 @@ TEST(CollectiveRing, OtherAlgorithmsAndOperationsStoreTheirSteps)
     {
         EXPECT_EQ(lane.ring.ranks, 0u);
         EXPECT_EQ(lane.ranks.size(), 4u);
+    }
+}
+
+TEST(CollectiveLane, OnlyTheDoubleBinaryTreesHaveConnectionsOfTheirOwn)
+{
+    for (CollectiveOp op :
+         {CollectiveOp::ALL_REDUCE, CollectiveOp::BROADCAST, CollectiveOp::REDUCE})
+    {
+        std::vector<CollectiveLane> lanes;
+        CollectiveGrid grid;
+        BuildCollectiveLanes(
+            op, CollectiveAlgorithm::DOUBLE_BINARY_TREE, 8, 3, 0, 4096, 4, grid, 0, lanes);
+        ASSERT_EQ(lanes.size(), 2u);
+        EXPECT_EQ(lanes[0].connection, 0u);
+        EXPECT_EQ(lanes[1].connection, 1u);
+    }
+    // two ranks: one tree, one connection
+    std::vector<CollectiveLane> one;
+    BuildCollectiveLanes(CollectiveOp::ALL_REDUCE,
+                         CollectiveAlgorithm::DOUBLE_BINARY_TREE,
+                         2,
+                         0,
+                         0,
+                         4096,
+                         4,
+                         CollectiveGrid(),
+                         0,
+                         one);
+    ASSERT_EQ(one.size(), 1u);
+    EXPECT_EQ(one[0].connection, 0u);
+    // several lanes, one connection: a torus's two ring directions, a
+    // mesh's two dimension orders (hierarchical), direct, halving-doubling
+    CollectiveGrid torus;
+    torus.dim1 = 4;
+    torus.dim2 = 4;
+    torus.bidirectional = true;
+    CollectiveGrid mesh = torus;
+    mesh.bidirectional = false;
+    mesh.bothOrders = true;
+    std::vector<CollectiveLane> others;
+    BuildCollectiveLanes(CollectiveOp::ALL_REDUCE,
+                         CollectiveAlgorithm::HIERARCHICAL,
+                         16,
+                         0,
+                         0,
+                         4096,
+                         4,
+                         torus,
+                         0,
+                         others);
+    BuildCollectiveLanes(CollectiveOp::ALL_REDUCE,
+                         CollectiveAlgorithm::HIERARCHICAL,
+                         16,
+                         0,
+                         0,
+                         4096,
+                         4,
+                         mesh,
+                         1,
+                         others);
+    EXPECT_EQ(others.size(), 4u);
+    for (CollectiveAlgorithm a : {CollectiveAlgorithm::RING,
+                                  CollectiveAlgorithm::DIRECT,
+                                  CollectiveAlgorithm::HALVING_DOUBLING})
+    {
+        BuildCollectiveLanes(
+            CollectiveOp::ALL_REDUCE, a, 16, 0, 0, 4096, 4, CollectiveGrid(), 0, others);
+    }
+    for (const auto& lane : others)
+    {
+        EXPECT_EQ(lane.connection, 0u);
     }
 }
 
