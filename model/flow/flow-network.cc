@@ -287,6 +287,12 @@ FlowNetwork::ResolveInto(
     m_walkHashed = false;
     m_walkPaths.clear();
     Walk(src, dst, msgId, train, m_endpointLink[src], 1.0, FlowRoute::SENDER_VC, route);
+    if (std::all_of(route.vcs.begin(),
+                    route.vcs.end(),
+                    [](uint8_t vc) { return vc == FlowRoute::SENDER_VC; }))
+    {
+        route.vcs.clear(); // no torus port on the way: nothing to copy or check per message
+    }
     // (bounded: an all-to-all of thousands of ranks would otherwise keep n^2 routes)
     if (!m_walkHashed && m_routes.size() < MAX_CACHED_ROUTES)
     {

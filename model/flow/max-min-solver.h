@@ -77,11 +77,11 @@ public:
     static constexpr uint32_t MAX_ITERATIONS = 200; //!< SolveMixed's bound
 
 private:
-    struct Use
+    struct Use // (16 bytes: the priority fills the link's padding)
     {
         uint32_t link;
-        double weight;
         uint8_t priority; //!< this use's class
+        double weight;
     };
 
     /// A level at which a link fills or a flow reaches its cap.
@@ -186,11 +186,11 @@ MaxMinSolver::AddUse(uint32_t flow, uint32_t link, double weight, uint8_t priori
     }
     if (uses.size() <= n)
     {
-        uses.push_back({link, weight, priority});
+        uses.push_back({link, priority, weight});
     }
     else
     {
-        uses[n] = {link, weight, priority};
+        uses[n] = {link, priority, weight};
     }
     ++n;
 }
