@@ -289,7 +289,10 @@ FlowNetwork::ResolveInto(
     Walk(src, dst, msgId, train, m_endpointLink[src], 1.0, FlowRoute::SENDER_VC, route);
     if (std::all_of(route.vcs.begin(),
                     route.vcs.end(),
-                    [](uint8_t vc) { return vc == FlowRoute::SENDER_VC; }))
+                    [](uint8_t vc)
+                    {
+                        return vc == FlowRoute::SENDER_VC;
+                    }))
     {
         route.vcs.clear(); // no torus port on the way: nothing to copy or check per message
     }
