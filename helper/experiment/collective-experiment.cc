@@ -200,19 +200,20 @@ CollectiveConfig::Validate() const
     {
         // its workers send packets to a switch program or an aggregator, not messages
         // between ranks: the timeline would be empty
-        std::string scheduled;
+        std::vector<std::string> scheduled;
         for (const auto& name : CollectiveRegistry::Names())
         {
             if (!CollectiveRegistry::Get(name).inNetwork)
             {
-                scheduled += (scheduled.empty() ? "" : ", ") + name;
+                scheduled.push_back(name);
             }
         }
+        scheduled.push_back("auto");
         throw std::invalid_argument("timeline: " + algorithm
                                     + " aggregates in the network and has no messages between "
                                       "ranks to draw (--stats gives its per-rank times); "
                                       "algorithms with a timeline: "
-                                    + scheduled + " or auto");
+                                    + dlnet::JoinChoices(scheduled));
     }
     uint32_t es = ElementSize(dt);
     for (auto [field, v] :
