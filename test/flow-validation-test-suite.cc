@@ -118,6 +118,17 @@ Wire(double m, double mtu)
     return m + 24 * std::ceil(m / (mtu - 24));
 }
 
+/// \return s: a message of m payload bytes on a 100 Gb/s link with MTU 4096 (the tests' fabrics)
+double
+WireTime(double m)
+{
+    return Wire(m, 4096) * 8 / 100e9;
+}
+
+/// s: the latency of a star's route at 100 Gb/s: two 500 ns wires and one 4096-byte packet's
+/// store and forward
+const double STAR_LATENCY = 2 * 500e-9 + 4096 * 8 / 100e9;
+
 /**
  * A collective at flow level within a tolerance of packet level, both run
  * here.
@@ -209,11 +220,10 @@ private:
         std::vector<Send> sends = {{0, 1, bytes, 0}, {0, 1, bytes, 0}, {0, 2, bytes, 0}};
         std::vector<double> packet = Deliveries(t, "packet", sends);
         std::vector<double> flow = Deliveries(t, "flow", sends);
-        double w = Wire(bytes, 4096) * 8 / 100e9;       // one message at 100 Gb/s
-        double latency = 2 * 500e-9 + 4096 * 8 / 100e9; // two wires, one store and forward
-        NS_TEST_ASSERT_MSG_EQ_TOL(flow[0], 2 * w + latency, 1e-9, "A shares the link with C");
-        NS_TEST_ASSERT_MSG_EQ_TOL(flow[2], 2 * w + latency, 1e-9, "C shares the link with A");
-        NS_TEST_ASSERT_MSG_EQ_TOL(flow[1], 3 * w + latency, 1e-9, "B goes after A, alone");
+        double w = WireTime(bytes); // one message at 100 Gb/s
+        NS_TEST_ASSERT_MSG_EQ_TOL(flow[0], 2 * w + STAR_LATENCY, 1e-9, "A shares the link with C");
+        NS_TEST_ASSERT_MSG_EQ_TOL(flow[2], 2 * w + STAR_LATENCY, 1e-9, "C shares the link with A");
+        NS_TEST_ASSERT_MSG_EQ_TOL(flow[1], 3 * w + STAR_LATENCY, 1e-9, "B goes after A, alone");
         // Packet level: B exactly so; A and C alternate packet by packet, A a
         // few packets ahead (it was staged first), so they straddle 2W/C.
         NS_TEST_ASSERT_MSG_EQ_TOL(packet[1], flow[1], 1e-3 * flow[1], "B after A at packet level");
@@ -247,8 +257,7 @@ private:
     {
         TopologyConfig t = Star(2);
         const uint64_t bytes = 1 << 20;
-        double w = Wire(bytes, 4096) * 8 / 100e9;       // one message at 100 Gb/s
-        double latency = 2 * 500e-9 + 4096 * 8 / 100e9; // two wires, one store and forward
+        double w = WireTime(bytes); // one message at 100 Gb/s
         std::vector<Send> one = {{0, 1, bytes, 0, 0}, {0, 1, bytes, 0, 0}};
         std::vector<Send> two = {{0, 1, bytes, 0, 0}, {0, 1, bytes, 0, 1}};
         for (std::string network : {"flow", "packet"})
@@ -261,22 +270,23 @@ private:
                         fifo[1] * 1e6,
                         shared[0] * 1e6,
                         shared[1] * 1e6);
-            NS_TEST_ASSERT_MSG_EQ_TOL(fifo[0], w + latency, 1e-9, network << ": A alone");
-            NS_TEST_ASSERT_MSG_EQ_TOL(fifo[1], 2 * w + latency, 1e-9, network << ": B after A");
+            NS_TEST_ASSERT_MSG_EQ_TOL(fifo[0], w + STAR_LATENCY, 1e-9, network << ": A alone");
             NS_TEST_ASSERT_MSG_EQ_TOL(
-                shared[1], 2 * w + latency, 1e-9, network << ": B shares the link with A");
+                fifo[1], 2 * w + STAR_LATENCY, 1e-9, network << ": B after A");
+            NS_TEST_ASSERT_MSG_EQ_TOL(
+                shared[1], 2 * w + STAR_LATENCY, 1e-9, network << ": B shares the link with A");
             if (network == "flow")
             {
                 NS_TEST_ASSERT_MSG_EQ_TOL(
-                    shared[0], 2 * w + latency, 1e-9, "flow: A shares the link with B");
+                    shared[0], 2 * w + STAR_LATENCY, 1e-9, "flow: A shares the link with B");
             }
             else
             {
                 // the queue pairs take turns packet by packet, A a few
                 // packets ahead (it was staged first; measured 168.940 us)
-                NS_TEST_ASSERT_MSG_LT(shared[0], 2 * w + latency, "packet: A a little ahead");
+                NS_TEST_ASSERT_MSG_LT(shared[0], 2 * w + STAR_LATENCY, "packet: A a little ahead");
                 NS_TEST_ASSERT_MSG_GT(
-                    shared[0], 0.99 * (2 * w + latency), "packet: A shares the link with B");
+                    shared[0], 0.99 * (2 * w + STAR_LATENCY), "packet: A shares the link with B");
             }
         }
     }
@@ -305,7 +315,7 @@ private:
         std::vector<Send> sends = {{0, 2, bytes, 1}, {1, 3, bytes, 0}};
         std::vector<double> packet = Deliveries(t, "packet", sends);
         std::vector<double> flow = Deliveries(t, "flow", sends);
-        double w = Wire(bytes, 4096) * 8 / 100e9;
+        double w = WireTime(bytes);
         for (std::size_t i = 0; i < sends.size(); ++i)
         {
             NS_TEST_ASSERT_MSG_EQ_TOL(flow[i], packet[i], 0.01 * packet[i], "message " << i);
@@ -348,7 +358,7 @@ private:
         {
             NS_TEST_ASSERT_MSG_EQ_TOL(flow[i], packet[i], 0.01 * packet[i], "message " << i);
         }
-        double w = Wire(bytes, 4096) * 8 / 100e9;
+        double w = WireTime(bytes);
         NS_TEST_ASSERT_MSG_LT(flow[0], 1.05 * w, "2->0 alone on VC 1 into host 0");
         NS_TEST_ASSERT_MSG_GT(flow[1], 2 * w, "1->0 after it");
         NS_TEST_ASSERT_MSG_LT(packet[0], 0.6 * packet[1], "packet level serves VC 1 first");
@@ -438,7 +448,7 @@ private:
         std::vector<double> packet = Deliveries(t, "packet", sends);
         t.rxBufferBytes = 256 << 20;
         std::vector<double> deep = Deliveries(t, "packet", sends);
-        double w = Wire(bytes, 4096) * 8 / 100e9;
+        double w = WireTime(bytes);
         for (const auto* at : {&flow, &packet, &deep})
         {
             double last = *std::max_element(at->begin(), at->end());
@@ -489,10 +499,7 @@ private:
                         packet[i] * 1e6,
                         packetDeep[i] * 1e6);
         }
-        // 100 Gb/s links of 500 ns, MTU 4096: two wires and one packet's store and forward.
-        const double rate = 100e9 / 8;
-        const double latency = 2 * 500e-9 + 4096 / rate;
-        const double half = 2 * Wire(m, 4096) / rate + latency; // each message at 50 Gb/s
+        const double half = 2 * WireTime(m) + STAR_LATENCY; // each message at 50 Gb/s
         for (std::size_t i = 0; i < sends.size(); ++i)
         {
             NS_TEST_ASSERT_MSG_EQ_TOL(flow[i], half, 1e-9, "max-min: every message at half rate");
@@ -504,7 +511,7 @@ private:
         NS_TEST_ASSERT_MSG_EQ_TOL(packetDeep[1], half, 1e-9, "deep credits: 2->5 as at flow level");
         NS_TEST_ASSERT_MSG_EQ_TOL(packetDeep[2], half, 1e-9, "deep credits: 2->0 as at flow level");
         NS_TEST_ASSERT_MSG_EQ_TOL(packetDeep[0],
-                                  1.5 * Wire(m, 4096) / rate + latency,
+                                  1.5 * WireTime(m) + STAR_LATENCY,
                                   0.005 * packetDeep[0],
                                   "deep credits: 1->5 gets two thirds of 5's link");
         // Default credits (4 packets plus the bandwidth-delay product):
