@@ -27,26 +27,38 @@ main(int argc, char* argv[])
         [&]()
         {
             std::string rows = "all";
-            std::string network = "flow";
-            std::string efficiencyText = dlnet::ShortestText(A100_MAMF_EFFICIENCY);
+            MegatronSettings settings;
+            std::string efficiencyText = dlnet::ShortestText(settings.efficiency);
+            std::string memoryText = dlnet::ShortestText(settings.memoryGBps);
             std::string results = "results/megatron";
             ExperimentCommandLine cmd(__FILE__);
             cmd.AddValue("rows", "rows of the table: all, or a list of 1.7B,3.6B,...,1T", rows);
-            cmd.AddValue("network", "packet or flow", network);
+            cmd.AddValue("network", "packet or flow", settings.network);
             cmd.AddValue("efficiency",
                          "achieved fraction of the A100's peak on GEMMs, in (0, 1] (default: "
                          "267.9/312, its maximum achievable matmul throughput)",
                          efficiencyText);
+            cmd.AddValue("memory-bandwidth",
+                         "HBM bandwidth of the memory-bound kernels, GB/s (default: the data "
+                         "sheet's 2000)",
+                         memoryText);
+            cmd.AddValue("nvlink-rate",
+                         "NVLink rate per GPU and direction (default: the data sheet's 300GBps)",
+                         settings.nvlinkRate);
             cmd.AddValue("results", "folder for megatron.csv and megatron.png", results);
             cmd.Parse(argc, argv);
             std::vector<MegatronRow> chosen = ParseMegatronRows("rows", rows);
-            dlnet::ParseChoice("network", network, {"packet", "flow"});
-            const double efficiency = dlnet::ParseReal("efficiency", efficiencyText, 1e-6, 1);
+            settings.efficiency = dlnet::ParseReal("efficiency", efficiencyText, 1e-6, 1);
+            settings.memoryGBps = dlnet::ParseReal("memory-bandwidth", memoryText, 1, 1e6);
+            settings.Validate();
             CheckResultsDir("results", results);
 
-            std::printf("Megatron-LM weak scaling (SC'21 Table 1) at %s level, efficiency %.4f\n",
-                        network.c_str(),
-                        efficiency);
+            std::printf("Megatron-LM weak scaling (SC'21 Table 1) at %s level, efficiency %.4f, "
+                        "HBM %g GB/s, NVLink %s\n",
+                        settings.network.c_str(),
+                        settings.efficiency,
+                        settings.memoryGBps,
+                        settings.nvlinkRate.c_str());
             std::printf("%-5s %7s %3s %3s %3s %5s %5s %3s %4s %2s %9s %8s %8s %7s %8s %8s %8s %8s "
                         "%8s %8s\n",
                         "row",
@@ -72,7 +84,7 @@ main(int argc, char* argv[])
             std::vector<MegatronRowResult> out;
             for (const auto& row : chosen)
             {
-                MegatronRowResult r = RunMegatronRow(row, efficiency, network);
+                MegatronRowResult r = RunMegatronRow(row, settings);
                 const TrainingBreakdown& b = r.breakdown;
                 std::printf(
                     "%-5s %6.1fB %3u %3u %3u %5u %5u %3u %4u %2u %9.3f %8.1f %8.0f %+6.1f%% "

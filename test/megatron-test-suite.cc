@@ -35,7 +35,7 @@ private:
         std::vector<MegatronRowResult> results;
         for (const auto& row : rows)
         {
-            MegatronRowResult r = RunMegatronRow(row, A100_MAMF_EFFICIENCY, "flow");
+            MegatronRowResult r = RunMegatronRow(row, MegatronSettings());
             // the paper's count (section 5.1), written out here: 96·B·s·l·h²(1 + s/6h + V/16lh)
             const double b = row.batch;
             const double s = 2048;
@@ -85,7 +85,7 @@ private:
     void DoRun() override
     {
         MegatronRow row{"small", 0, 16, 1024, 8, 8, 2, 32, 16, 0, 2, 2, true};
-        TrainingConfig c = MegatronTrainingConfig(row, A100_MAMF_EFFICIENCY, "flow");
+        TrainingConfig c = MegatronTrainingConfig(row, MegatronSettings());
         c.sequence = 512;
         double seconds[2];
         for (bool lockstep : {false, true})
@@ -99,6 +99,69 @@ private:
     }
 };
 
+/// The hardware settings reach the simulated device and servers.
+class MegatronSettingsTestCase : public TestCase
+{
+public:
+    MegatronSettingsTestCase()
+        : TestCase("settings: HBM bandwidth and NVLink rate reach the device and the servers; "
+                   "bad settings name their option")
+    {
+    }
+
+private:
+    void DoRun() override
+    {
+        const MegatronRow& row = MegatronTable().front();
+        MegatronSettings settings;
+        settings.memoryGBps = 1800;
+        settings.nvlinkRate = "230GBps";
+        TrainingConfig c = MegatronTrainingConfig(row, settings);
+        NS_TEST_EXPECT_MSG_EQ_TOL(c.MakeDevice().memoryBandwidth, 1.8e12, 1, "HBM bandwidth");
+        NS_TEST_EXPECT_MSG_EQ(c.topology.nvlinkRate, "230GBps", "NVLink rate");
+        NS_TEST_EXPECT_MSG_EQ_TOL(
+            MegatronTrainingConfig(row, MegatronSettings()).MakeDevice().memoryBandwidth,
+            2.0e12,
+            1,
+            "default: the data sheet's 2.0 TB/s");
+        for (auto [field, bad] :
+             std::vector<std::pair<std::string, MegatronSettings>>{{"memory-bandwidth",
+                                                                    []
+                                                                    {
+                                                                        MegatronSettings s;
+                                                                        s.memoryGBps = 0;
+                                                                        return s;
+                                                                    }()},
+                                                                   {"nvlink-rate",
+                                                                    []
+                                                                    {
+                                                                        MegatronSettings s;
+                                                                        s.nvlinkRate = "fast";
+                                                                        return s;
+                                                                    }()},
+                                                                   {"efficiency",
+                                                                    []
+                                                                    {
+                                                                        MegatronSettings s;
+                                                                        s.efficiency = 1.5;
+                                                                        return s;
+                                                                    }()}})
+        {
+            std::string message;
+            try
+            {
+                bad.Validate();
+            }
+            catch (const std::invalid_argument& e)
+            {
+                message = e.what();
+            }
+            NS_TEST_EXPECT_MSG_EQ(
+                message.rfind(field + ":", 0), 0, "names " << field << ": " << message);
+        }
+    }
+};
+
 /// The suite.
 class MegatronTestSuite : public TestSuite
 {
@@ -107,6 +170,7 @@ public:
         : TestSuite("dlnet-megatron", UNIT)
     {
         AddTestCase(new MegatronSmallRowsTestCase, TestCase::QUICK);
+        AddTestCase(new MegatronSettingsTestCase, TestCase::QUICK);
         AddTestCase(new MegatronLockstepTestCase, TestCase::QUICK);
     }
 };

@@ -114,8 +114,18 @@ MegatronFlops(const MegatronRow& row)
     return 96 * b * s * l * h * h * (1 + s / (6 * h) + v / (16 * l * h));
 }
 
+void
+MegatronSettings::Validate() const
+{
+    // the command line's parsers, so that a setting from code fails as the same option would
+    dlnet::ParseReal("efficiency", dlnet::ShortestText(efficiency), 1e-6, 1);
+    dlnet::ParseReal("memory-bandwidth", dlnet::ShortestText(memoryGBps), 1, 1e6);
+    dlnet::ParseRate("nvlink-rate", nvlinkRate);
+    dlnet::ParseChoice("network", network, {"packet", "flow"});
+}
+
 TrainingConfig
-MegatronTrainingConfig(const MegatronRow& row, double efficiency, const std::string& network)
+MegatronTrainingConfig(const MegatronRow& row, const MegatronSettings& settings)
 {
     TrainingConfig c;
     c.model = "transformer";
@@ -126,7 +136,8 @@ MegatronTrainingConfig(const MegatronRow& row, double efficiency, const std::str
     c.vocabulary = MEGATRON_VOCABULARY;
     c.type = "fp16";
     c.device = "a100";
-    c.efficiency = efficiency;
+    c.efficiency = settings.efficiency;
+    c.memoryGBps = settings.memoryGBps;
     c.computeModel = "kernels";
     c.tp = row.tp;
     c.pp = row.pp;
@@ -162,23 +173,23 @@ MegatronTrainingConfig(const MegatronRow& row, double efficiency, const std::str
     c.topology.kind = "rail-optimised";
     c.topology.servers = row.gpus / 8;
     c.topology.gpusPerServer = 8;
-    c.topology.nvlinkRate = "300GBps";
+    c.topology.nvlinkRate = settings.nvlinkRate;
     c.topology.nicRate = "200Gbps";
     c.topology.spines = 8;
-    c.topology.network = network;
+    c.topology.network = settings.network;
     return c;
 }
 
 MegatronRowResult
-RunMegatronRow(const MegatronRow& row, double efficiency, const std::string& network)
+RunMegatronRow(const MegatronRow& row, const MegatronSettings& settings)
 {
-    TrainingConfig c = MegatronTrainingConfig(row, efficiency, network);
+    settings.Validate();
+    TrainingConfig c = MegatronTrainingConfig(row, settings);
     TrainingResult r = RunTraining(c);
     const TrainingJobRow& job = r.jobs.at(0);
     MegatronRowResult out;
     out.row = row;
-    out.network = network;
-    out.efficiency = efficiency;
+    out.settings = settings;
     out.iterationSeconds = job.iterationSeconds;
     out.flops = MegatronFlops(row);
     out.simulatorFlops = r.setups.at(0).graph.flopsPerIteration;
@@ -259,13 +270,25 @@ MegatronFields()
          "",
          [](const R& r)
          {
-             return nlohmann::json(r.network);
+             return nlohmann::json(r.settings.network);
          }},
         {"efficiency",
          "fraction",
          [](const R& r)
          {
-             return nlohmann::json(r.efficiency);
+             return nlohmann::json(r.settings.efficiency);
+         }},
+        {"memory_gbps",
+         "GB/s",
+         [](const R& r)
+         {
+             return nlohmann::json(r.settings.memoryGBps);
+         }},
+        {"nvlink_rate",
+         "",
+         [](const R& r)
+         {
+             return nlohmann::json(r.settings.nvlinkRate);
          }},
         {"iteration_s",
          "s",

@@ -63,6 +63,23 @@ constexpr uint64_t MEGATRON_VOCABULARY = 51200;
  */
 constexpr double A100_MAMF_EFFICIENCY = 267.9 / 312.0;
 
+/**
+ * \ingroup dlnet
+ * \brief What the simulation of a row assumes about the hardware, beside the
+ * row itself: one setting for every row.
+ */
+struct MegatronSettings
+{
+    double efficiency{A100_MAMF_EFFICIENCY}; //!< achieved fraction of the A100's GEMM peak
+    double memoryGBps{2000}; //!< HBM bandwidth the memory-bound kernels get (data sheet: 2000)
+    std::string nvlinkRate{"300GBps"}; //!< NVLink per GPU and direction (data sheet: 300 GB/s)
+    std::string network{"flow"};       //!< packet or flow
+
+    /// Throw std::invalid_argument naming the field (efficiency, memory-bandwidth,
+    /// nvlink-rate, network) and what it allows.
+    void Validate() const;
+};
+
 /// \return the ten rows, smallest first
 const std::vector<MegatronRow>& MegatronTable();
 
@@ -82,22 +99,19 @@ double MegatronFlops(const MegatronRow& row);
 /**
  * The training experiment of a row: a transformer of the row's shape,
  * fp16, Megatron's kernels (compute-model kernels) on A100s at the given
- * efficiency, TP x PP x DP with the script's micro-batch size, interleaved
+ * efficiency and memory bandwidth, TP x PP x DP with the script's micro-batch size, interleaved
  * 1F1B where the script asks for it, full recomputation, PyTorch DDP or
- * Megatron's local DDP; DGX A100 servers (8 GPUs on NVSwitch at 300 GB/s per
- * direction, one 200 Gbit/s HDR NIC per GPU) on a rail-optimised fabric;
- * one iteration.
+ * Megatron's local DDP; DGX A100 servers (8 GPUs on NVSwitch at the
+ * settings' NVLink rate per direction, one 200 Gbit/s HDR NIC per GPU) on a
+ * rail-optimised fabric; one iteration.
  */
-TrainingConfig MegatronTrainingConfig(const MegatronRow& row,
-                                      double efficiency,
-                                      const std::string& network);
+TrainingConfig MegatronTrainingConfig(const MegatronRow& row, const MegatronSettings& settings);
 
 /// What one row measured.
 struct MegatronRowResult
 {
     MegatronRow row;
-    std::string network;
-    double efficiency{0};
+    MegatronSettings settings;
     double iterationSeconds{0};
     double flops{0};          //!< MegatronFlops
     double simulatorFlops{0}; //!< the training graph's own count (TrainingGraph::flopsPerIteration)
@@ -109,9 +123,7 @@ struct MegatronRowResult
 };
 
 /// Simulate one row (validated first; the simulator is left clean).
-MegatronRowResult RunMegatronRow(const MegatronRow& row,
-                                 double efficiency,
-                                 const std::string& network);
+MegatronRowResult RunMegatronRow(const MegatronRow& row, const MegatronSettings& settings);
 
 /// \return the columns of megatron.csv
 const FieldTable<MegatronRowResult>& MegatronFields();
