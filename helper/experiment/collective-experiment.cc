@@ -255,6 +255,13 @@ CollectiveConfig::Validate() const
     }
     Communicator comm = ParseCommunicator(ranks, t->GetNRanks());
     uint32_t n = comm.GetSize();
+    if (n < 2)
+    {
+        // one rank sends nothing: its time is 0 and its bandwidths are undefined (they were
+        // printed as 0 GB/s)
+        throw std::invalid_argument("ranks: got '" + dlnet::PrintableText(ranks)
+                                    + "'; a collective needs two or more ranks");
+    }
     if (root >= n)
     {
         throw std::invalid_argument("root: " + std::to_string(root)
