@@ -31,10 +31,6 @@ NS_LOG_COMPONENT_DEFINE("CollectiveExperiment");
 namespace
 {
 
-/// The largest buffer: 1 TiB, as the wafer experiment's (a rank's share of a
-/// larger collective would not simulate in any reasonable time).
-constexpr uint64_t MAX_COLLECTIVE_BYTES = 1ULL << 40;
-
 /// The most sizes a sweep may have (min-bytes to max-bytes by step-factor).
 constexpr double MAX_SIZES = 10000;
 
