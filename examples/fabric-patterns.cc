@@ -134,6 +134,15 @@ main(int argc, char* argv[])
             {
                 std::printf("plot:    %s\n", png.c_str());
             }
+            if (result.cutByStopTime)
+            {
+                // the run was cut by stop-time: an input the user can change, not a fault
+                std::cerr << "error: stop-time: " << result.deliveredMessages << " of "
+                          << result.expectedMessages << " messages were delivered by "
+                          << config.stopTime
+                          << "; raise stop-time (at most 1d) to let every message finish\n";
+                return 2;
+            }
             if (!result.allDelivered || !result.allIntact || result.duplicateDeliveries > 0)
             {
                 std::cerr << "error: not every message was delivered intact exactly once\n";

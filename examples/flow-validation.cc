@@ -198,7 +198,7 @@ main(int argc, char* argv[])
                          "product)",
                          rxBuffer);
             cmd.Parse(argc, argv);
-            uint64_t rxBufferBytes = dlnet::ParseBytes("rx-buffer-bytes", rxBuffer, 0);
+            uint64_t rxBufferBytes = dlnet::ParseBytes("rx-buffer-bytes", rxBuffer, 0, UINT32_MAX);
             std::vector<Case> cases = Cases(set);
             std::vector<uint64_t> sizes = DefaultSizes(set);
             if (!sizesText.empty())
@@ -209,8 +209,35 @@ main(int argc, char* argv[])
                     sizes.push_back(dlnet::ParseBytes("sizes", s));
                 }
             }
-            std::vector<std::string> algorithms = dlnet::ParseList("algorithms", algorithmsText);
-            std::vector<std::string> ops = dlnet::ParseList("ops", opsText);
+            std::vector<std::string> algorithms
+                = dlnet::ParseList("algorithms", algorithmsText, CollectiveRegistry::Names());
+            const std::vector<std::string> validatedOps
+                = {"allreduce", "reducescatter", "allgather", "alltoall"};
+            std::vector<std::string> ops = dlnet::ParseList("ops", opsText, validatedOps);
+            // the cases the filter and the operations leave: none is an error, not an empty
+            // table (an unknown filter, or --ops=alltoall on a case that does not list it)
+            std::vector<std::string> names;
+            std::size_t runnable = 0;
+            for (const auto& k : cases)
+            {
+                names.push_back(k.name);
+                if (!filter.empty() && k.name.find(filter) == std::string::npos)
+                {
+                    continue;
+                }
+                for (const auto& op : ops)
+                {
+                    runnable += op == "allreduce"
+                                || std::find(k.ops.begin(), k.ops.end(), op) != k.ops.end();
+                }
+            }
+            if (runnable == 0)
+            {
+                throw std::invalid_argument(
+                    "filter: '" + dlnet::PrintableText(filter) + "' with ops '" + opsText
+                    + "' leaves no case of the " + set + " set to run (cases: "
+                    + dlnet::JoinChoices(names) + "; allreduce runs on every case)");
+            }
             CheckResultsDir("results", results);
 
             std::ofstream csv(results + "/flow-validation.csv");
@@ -333,6 +360,12 @@ main(int argc, char* argv[])
             }
             csv.close();
             md.close();
+            if (byAlgorithm.empty())
+            {
+                throw std::invalid_argument("algorithms: none of '" + algorithmsText
+                                            + "' applies to the cases chosen (each is n/a "
+                                              "above); the table would be empty");
+            }
             Gnuplot plot;
             plot.SetTitle("Flow level against packet level (" + set + ")");
             plot.SetLegend("buffer size (bytes)", "flow / packet - 1 (%)");

@@ -31,10 +31,6 @@ NS_LOG_COMPONENT_DEFINE("CollectiveExperiment");
 namespace
 {
 
-/// The largest buffer: 1 TiB, as the wafer experiment's (a rank's share of a
-/// larger collective would not simulate in any reasonable time).
-constexpr uint64_t MAX_COLLECTIVE_BYTES = 1ULL << 40;
-
 /// The most sizes a sweep may have (min-bytes to max-bytes by step-factor).
 constexpr double MAX_SIZES = 10000;
 
@@ -255,6 +251,13 @@ CollectiveConfig::Validate() const
     }
     Communicator comm = ParseCommunicator(ranks, t->GetNRanks());
     uint32_t n = comm.GetSize();
+    if (n < 2)
+    {
+        // one rank sends nothing: its time is 0 and its bandwidths are undefined (they were
+        // printed as 0 GB/s)
+        throw std::invalid_argument("ranks: got '" + dlnet::PrintableText(ranks)
+                                    + "'; a collective needs two or more ranks");
+    }
     if (root >= n)
     {
         throw std::invalid_argument("root: " + std::to_string(root)

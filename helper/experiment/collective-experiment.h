@@ -21,6 +21,10 @@
 namespace ns3
 {
 
+/// The largest buffer: 1 TiB, as the wafer experiment's (a rank's share of a
+/// larger collective would not simulate in any reasonable time).
+constexpr uint64_t MAX_COLLECTIVE_BYTES = 1ULL << 40;
+
 /**
  * \ingroup dlnet
  * \brief A collective swept over sizes on a topology, in the manner of nccl-tests.

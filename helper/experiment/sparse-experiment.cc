@@ -53,7 +53,7 @@ const std::vector<std::string> kCollectiveOptions = {"link-delay",
 uint64_t
 TensorBytesOf(const std::string& text)
 {
-    uint64_t bytes = dlnet::ParseBytes("tensor-bytes", text, 1);
+    uint64_t bytes = dlnet::ParseBytes("tensor-bytes", text, 1, MAX_COLLECTIVE_BYTES);
     if (bytes % 4 != 0)
     {
         throw std::invalid_argument("tensor-bytes: " + std::to_string(bytes)

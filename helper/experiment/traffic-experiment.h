@@ -79,6 +79,8 @@ struct TrafficResult
     double makespan{0};         //!< s, last delivery
     double aggregateGoodput{0}; //!< bit/s, payloadBytes * 8 / makespan
     bool allDelivered{false};
+    /// the run ended at stop-time with messages still in flight (not every one delivered)
+    bool cutByStopTime{false};
     bool allIntact{false};
     uint64_t events{0};    //!< simulator events executed
     double wallSeconds{0}; //!< not written to result files (not deterministic)

@@ -14,6 +14,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <sstream>
 #include <stdexcept>
 
 namespace ns3
@@ -803,6 +805,27 @@ FlowNetwork::Update()
         double seconds = flow.rate == MaxMinSolver::NO_CAP || flow.remaining <= 0
                              ? 0
                              : flow.remaining / flow.rate;
+        if (flow.rate > 0 && !(seconds < horizon))
+        {
+            // A real share of its slowest link (not a residue of rounding under strict
+            // priority) whose end the clock cannot hold: the run would stall, not finish.
+            double slowest = std::numeric_limits<double>::infinity();
+            for (const auto& [link, weight] : flow.uses)
+            {
+                slowest = std::min(slowest, m_links[link].capacity / std::max(weight, 1e-300));
+            }
+            if (flow.rate >= 1e-6 * slowest)
+            {
+                std::ostringstream os;
+                os << "rates: a flow of " << flow.remaining << " bytes at " << flow.rate * 8
+                   << " bit/s (its slowest link " << slowest * 8 << " bit/s) would end " << seconds
+                   << " s after t = " << now.GetSeconds()
+                   << " s, beyond the simulator's clock (2^63 ps, about 106 days); "
+                   << "raise the link rates (link-rate, nvlink-rate, rates, ...) or lower the "
+                      "sizes";
+                throw std::invalid_argument(os.str());
+            }
+        }
         if (flow.rate <= 0 || !(seconds < horizon))
         {
             m_finishes.Remove(flows[i]); // starved by higher priorities: waits for a change

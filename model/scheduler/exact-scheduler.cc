@@ -791,8 +791,8 @@ RunExhaustive(const CostModel& model, const SchedulerOptions& options)
     {
         throw std::invalid_argument(
             "exhaustive: " + std::to_string(types) + "^" + std::to_string(layers) + " plans"
-            + (overflow ? "" : " (" + std::to_string(plans) + ")")
-            + " exceed options.exhaustiveLimit (" + std::to_string(options.exhaustiveLimit) + ")");
+            + (overflow ? "" : " (" + std::to_string(plans) + ")") + " exceed exhaustive-limit ("
+            + std::to_string(options.exhaustiveLimit) + ")");
     }
     ScheduleResult result;
     SchedulingPlan plan(layers, 0);

@@ -26,13 +26,13 @@ SchedulerOptions::Validate() const
         }
     };
     atMost("episodes", episodes, 100000);
-    atMost("samplesPerEpisode", samplesPerEpisode, 4096);
+    atMost("samples-per-episode", samplesPerEpisode, 4096);
     atMost("evaluations", evaluations, 10000000);
     atMost("population", population, 10000);
     atMost("generations", generations, 100000);
     if (exhaustiveLimit < 1)
     {
-        throw std::invalid_argument("exhaustiveLimit: 0 must be at least 1");
+        throw std::invalid_argument("exhaustive-limit: got 0; expected at least 1");
     }
 }
 

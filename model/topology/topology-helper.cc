@@ -128,9 +128,17 @@ TopologyConfig::ValidateFabric() const
                                     + "; expected 0 (automatic) or at least mtu ("
                                     + std::to_string(mtu) + ") bytes");
     }
-    if (rxBufferBytes > UINT32_MAX || bufferBytes > UINT32_MAX)
+    if (rxBufferBytes > UINT32_MAX)
     {
-        throw std::invalid_argument("buffer-bytes/rx-buffer-bytes: at most 4294967295 bytes");
+        throw std::invalid_argument(
+            "rx-buffer-bytes: got " + std::to_string(rxBufferBytes)
+            + "; at most 4294967295 bytes (the device's 32-bit RxBufferSize)");
+    }
+    if (bufferBytes > UINT32_MAX)
+    {
+        throw std::invalid_argument(
+            "buffer-bytes: got " + std::to_string(bufferBytes)
+            + "; at most 4294967295 bytes (the device's 32-bit TxBufferSize)");
     }
     Time rto
         = dlnet::ParseTime("retransmit-timeout", retransmitTimeout, dlnet::MAX_TIMEOUT_SECONDS);

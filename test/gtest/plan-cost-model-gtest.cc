@@ -826,13 +826,21 @@ TEST(CostModel, BadInput)
         },
         {"episodes"});
     o = SchedulerOptions();
+    o.samplesPerEpisode = 4097; // named as the option the user typed, not the C++ member
+    ExpectInvalid(
+        [&]
+        {
+            o.Validate();
+        },
+        {"samples-per-episode", "4096"});
+    o = SchedulerOptions();
     o.exhaustiveLimit = 0;
     ExpectInvalid(
         [&]
         {
             RunScheduler("exhaustive", model, o);
         },
-        {"exhaustiveLimit"});
+        {"exhaustive-limit"});
     ExpectInvalid(
         [&]
         {
@@ -902,7 +910,7 @@ TEST(ExactScheduler, ExhaustiveRefusesTooManyPlans)
         {
             RunScheduler("exhaustive", model, o);
         },
-        {"exhaustive", "2^12", "4096", "exhaustiveLimit (4000)"});
+        {"exhaustive", "2^12", "4096", "exhaustive-limit (4000)"});
     EXPECT_EQ(model.GetEvaluations(), 0u);
     o.exhaustiveLimit = 4096;
     EXPECT_EQ(RunScheduler("exhaustive", model, o).evaluations, 4096u);
