@@ -4,7 +4,6 @@
 #ifndef DLNET_INDEXED_HEAP_H
 #define DLNET_INDEXED_HEAP_H
 
-#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -13,21 +12,14 @@ namespace ns3
 
 /**
  * \ingroup dlnet
- * \brief A 4-ary min-heap of at most one entry per id (0 .. ids - 1) whose
+ * \brief A binary min-heap of at most one entry per id (0 .. ids - 1) whose
  * key can be set again in place.
  *
  * For queues where an item's key changes and only its latest key counts:
  * rather than pushing a new entry and skipping the stale ones when they come
  * out, the entry moves. When keys are a strict total order (no two entries
  * compare equal) the entries come out in the same order as from a heap of
- * the latest keys, whatever the order they were set in (and whatever the
- * heap's shape: the order is the keys').
- *
- * The keys sit in the heap's array beside their ids (a comparison reads
- * neighbouring entries, not an entry by id), and each node has four
- * children (half the depth of a binary heap, its children in one or two
- * cache lines): the progressive filling of MaxMinSolver spends most of its
- * time here.
+ * the latest keys, whatever the order they were set in.
  *
  * \tparam Key the key type; `a < b` puts a first
  */
@@ -42,6 +34,7 @@ public:
     {
         m_heap.clear();
         m_pos.assign(ids, NONE);
+        m_key.resize(ids);
     }
 
     /// Make room for ids 0 .. ids - 1 (keeps the entries).
@@ -50,6 +43,7 @@ public:
         if (ids > m_pos.size())
         {
             m_pos.resize(ids, NONE);
+            m_key.resize(ids);
         }
     }
 
@@ -74,35 +68,30 @@ public:
     /// \return the id of the least entry (not Empty)
     uint32_t Top() const
     {
-        return m_heap[0].id;
+        return m_heap[0];
     }
 
     /// \return the least entry's key (not Empty)
     const Key& TopKey() const
     {
-        return m_heap[0].key;
+        return m_key[m_heap[0]];
     }
 
     /// Give an id an entry with this key, or move its entry to it. \param id \param key
     void Set(uint32_t id, const Key& key)
     {
+        m_key[id] = key;
         uint32_t at = m_pos[id];
         if (at == NONE)
         {
-            m_heap.push_back(Entry{key, id});
-            Up(m_heap.size() - 1);
+            at = m_heap.size();
+            m_heap.push_back(id);
+            m_pos[id] = at;
+            Up(at);
             return;
         }
-        bool up = key < m_heap[at].key;
-        m_heap[at].key = key;
-        if (up)
-        {
-            Up(at);
-        }
-        else
-        {
-            Down(at);
-        }
+        Up(at);
+        Down(m_pos[id]);
     }
 
     /// Take an id's entry out (no effect without one). \param id
@@ -113,95 +102,74 @@ public:
             return;
         }
         uint32_t at = m_pos[id];
-        m_pos[id] = NONE;
-        Entry last = m_heap.back();
+        uint32_t last = m_heap.back();
         m_heap.pop_back();
-        if (last.id == id)
+        m_pos[id] = NONE;
+        if (last == id)
         {
             return;
         }
-        bool up = last.key < m_heap[at].key;
         m_heap[at] = last;
-        if (up)
-        {
-            Up(at);
-        }
-        else
-        {
-            Down(at);
-        }
+        m_pos[last] = at;
+        Up(at);
+        Down(m_pos[last]);
     }
 
     /// Take the least entry out (not Empty).
     void Pop()
     {
-        Remove(m_heap[0].id);
+        Remove(m_heap[0]);
     }
 
 private:
-    static constexpr uint32_t ARITY = 4; //!< children per node
-
-    /// An id and its key.
-    struct Entry
-    {
-        Key key;
-        uint32_t id;
-    };
-
-    /// Move the entry at `at` towards the root to its place.
     void Up(uint32_t at)
     {
-        Entry e = m_heap[at];
+        uint32_t id = m_heap[at];
         while (at > 0)
         {
-            uint32_t parent = (at - 1) / ARITY;
-            if (!(e.key < m_heap[parent].key))
+            uint32_t parent = (at - 1) / 2;
+            if (!(m_key[id] < m_key[m_heap[parent]]))
             {
                 break;
             }
             m_heap[at] = m_heap[parent];
-            m_pos[m_heap[at].id] = at;
+            m_pos[m_heap[at]] = at;
             at = parent;
         }
-        m_heap[at] = e;
-        m_pos[e.id] = at;
+        m_heap[at] = id;
+        m_pos[id] = at;
     }
 
-    /// Move the entry at `at` towards the leaves to its place.
     void Down(uint32_t at)
     {
-        Entry e = m_heap[at];
-        const uint32_t n = m_heap.size();
+        uint32_t id = m_heap[at];
+        uint32_t n = m_heap.size();
         while (true)
         {
-            uint32_t child = ARITY * at + 1;
+            uint32_t child = 2 * at + 1;
             if (child >= n)
             {
                 break;
             }
-            uint32_t last = std::min(child + ARITY, n);
-            uint32_t least = child;
-            for (uint32_t c = child + 1; c < last; ++c)
+            if (child + 1 < n && m_key[m_heap[child + 1]] < m_key[m_heap[child]])
             {
-                if (m_heap[c].key < m_heap[least].key)
-                {
-                    least = c;
-                }
+                ++child;
             }
-            if (!(m_heap[least].key < e.key))
+            if (!(m_key[m_heap[child]] < m_key[id]))
             {
                 break;
             }
-            m_heap[at] = m_heap[least];
-            m_pos[m_heap[at].id] = at;
-            at = least;
+            m_heap[at] = m_heap[child];
+            m_pos[m_heap[at]] = at;
+            at = child;
         }
-        m_heap[at] = e;
-        m_pos[e.id] = at;
+        m_heap[at] = id;
+        m_pos[id] = at;
     }
 
-    std::vector<Entry> m_heap;   //!< the entries, a 4-ary heap on their keys
-    std::vector<uint32_t> m_pos; //!< by id: its place in m_heap, or NONE
+    std::vector<uint32_t> m_heap; //!< ids, a binary heap on their keys
+    std::vector<uint32_t> m_pos;  //!< by id: its place in m_heap, or NONE
+    std::vector<Key> m_key;       //!< by id
 };
 
 } // namespace ns3
