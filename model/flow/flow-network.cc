@@ -47,6 +47,23 @@ Acquire(std::vector<T>& pool, std::vector<uint32_t>& free)
     pool.emplace_back();
     return pool.size() - 1;
 }
+
+/// \return true if no link comes twice in uses
+bool
+AllDistinct(const std::vector<std::pair<uint32_t, double>>& uses)
+{
+    for (std::size_t i = 1; i < uses.size(); ++i)
+    {
+        for (std::size_t j = 0; j < i; ++j)
+        {
+            if (uses[j].first == uses[i].first)
+            {
+                return false;
+            }
+        }
+    }
+    return true;
+}
 } // namespace
 
 TypeId
@@ -105,6 +122,7 @@ FlowNetwork::DoDispose()
     m_flows.clear();
     m_flowStamp.clear();
     m_links.clear();
+    m_linkMark.clear();
     m_linkOf.clear();
     m_routes.clear();
     m_routeIndex.clear();
@@ -185,6 +203,7 @@ FlowNetwork::GetLink(Ptr<FabricNetDevice> device)
     link.peer = PeekPointer(peer);
     uint32_t index = m_links.size();
     m_links.push_back(std::move(link));
+    m_linkMark.emplace_back();
     m_linkOf[PeekPointer(device)] = index;
     return index;
 }
@@ -675,6 +694,8 @@ FlowNetwork::Start(std::vector<std::pair<uint32_t, double>>& uses,
             f.usePriority.clear(); // one level on every link: the flow's
         }
     }
+    // (a message's route has each link once: Walk merges the paths of a sprayed one that meet)
+    f.distinct = pending != NONE || AllDistinct(f.uses);
     ++f.version;
     f.active = true;
     f.pending = pending;
@@ -731,9 +752,9 @@ FlowNetwork::Update()
     flows.clear();
     for (uint32_t l : m_dirty)
     {
-        if (m_links[l].stamp != m_stamp)
+        if (m_linkMark[l].stamp != m_stamp)
         {
-            m_links[l].stamp = m_stamp;
+            m_linkMark[l].stamp = m_stamp;
             linkQueue.push_back(l);
         }
     }
@@ -751,9 +772,9 @@ FlowNetwork::Update()
             const Flow& flow = m_flows[f];
             for (const auto& use : flow.uses)
             {
-                if (m_links[use.first].stamp != m_stamp)
+                if (m_linkMark[use.first].stamp != m_stamp)
                 {
-                    m_links[use.first].stamp = m_stamp;
+                    m_linkMark[use.first].stamp = m_stamp;
                     linkQueue.push_back(use.first);
                 }
             }
@@ -769,7 +790,7 @@ FlowNetwork::Update()
     m_solver.Reset(linkQueue.size());
     for (uint32_t i = 0; i < linkQueue.size(); ++i)
     {
-        m_links[linkQueue[i]].local = i;
+        m_linkMark[linkQueue[i]].local = i;
         m_solver.SetCapacity(i, m_links[linkQueue[i]].capacity);
     }
     for (uint32_t f : flows)
@@ -784,13 +805,14 @@ FlowNetwork::Update()
         for (std::size_t u = 0; u < flow.uses.size(); ++u)
         {
             const auto& use = flow.uses[u];
-            if (flow.usePriority.empty())
+            uint8_t priority = flow.usePriority.empty() ? flow.priority : flow.usePriority[u];
+            if (flow.distinct)
             {
-                m_solver.AddUse(s, m_links[use.first].local, use.second);
+                m_solver.AddDistinctUse(s, m_linkMark[use.first].local, use.second, priority);
             }
             else
             {
-                m_solver.AddUse(s, m_links[use.first].local, use.second, flow.usePriority[u]);
+                m_solver.AddUse(s, m_linkMark[use.first].local, use.second, priority);
             }
         }
     }
@@ -987,6 +1009,7 @@ FlowNetwork::AddLink(double capacity)
     link.peerPort = NONE;
     link.peer = nullptr;
     m_links.push_back(std::move(link));
+    m_linkMark.emplace_back();
     return m_links.size() - 1;
 }
 

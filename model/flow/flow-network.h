@@ -196,8 +196,14 @@ private:
         double carried{0};           //!< bytes that finished crossing it
         Time busy;                   //!< closed intervals with flows on it
         Time busySince;              //!< start of the open interval
-        uint32_t stamp{0};           //!< component search mark
-        uint32_t local{0};           //!< its number in the solve it was last met in
+    };
+
+    /// What the component search marks on a link (apart from Link: read once per flow and
+    /// link of every search, a compact array stays in cache).
+    struct LinkMark
+    {
+        uint32_t stamp{0}; //!< the Update that last met it
+        uint32_t local{0}; //!< its number in the solve it was last met in
     };
 
     /// A switch some route crosses: the links out of its ports, found on first use.
@@ -232,6 +238,7 @@ private:
         Time started;
         uint8_t priority{0}; //!< solver level: 2 x class + (VC 1 ? 0 : 1), on its first link
         std::vector<uint8_t> usePriority; //!< by use: its level; empty: priority on every use
+        bool distinct{false};             //!< no link twice in uses (a route's: Walk merges them)
         uint32_t version{0};
         bool active{false};
         uint32_t pending{NONE}; //!< the message it carries (m_pending), or NONE: onSent
@@ -329,6 +336,7 @@ private:
     std::vector<uint32_t> m_endpointLink;              //!< by address: its link, or NONE
     std::unordered_map<const FabricNetDevice*, uint32_t> m_linkOf;
     std::vector<Link> m_links;
+    std::vector<LinkMark> m_linkMark; //!< by link
     std::unordered_map<const FabricSwitch*, uint32_t> m_switchOf;
     std::vector<SwitchLinks> m_switches;
     std::vector<Flow> m_flows;

@@ -223,16 +223,63 @@ MaxMinSolver::SolveMixed()
     // with the last (r <- (r + T(r)) / 2); it stops when no rate moves by more than 1e-9
     // of the largest capacity, or after MAX_ITERATIONS.
     const uint32_t nFlows = m_priority.size();
-    m_virtual.clear();
+    const uint32_t links = m_capacity.size();
+    // the virtual links in (link, priority) order, without sorting the uses: the priorities
+    // of each link's uses gathered link by link (a counting sort), then each link's few
+    // distinct ones in order
+    std::vector<uint32_t>& first = m_virtualFirst; // by link: its first virtual link
+    first.assign(links + 1, 0);
     for (uint32_t f = 0; f < nFlows; ++f)
     {
         for (uint32_t u = 0; u < m_nUses[f]; ++u)
         {
-            m_virtual.push_back(uint64_t(m_uses[f][u].link) << 8 | m_uses[f][u].priority);
+            ++first[m_uses[f][u].link + 1];
         }
     }
-    std::sort(m_virtual.begin(), m_virtual.end());
-    m_virtual.erase(std::unique(m_virtual.begin(), m_virtual.end()), m_virtual.end());
+    for (uint32_t l = 0; l < links; ++l)
+    {
+        first[l + 1] += first[l];
+    }
+    std::vector<uint8_t>& gathered = m_gathered;
+    gathered.resize(first[links]);
+    m_fill.assign(first.begin(), first.end() - 1);
+    for (uint32_t f = 0; f < nFlows; ++f)
+    {
+        for (uint32_t u = 0; u < m_nUses[f]; ++u)
+        {
+            gathered[m_fill[m_uses[f][u].link]++] = m_uses[f][u].priority;
+        }
+    }
+    m_virtual.clear();
+    for (uint32_t l = 0; l < links; ++l)
+    {
+        auto begin = gathered.begin() + first[l];
+        auto end = gathered.begin() + first[l + 1];
+        first[l] = m_virtual.size();
+        if (begin == end)
+        {
+            continue;
+        }
+        if (!std::all_of(begin + 1,
+                         end,
+                         [&begin](uint8_t p)
+                         {
+                             return p == *begin;
+                         }))
+        {
+            std::sort(begin, end);
+            end = std::unique(begin, end);
+        }
+        else
+        {
+            end = begin + 1;
+        }
+        for (auto p = begin; p != end; ++p)
+        {
+            m_virtual.push_back(uint64_t(l) << 8 | *p);
+        }
+    }
+    first[links] = m_virtual.size();
     if (!m_virtualSolver)
     {
         m_virtualSolver = std::make_unique<MaxMinSolver>();
@@ -246,11 +293,14 @@ MaxMinSolver::SolveMixed()
         for (uint32_t u = 0; u < m_nUses[f]; ++u)
         {
             const Use& use = m_uses[f][u];
-            uint64_t key = uint64_t(use.link) << 8 | use.priority;
-            uint32_t v
-                = std::lower_bound(m_virtual.begin(), m_virtual.end(), key) - m_virtual.begin();
+            uint32_t v = first[use.link];
+            while ((m_virtual[v] & 0xff) != use.priority)
+            {
+                ++v; // (a link has few priorities)
+            }
             m_useVirtual.push_back(v);
-            inner.AddUse(f, v, use.weight);
+            // (a flow's uses are distinct (link, priority) pairs, so its virtual links are)
+            inner.AddDistinctUse(f, v, use.weight, 0);
         }
     }
     double largest = 0;
@@ -262,6 +312,7 @@ MaxMinSolver::SolveMixed()
     m_rate.assign(nFlows, 0.0);
     m_next.resize(nFlows);
     m_load.resize(m_virtual.size());
+    m_virtualCapacity.resize(m_virtual.size());
     bool damped = false;
     double lastMoved = NO_CAP;
     for (m_iterations = 1; m_iterations <= MAX_ITERATIONS; ++m_iterations)
@@ -275,6 +326,7 @@ MaxMinSolver::SolveMixed()
                 m_load[m_useVirtual[k]] += m_uses[f][u].weight * m_rate[f];
             }
         }
+        bool same = m_iterations > 1;
         for (uint32_t v = 0; v < m_virtual.size(); ++v)
         {
             uint32_t link = m_virtual[v] >> 8;
@@ -285,9 +337,17 @@ MaxMinSolver::SolveMixed()
             }
             // a link filled up to rounding is full (as between the classes of Solve)
             double left = m_capacity[link] - higher;
-            inner.SetCapacity(v, left > 1e-9 * m_capacity[link] ? left : 0.0);
+            left = left > 1e-9 * m_capacity[link] ? left : 0.0;
+            same = same && left == m_virtualCapacity[v];
+            m_virtualCapacity[v] = left;
+            inner.SetCapacity(v, left);
         }
-        inner.Solve();
+        // the same capacities as the last step's give the same rates: the inner solve is
+        // a function of them alone (often so in the step that confirms a fixed point)
+        if (!same)
+        {
+            inner.Solve();
+        }
         double moved = 0;
         for (uint32_t f = 0; f < nFlows; ++f)
         {

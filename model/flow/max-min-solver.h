@@ -64,6 +64,13 @@ public:
      * \param priority the class of this use on this link (0 first)
      */
     void AddUse(uint32_t flow, uint32_t link, double weight, uint8_t priority);
+    /**
+     * Add a use the flow does not have yet on this link at this priority (AddUse without
+     * its search for one to merge with: the caller knows the pair is new).
+     * \param flow a flow \param link a link it uses \param weight its share of the flow's rate
+     * \param priority the class of this use on this link (0 first)
+     */
+    void AddDistinctUse(uint32_t flow, uint32_t link, double weight, uint8_t priority);
 
     /// Compute every flow's rate (a flow with neither links nor cap gets NO_CAP).
     void Solve();
@@ -128,10 +135,14 @@ private:
     uint32_t m_mixed{0};             //!< flows with such a use
     uint32_t m_iterations{0};        //!< SolveMixed's iterations in the last solve
     // SolveMixed: (link, priority) virtual links, sorted by link then priority
-    std::vector<uint64_t> m_virtual;    //!< link << 8 | priority, sorted
-    std::vector<uint32_t> m_useVirtual; //!< by use of every flow in order: its virtual link
-    std::vector<double> m_load;         //!< by virtual link: its uses' rates
-    std::vector<double> m_next;         //!< by flow: the iteration's rates
+    std::vector<uint64_t> m_virtual;       //!< link << 8 | priority, sorted
+    std::vector<uint32_t> m_virtualFirst;  //!< by link: its first virtual link (and one past)
+    std::vector<uint8_t> m_gathered;       //!< the uses' priorities, link by link
+    std::vector<uint32_t> m_fill;          //!< by link: the next place in m_gathered
+    std::vector<uint32_t> m_useVirtual;    //!< by use of every flow in order: its virtual link
+    std::vector<double> m_load;            //!< by virtual link: its uses' rates
+    std::vector<double> m_virtualCapacity; //!< by virtual link: its capacity in the last step
+    std::vector<double> m_next;            //!< by flow: the iteration's rates
     std::unique_ptr<MaxMinSolver> m_virtualSolver; //!< one priority over the virtual links
 };
 
@@ -179,6 +190,15 @@ MaxMinSolver::AddUse(uint32_t flow, uint32_t link, double weight, uint8_t priori
             return;
         }
     }
+    AddDistinctUse(flow, link, weight, priority);
+}
+
+inline void
+MaxMinSolver::AddDistinctUse(uint32_t flow, uint32_t link, double weight, uint8_t priority)
+{
+    NS_ASSERT(flow < m_priority.size() && link < m_capacity.size() && weight > 0);
+    std::vector<Use>& uses = m_uses[flow];
+    uint32_t& n = m_nUses[flow];
     if (priority != m_priority[flow] && !m_flowMixed[flow])
     {
         m_flowMixed[flow] = true; // (a use at another priority than the flow's)
