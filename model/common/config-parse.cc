@@ -253,6 +253,11 @@ ParseReal(const std::string& field, const std::string& text, double min, double 
     range << "a number from " << min << " to " << max;
     std::string allowed = range.str();
     std::string t = Trim(text);
+    // decimal only: std::stod also reads hexadecimal ("0x10" is 16), which no option means
+    if (t.find_first_not_of("0123456789+-.eE") != std::string::npos)
+    {
+        Fail(field, text, allowed);
+    }
     std::size_t used = 0;
     double value = 0;
     try

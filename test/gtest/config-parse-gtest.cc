@@ -61,6 +61,22 @@ TEST(ParseUnsigned, AcceptsRangeRejectsJunkAndNegatives)
         {"rows"});
 }
 
+TEST(ParseReal, DecimalOnly)
+{
+    EXPECT_EQ(ParseReal("efficiency", "0.5", 0, 1), 0.5);
+    EXPECT_EQ(ParseReal("memory-bandwidth", "1.8e3", 1, 1e6), 1800);
+    EXPECT_EQ(ParseReal("memory-bandwidth", " 16 ", 1, 1e6), 16);
+    for (const char* text : {"0x10", "0X1p4", "inf", "nan", "1e400", "16GB", "1,5", ""})
+    {
+        ExpectInvalid(
+            [text]
+            {
+                ParseReal("memory-bandwidth", text, 1, 1e6);
+            },
+            {"memory-bandwidth", "a number from 1 to"});
+    }
+}
+
 TEST(ParseBytes, Units)
 {
     EXPECT_EQ(ParseBytes("size", "4096"), 4096u);
