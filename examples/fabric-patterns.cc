@@ -139,8 +139,9 @@ main(int argc, char* argv[])
                 // the run was cut by stop-time: an input the user can change, not a fault
                 std::cerr << "error: stop-time: " << result.deliveredMessages << " of "
                           << result.expectedMessages << " messages were delivered by "
-                          << config.stopTime
-                          << "; raise stop-time (at most 1d) to let every message finish\n";
+                          << config.stopTime << "; raise stop-time (at most "
+                          << dlnet::TimeText(dlnet::MAX_TIME_SECONDS)
+                          << ") to let every message finish\n";
                 return 2;
             }
             if (!result.allDelivered || !result.allIntact || result.duplicateDeliveries > 0)
