@@ -3,8 +3,10 @@
  */
 // Megatron-LM's weak-scaling table (SC'21, Table 1) against the simulation:
 // its two smallest rows (1.7B on 32 GPUs, 3.6B on 64) at flow level, with the
-// A100's maximum achievable matmul efficiency (the one setting, from a source
-// independent of the table). doc/megatron-validation.md explains the figures.
+// rates the A100's kernels and NCCL achieve (the defaults, from sources
+// independent of the table) and with the peak-side settings (the maximum
+// achievable matmul, the data sheets' HBM and NVLink).
+// doc/megatron-validation.md explains the figures.
 
 #include "ns3/dlnet-module.h"
 #include "ns3/test.h"
@@ -32,41 +34,64 @@ private:
     void DoRun() override
     {
         std::vector<MegatronRow> rows = ParseMegatronRows("rows", "1.7B,3.6B");
-        std::vector<MegatronRowResult> results;
-        for (const auto& row : rows)
+        MegatronSettings peak;
+        peak.efficiency = A100_MAMF_EFFICIENCY;
+        peak.memoryGBps = 2000;
+        peak.nvlinkRate = "300GBps";
+        // doc/megatron-validation.md: with the achieved rates (the defaults) the two rows are
+        // 11.5% and 11.7% above the published throughput, with the peak-side settings 27.0%
+        // and 28.5% (the acceptance target of 10% is not met; the doc says why). This checks
+        // those documented figures, 3 points either side.
+        struct Setting
         {
-            MegatronRowResult r = RunMegatronRow(row, MegatronSettings());
-            // the paper's count (section 5.1), written out here: 96·B·s·l·h²(1 + s/6h + V/16lh)
-            const double b = row.batch;
-            const double s = 2048;
-            const double l = row.layers;
-            const double h = row.hidden;
-            const double v = 51200;
-            const double flops = 96 * b * s * l * h * h * (1 + s / (6 * h) + v / (16 * l * h));
-            NS_TEST_EXPECT_MSG_EQ_TOL(r.simulatorFlops / flops,
-                                      1.0,
-                                      1e-9,
-                                      row.name << ": the training graph counts the paper's FLOPs");
-            NS_TEST_EXPECT_MSG_EQ_TOL(r.tflopsPerGpu,
-                                      flops / (r.iterationSeconds * row.gpus) / 1e12,
-                                      1e-9,
-                                      row.name << ": TFLOP/s per GPU from the formula");
-            std::cout << row.name << ": " << r.tflopsPerGpu << " TFLOP/s per GPU simulated, "
-                      << row.published << " published (" << 100 * r.deviation << "%), iteration "
-                      << r.iterationSeconds << " s" << std::endl;
-            // doc/megatron-validation.md: with the maximum achievable matmul efficiency the
-            // simulation is 25-30% above the published throughput on every row (the acceptance
-            // target of 10% is not met; the doc says why). This checks that documented figure.
-            NS_TEST_EXPECT_MSG_GT(r.deviation, 0.20, row.name << ": deviation as documented");
-            NS_TEST_EXPECT_MSG_LT(r.deviation, 0.35, row.name << ": deviation as documented");
-            results.push_back(r);
+            const char* name;
+            MegatronSettings settings;
+            double low;
+            double high;
+        };
+
+        for (const auto& [name, settings, low, high] :
+             std::vector<Setting>{{"achieved rates", MegatronSettings(), 0.085, 0.145},
+                                  {"peak-side", peak, 0.24, 0.315}})
+        {
+            std::vector<MegatronRowResult> results;
+            for (const auto& row : rows)
+            {
+                MegatronRowResult r = RunMegatronRow(row, settings);
+                // the paper's count (section 5.1), written out here: 96·B·s·l·h²(1 + s/6h +
+                // V/16lh)
+                const double b = row.batch;
+                const double s = 2048;
+                const double l = row.layers;
+                const double h = row.hidden;
+                const double v = 51200;
+                const double flops = 96 * b * s * l * h * h * (1 + s / (6 * h) + v / (16 * l * h));
+                NS_TEST_EXPECT_MSG_EQ_TOL(r.simulatorFlops / flops,
+                                          1.0,
+                                          1e-9,
+                                          row.name
+                                              << ": the training graph counts the paper's FLOPs");
+                NS_TEST_EXPECT_MSG_EQ_TOL(r.tflopsPerGpu,
+                                          flops / (r.iterationSeconds * row.gpus) / 1e12,
+                                          1e-9,
+                                          row.name << ": TFLOP/s per GPU from the formula");
+                std::cout << name << ", " << row.name << ": " << r.tflopsPerGpu
+                          << " TFLOP/s per GPU simulated, " << row.published << " published ("
+                          << 100 * r.deviation << "%), iteration " << r.iterationSeconds << " s"
+                          << std::endl;
+                NS_TEST_EXPECT_MSG_GT(
+                    r.deviation, low, name << ", " << row.name << ": as documented");
+                NS_TEST_EXPECT_MSG_LT(
+                    r.deviation, high, name << ", " << row.name << ": as documented");
+                results.push_back(r);
+            }
+            // the difference between the rows (the network, TP 2 and its collectives) as
+            // published: 138 / 137 per GPU, within 2%
+            const double simulated = results[1].tflopsPerGpu / results[0].tflopsPerGpu;
+            const double published = rows[1].published / rows[0].published;
+            NS_TEST_EXPECT_MSG_EQ_TOL(
+                simulated / published, 1.0, 0.02, name << ": 3.6B / 1.7B throughput as published");
         }
-        // the difference between the rows (the network, TP 2 and its collectives) as published:
-        // 138 / 137 per GPU, within 2%
-        const double simulated = results[1].tflopsPerGpu / results[0].tflopsPerGpu;
-        const double published = rows[1].published / rows[0].published;
-        NS_TEST_EXPECT_MSG_EQ_TOL(
-            simulated / published, 1.0, 0.02, "3.6B / 1.7B throughput as published");
     }
 };
 
@@ -114,16 +139,19 @@ private:
     {
         const MegatronRow& row = MegatronTable().front();
         MegatronSettings settings;
-        settings.memoryGBps = 1800;
-        settings.nvlinkRate = "230GBps";
+        settings.memoryGBps = 2000;
+        settings.nvlinkRate = "300GBps";
         TrainingConfig c = MegatronTrainingConfig(row, settings);
-        NS_TEST_EXPECT_MSG_EQ_TOL(c.MakeDevice().memoryBandwidth, 1.8e12, 1, "HBM bandwidth");
-        NS_TEST_EXPECT_MSG_EQ(c.topology.nvlinkRate, "230GBps", "NVLink rate");
+        NS_TEST_EXPECT_MSG_EQ_TOL(c.MakeDevice().memoryBandwidth, 2.0e12, 1, "HBM bandwidth");
+        NS_TEST_EXPECT_MSG_EQ(c.topology.nvlinkRate, "300GBps", "NVLink rate");
         NS_TEST_EXPECT_MSG_EQ_TOL(
             MegatronTrainingConfig(row, MegatronSettings()).MakeDevice().memoryBandwidth,
-            2.0e12,
+            1.8e12,
             1,
-            "default: the data sheet's 2.0 TB/s");
+            "default: the 1.8 TB/s a read kernel reaches");
+        NS_TEST_EXPECT_MSG_EQ(MegatronTrainingConfig(row, MegatronSettings()).topology.nvlinkRate,
+                              "230GBps",
+                              "default: NCCL's effective NVLink bandwidth");
         for (auto [field, bad] :
              std::vector<std::pair<std::string, MegatronSettings>>{{"memory-bandwidth",
                                                                     []

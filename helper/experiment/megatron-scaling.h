@@ -59,9 +59,36 @@ constexpr uint64_t MEGATRON_VOCABULARY = 51200;
  * dense bf16 TFLOP/s (85.9%), measured by brute-force search over GEMM
  * shapes (Bekman, "Machine Learning Engineering", compute/accelerator,
  * "Maximum Achievable Matmul FLOPS comparison table", mamf-finder.py, CUDA
- * 12.1): the compute efficiency of every row unless the user sets another.
+ * 12.1): an upper bound of what a model's own GEMM shapes get.
  */
 constexpr double A100_MAMF_EFFICIENCY = 267.9 / 312.0;
+
+/**
+ * What PyTorch's fp16 matmul achieves on an A100 SXM 80 GB: 230 of 312
+ * TFLOP/s (73.7%) for an 8192 x 8192 x 8192 product, cuBLAS's default
+ * choice through `a @ b` as Megatron's layers call it (mli/transformers-
+ * benchmarks, micro_bench.ipynb, "Matrix Multiplication FP16", PyTorch
+ * container 22.07): the default compute efficiency of every row.
+ */
+constexpr double A100_PYTORCH_MATMUL_EFFICIENCY = 230.0 / 312.0;
+
+/**
+ * HBM bandwidth a large read kernel reaches on an A100 SXM 80 GB, 1.80 of
+ * the data sheet's 2.04 TB/s, confirmed by Nsight Compute (NVIDIA developer
+ * forum, "Trouble to reach peak bandwidth of A100"): the default bandwidth
+ * of the memory-bound kernels.
+ */
+constexpr double A100_ACHIEVED_HBM_GBPS = 1800;
+
+/**
+ * NCCL's effective NVLink bandwidth on an A100: 12 NVLinks at 25 GB/s per
+ * direction carry about 20 GB/s each with the SMs' 128-byte payloads, 240
+ * GB/s, and other limits on the GPU bring it to about 230 GB/s, the bus
+ * bandwidth of a large all-reduce on 8 GPUs (NCCL's maintainer in
+ * NVIDIA/nccl-tests issue #149): the default NVLink rate, standing for the
+ * protocol's cost on the wire.
+ */
+constexpr const char* A100_NCCL_NVLINK_RATE = "230GBps";
 
 /**
  * \ingroup dlnet
@@ -70,10 +97,13 @@ constexpr double A100_MAMF_EFFICIENCY = 267.9 / 312.0;
  */
 struct MegatronSettings
 {
-    double efficiency{A100_MAMF_EFFICIENCY}; //!< achieved fraction of the A100's GEMM peak
-    double memoryGBps{2000}; //!< HBM bandwidth the memory-bound kernels get (data sheet: 2000)
-    std::string nvlinkRate{"300GBps"}; //!< NVLink per GPU and direction (data sheet: 300 GB/s)
-    std::string network{"flow"};       //!< packet or flow
+    /// achieved fraction of the A100's GEMM peak
+    double efficiency{A100_PYTORCH_MATMUL_EFFICIENCY};
+    /// HBM bandwidth the memory-bound kernels get (data sheet: 2000)
+    double memoryGBps{A100_ACHIEVED_HBM_GBPS};
+    /// NVLink per GPU and direction (data sheet: 300 GB/s)
+    std::string nvlinkRate{A100_NCCL_NVLINK_RATE};
+    std::string network{"flow"}; //!< packet or flow
 
     /// Throw std::invalid_argument naming the field (efficiency, memory-bandwidth,
     /// nvlink-rate, network) and what it allows.
