@@ -11,6 +11,7 @@
 #include "ns3/node.h"
 #include "ns3/simulator.h"
 #include "ns3/trace-source-accessor.h"
+#include "ns3/uinteger.h"
 
 #include <algorithm>
 #include <cmath>
@@ -73,6 +74,15 @@ FlowNetwork::GetTypeId()
                             .SetParent<MessageTransport>()
                             .SetGroupName("Dlnet")
                             .AddConstructor<FlowNetwork>()
+                            .AddAttribute("SolverMemory",
+                                          "Bytes of solved rate problems kept for reuse: a "
+                                          "component whose problem (links, flows, uses, in "
+                                          "order) comes again takes the rates it had (the "
+                                          "same rates, bit for bit). 0: none.",
+                                          UintegerValue(32 << 20),
+                                          MakeUintegerAccessor(&FlowNetwork::SetSolverMemory,
+                                                               &FlowNetwork::GetSolverMemory),
+                                          MakeUintegerChecker<uint64_t>())
                             .AddTraceSource("FlowDone",
                                             "A flow's last byte has left its source",
                                             MakeTraceSourceAccessor(&FlowNetwork::m_flowDoneTrace),
@@ -85,18 +95,6 @@ FlowNetwork::FlowNetwork()
 {
 }
 
-Time
-FlowNetwork::ToTime(double seconds) const
-{
-    // Seconds() goes through long double arithmetic; once per flow and solve that shows
-    return TimeStep(std::llround(seconds * m_ticksPerSecond));
-}
-
-double
-FlowNetwork::ToSeconds(Time t) const
-{
-    return double(t.GetTimeStep()) / m_ticksPerSecond;
-}
 FlowNetwork::~FlowNetwork() = default;
 
 void
@@ -974,6 +972,24 @@ uint64_t
 FlowNetwork::GetMessages() const
 {
     return m_messages;
+}
+
+void
+FlowNetwork::SetSolverMemory(uint64_t bytes)
+{
+    m_solver.SetMemory(bytes);
+}
+
+uint64_t
+FlowNetwork::GetSolverMemory() const
+{
+    return m_solver.GetMemory();
+}
+
+uint64_t
+FlowNetwork::GetSolverMemoryHits() const
+{
+    return m_solver.GetMemoryHits();
 }
 
 uint64_t

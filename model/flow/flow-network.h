@@ -14,6 +14,7 @@
 #include "ns3/nstime.h"
 #include "ns3/traced-callback.h"
 
+#include <cmath>
 #include <functional>
 #include <tuple>
 #include <unordered_map>
@@ -173,6 +174,12 @@ public:
     uint64_t GetMessages() const;
     /// \return rate computations (each over one or more components)
     uint64_t GetSolves() const;
+    /// \return the rate computations that took the rates of an earlier, identical problem
+    uint64_t GetSolverMemoryHits() const;
+    /// \param bytes the SolverMemory attribute (0: keep no solved problems)
+    void SetSolverMemory(uint64_t bytes);
+    /// \return the SolverMemory attribute
+    uint64_t GetSolverMemory() const;
     /// \return the most flows active at once
     uint32_t GetMaxActiveFlows() const;
 
@@ -409,6 +416,20 @@ public:
      */
     double GetPathLatency(const std::vector<uint32_t>& links, double packetBytes) const;
 };
+
+// (inline: called once per flow of every solve; out of line each went through the PLT)
+inline Time
+FlowNetwork::ToTime(double seconds) const
+{
+    // Seconds() goes through long double arithmetic; once per flow and solve that shows
+    return TimeStep(std::llround(seconds * m_ticksPerSecond));
+}
+
+inline double
+FlowNetwork::ToSeconds(Time t) const
+{
+    return double(t.GetTimeStep()) / m_ticksPerSecond;
+}
 
 } // namespace ns3
 

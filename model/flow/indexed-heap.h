@@ -94,6 +94,33 @@ public:
         Down(m_pos[id]);
     }
 
+    /// \param id an id with an entry (Contains) \return its key
+    const Key& KeyOf(uint32_t id) const
+    {
+        return m_key[id];
+    }
+
+    /**
+     * Give an id without an entry one, not yet in heap order: a batch of Add calls on
+     * an empty heap is put in order by one Heapify (linear) before any other call.
+     * \param id an id without an entry \param key its key
+     */
+    void Add(uint32_t id, const Key& key)
+    {
+        m_key[id] = key;
+        m_pos[id] = m_heap.size();
+        m_heap.push_back(id);
+    }
+
+    /// Put the entries Add gave into heap order.
+    void Heapify()
+    {
+        for (uint32_t at = m_heap.size() / 2; at-- > 0;)
+        {
+            Down(at);
+        }
+    }
+
     /// Take an id's entry out (no effect without one). \param id
     void Remove(uint32_t id)
     {

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <functional>
 
 namespace ns3
@@ -29,7 +30,168 @@ MaxMinSolver::Reset(uint32_t links)
 }
 
 void
+MaxMinSolver::SetMemory(std::size_t bytes)
+{
+    m_memoryBudget = bytes;
+    m_memory.clear();
+    m_seen.clear();
+    m_memoryBytes = 0;
+}
+
+void
 MaxMinSolver::Solve()
+{
+    const uint32_t links = m_capacity.size();
+    const uint32_t nFlows = m_priority.size();
+    std::size_t uses = 0;
+    for (uint32_t f = 0; f < nFlows; ++f)
+    {
+        uses += m_nUses[f];
+    }
+    if (m_memoryBudget == 0 || uses > MEMORY_MAX_USES)
+    {
+        SolveNow();
+        return;
+    }
+    // The problem, written out: capacities, then each flow's priority, cap and uses in
+    // order. Every field is preceded by a tag that tells what follows (a value like the
+    // last one is not repeated), so two problems have the same text only if they are the
+    // same problem.
+    // (written through a pointer into room for the longest text: a push_back per byte
+    // would cost more than the solve it saves)
+    std::vector<uint8_t>& text = m_text;
+    std::size_t room = 16 + 9 * std::size_t(links) + 15 * std::size_t(nFlows) + 15 * uses;
+    if (text.size() < room)
+    {
+        text.resize(room);
+    }
+    uint8_t* out = text.data();
+    auto putCount = [&out](uint32_t n)
+    {
+        while (n >= 0x80)
+        {
+            *out++ = uint8_t(n) | 0x80;
+            n >>= 7;
+        }
+        *out++ = uint8_t(n);
+    };
+    auto putReal = [&out](double x)
+    {
+        std::memcpy(out, &x, sizeof(double));
+        out += sizeof(double);
+    };
+    auto same = [](double a, double b)
+    {
+        return std::memcmp(&a, &b, sizeof(double)) == 0; // (bit for bit)
+    };
+    putCount(links);
+    putCount(nFlows);
+    double last = 0;
+    for (uint32_t l = 0; l < links; ++l)
+    {
+        bool repeat = l > 0 && same(m_capacity[l], last);
+        *out++ = repeat;
+        if (!repeat)
+        {
+            putReal(m_capacity[l]);
+            last = m_capacity[l];
+        }
+    }
+    double lastWeight = 1;
+    for (uint32_t f = 0; f < nFlows; ++f)
+    {
+        *out++ = m_priority[f];
+        bool capped = m_cap[f] != NO_CAP;
+        *out++ = capped;
+        if (capped)
+        {
+            putReal(m_cap[f]);
+        }
+        putCount(m_nUses[f]);
+        for (uint32_t u = 0; u < m_nUses[f]; ++u)
+        {
+            const Use& use = m_uses[f][u];
+            putCount(use.link);
+            // bit 0: the flow's priority (else it follows), bit 1: the last weight (else it
+            // follows)
+            bool ownPriority = use.priority == m_priority[f];
+            bool repeat = same(use.weight, lastWeight);
+            *out++ = uint8_t(ownPriority) | uint8_t(repeat) << 1;
+            if (!ownPriority)
+            {
+                *out++ = use.priority;
+            }
+            if (!repeat)
+            {
+                putReal(use.weight);
+                lastWeight = use.weight;
+            }
+        }
+    }
+    const std::size_t length = out - text.data();
+    // (a multiply-xorshift over 8 bytes at a time)
+    uint64_t hash = length;
+    for (std::size_t i = 0; i < length; i += 8)
+    {
+        uint64_t word = 0;
+        if (i + 8 <= length)
+        {
+            std::memcpy(&word, text.data() + i, 8);
+        }
+        else
+        {
+            std::memcpy(&word, text.data() + i, length - i);
+        }
+        hash = (hash ^ word) * 0x9e3779b97f4a7c15ull;
+        hash ^= hash >> 29;
+    }
+    auto it = m_memory.find(hash);
+    if (it != m_memory.end() && it->second.text.size() == length
+        && std::memcmp(it->second.text.data(), text.data(), length) == 0)
+    {
+        ++m_memoryHits;
+        m_rate = it->second.rates;
+        m_iterations = it->second.iterations;
+        return;
+    }
+    SolveNow();
+    // A problem is kept the second time it comes (its hash is noted the first time): most
+    // problems of a large component never come again, and their texts would crowd out
+    // the small ones that do.
+    bool again = it != m_memory.end() || m_seen.count(hash) > 0;
+    std::size_t bytes
+        = again ? length + m_rate.size() * sizeof(double) + MEMORY_ENTRY_BYTES : MEMORY_SEEN_BYTES;
+    if (bytes > m_memoryBudget / 16)
+    {
+        return; // (a problem that would crowd out the others is not kept)
+    }
+    if (m_memoryBytes + bytes > m_memoryBudget)
+    {
+        // full: start again (the problems of a run come round in cycles)
+        m_memory.clear();
+        m_seen.clear();
+        m_memoryBytes = 0;
+        it = m_memory.end();
+    }
+    m_memoryBytes += bytes;
+    if (!again)
+    {
+        m_seen.insert(hash);
+        return;
+    }
+    if (it != m_memory.end())
+    {
+        m_memoryBytes -= it->second.text.size() + it->second.rates.size() * sizeof(double)
+                         + MEMORY_ENTRY_BYTES; // (another problem of the same hash: replaced)
+    }
+    Remembered& entry = m_memory[hash];
+    entry.text.assign(text.begin(), text.begin() + length);
+    entry.rates = m_rate;
+    entry.iterations = m_iterations;
+}
+
+void
+MaxMinSolver::SolveNow()
 {
     m_iterations = 0;
     if (m_mixed > 0)
@@ -40,6 +202,7 @@ MaxMinSolver::Solve()
     uint32_t links = m_capacity.size();
     m_weight.assign(links, 0);
     m_used.assign(links, 0);
+    m_level.resize(links);
     m_version.assign(links, 0);
     m_changedMark.assign(links, false);
     m_frozen.assign(m_priority.size(), false);
@@ -92,18 +255,14 @@ MaxMinSolver::SolvePriority(const uint32_t* flows, uint32_t n)
     // Progressive filling: every unfrozen flow runs at the common level; a
     // link is full at level (capacity - used by frozen flows) / unfrozen weight.
     constexpr uint32_t CAP = UINT32_MAX;
-    // one entry per link (id: the link) and per capped flow (id: links + flow), the latest
-    // level of each: the entries come out in the order a heap of every level computed
-    // gives the current ones
+    // one entry per link (id: the link) and per capped flow (id: links + flow); the entries
+    // come out in the order of the links' latest levels (see below)
     const uint32_t links = m_capacity.size();
     IndexedHeap<Event>& events = m_events;
     events.Reset(links + m_priority.size());
-    auto push = [&events, links](const Event& e)
-    {
-        events.Set(e.version == CAP ? links + e.index : e.index, e);
-    };
     std::vector<uint32_t>& touched = m_touched;
     touched.clear();
+    uint32_t unfrozen = n;
     for (uint32_t k = 0; k < n; ++k)
     {
         uint32_t f = flows[k];
@@ -119,28 +278,37 @@ MaxMinSolver::SolvePriority(const uint32_t* flows, uint32_t n)
         }
         if (m_cap[f] != NO_CAP)
         {
-            push({m_cap[f], f, CAP});
+            events.Add(links + f, {m_cap[f], f, CAP});
         }
         else if (m_nUses[f] == 0)
         {
             m_rate[f] = NO_CAP;
             m_frozen[f] = true;
+            --unfrozen;
         }
     }
     for (uint32_t l : touched)
     {
         m_used[l] = 0;
-        push({m_capacity[l] / m_weight[l], l, m_version[l]});
+        m_level[l] = m_capacity[l] / m_weight[l];
+        events.Add(l, {m_level[l], l, m_version[l]});
     }
+    events.Heapify(); // (the keys are a strict total order: the same order as one by one)
 
-    // A freeze changes the levels of its links; they are set in the heap once the event's
-    // freezes are all done (only a link's latest level counts, and the keys are a strict
-    // total order, so the heap gives the same order as one set at every change).
+    // A freeze raises the levels of its links (the flow leaves at or below them). A link's
+    // latest level goes into m_level once the event's freezes are all done; its entry keeps
+    // its older, lower key until it comes to the top (then it moves to the latest) or the
+    // latest is lower (rounding: it moves at once). Every entry's key is then no higher
+    // than its link's latest, so an entry that comes to the top with its latest key is the
+    // least of the latest levels: the order of a heap set at every change, without the
+    // moves of the entries that rise and never come to the top. An entry whose link has
+    // no unfrozen flow left stays until it comes out, and is dropped then.
     std::vector<uint32_t>& changed = m_changed;
     auto freeze = [&](uint32_t f, double level)
     {
         m_frozen[f] = true;
         m_rate[f] = level;
+        --unfrozen;
         for (uint32_t i = 0; i < m_nUses[f]; ++i)
         {
             const Use& u = m_uses[f][i];
@@ -166,22 +334,25 @@ MaxMinSolver::SolvePriority(const uint32_t* flows, uint32_t n)
             if (m_weight[l] > 0)
             {
                 double next = (m_capacity[l] - m_used[l]) / m_weight[l];
-                push({std::max(next, level), l, m_version[l]});
-            }
-            else
-            {
-                events.Remove(l); // (its level is stale)
+                m_level[l] = std::max(next, level);
+                Event latest{m_level[l], l, m_version[l]};
+                if (!events.Contains(l) || latest < events.KeyOf(l))
+                {
+                    events.Set(l, latest);
+                }
             }
         }
         changed.clear();
     };
 
-    while (!events.Empty())
+    // (once every flow is frozen the entries left change nothing)
+    while (unfrozen > 0 && !events.Empty())
     {
-        Event e = events.TopKey();
-        events.Pop();
+        const uint32_t id = events.Top();
+        const Event e = events.TopKey();
         if (e.version == CAP)
         {
+            events.Pop();
             if (!m_frozen[e.index])
             {
                 freeze(e.index, e.level);
@@ -189,11 +360,18 @@ MaxMinSolver::SolvePriority(const uint32_t* flows, uint32_t n)
             }
             continue;
         }
-        if (e.version != m_version[e.index] || m_weight[e.index] == 0)
+        if (m_weight[id] == 0)
         {
-            continue; // stale, or every flow on it already frozen
+            events.Pop(); // every flow on it already frozen
+            continue;
         }
-        for (uint32_t f : m_linkFlows[e.index])
+        if (e.version != m_version[id])
+        {
+            events.Set(id, {m_level[id], id, m_version[id]}); // up to its latest level
+            continue;
+        }
+        events.Pop();
+        for (uint32_t f : m_linkFlows[id])
         {
             if (!m_frozen[f])
             {

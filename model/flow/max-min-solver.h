@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace ns3
@@ -74,6 +76,20 @@ public:
 
     /// Compute every flow's rate (a flow with neither links nor cap gets NO_CAP).
     void Solve();
+    /**
+     * Remember solved problems, up to about this many bytes: a Solve whose problem
+     * (capacities, flows, uses, priorities, caps and weights, in order, bit for bit) is
+     * one remembered takes its rates instead of solving again. The rates are the same: a
+     * solve is a function of its problem alone. A problem is kept the second time it is
+     * solved (the first time only its hash is noted). When full it forgets them all.
+     * Problems of more than MEMORY_MAX_USES uses are not remembered.
+     * \param bytes the budget (0, the default: remember none)
+     */
+    void SetMemory(std::size_t bytes);
+    /// \return SetMemory's budget, bytes
+    std::size_t GetMemory() const;
+    /// \return the solves that took remembered rates
+    uint64_t GetMemoryHits() const;
     /// \param flow a flow \return its rate (after Solve)
     double GetRate(uint32_t flow) const;
     /// \return the number of flows
@@ -111,6 +127,7 @@ private:
         }
     };
 
+    void SolveNow();
     void SolvePriority(const uint32_t* flows, uint32_t n);
     void SolveMixed();
 
@@ -123,6 +140,7 @@ private:
     // per-solve scratch, by link
     std::vector<double> m_weight;                   //!< unfrozen flows' weights
     std::vector<double> m_used;                     //!< frozen flows' usage
+    std::vector<double> m_level;                    //!< a link's latest level (its entry's may lag)
     std::vector<uint32_t> m_version;                //!< bumps on every change of a link's level
     std::vector<std::vector<uint32_t>> m_linkFlows; //!< flows of the priority being solved
     std::vector<bool> m_frozen;                     //!< by flow
@@ -144,6 +162,27 @@ private:
     std::vector<double> m_virtualCapacity; //!< by virtual link: its capacity in the last step
     std::vector<double> m_next;            //!< by flow: the iteration's rates
     std::unique_ptr<MaxMinSolver> m_virtualSolver; //!< one priority over the virtual links
+
+    /// A problem solved (written out as Solve does) and its rates.
+    struct Remembered
+    {
+        std::vector<uint8_t> text;
+        std::vector<double> rates;
+        uint32_t iterations;
+    };
+
+    static constexpr std::size_t MEMORY_ENTRY_BYTES = 128; //!< an entry's own cost, about
+    static constexpr std::size_t MEMORY_SEEN_BYTES = 32;   //!< a noted hash's cost, about
+    /// Larger problems are solved without memory: those of a large component seldom come
+    /// again (a 64-rank all-reduce's, 10,000 uses each, never did), and writing each out
+    /// cost a tenth of its solve.
+    static constexpr std::size_t MEMORY_MAX_USES = 4096;
+    std::size_t m_memoryBudget{0}; //!< SetMemory's
+    std::size_t m_memoryBytes{0};  //!< held now, about
+    uint64_t m_memoryHits{0};
+    std::unordered_map<uint64_t, Remembered> m_memory; //!< by the hash of the problem's text
+    std::unordered_set<uint64_t> m_seen;               //!< hashes of problems solved once
+    std::vector<uint8_t> m_text;                       //!< the problem being solved, written out
 };
 
 // (inline: called once per flow and link of every solve; out of line each went through the PLT)
@@ -213,6 +252,18 @@ MaxMinSolver::AddDistinctUse(uint32_t flow, uint32_t link, double weight, uint8_
         uses[n] = {link, priority, weight};
     }
     ++n;
+}
+
+inline std::size_t
+MaxMinSolver::GetMemory() const
+{
+    return m_memoryBudget;
+}
+
+inline uint64_t
+MaxMinSolver::GetMemoryHits() const
+{
+    return m_memoryHits;
 }
 
 inline uint32_t

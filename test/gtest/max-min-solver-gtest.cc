@@ -9,6 +9,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstring>
+#include <utility>
 #include <vector>
 
 using namespace ns3;
@@ -610,6 +613,122 @@ TEST(MaxMinSolver, MixedTorusTreeStep)
     EXPECT_NEAR(s.GetRate(f6to11), 200.0 / 3, 1e-6);
 }
 
+namespace
+{
+/// A random problem: links of a few capacities, flows over a few of them (sprayed
+/// weights, caps, priorities, and with `mixed` uses at another priority than the flow's).
+void
+RandomProblem(MaxMinSolver& s, uint64_t seed, bool mixed)
+{
+    uint64_t state = seed * 0x9e3779b97f4a7c15ull + 1;
+    auto next = [&state]()
+    {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        return uint32_t(state >> 33);
+    };
+    uint32_t links = 1 + next() % 12;
+    s.Reset(links);
+    for (uint32_t l = 0; l < links; ++l)
+    {
+        s.SetCapacity(l, 25.0 * (1 + next() % 4));
+    }
+    uint32_t flows = 1 + next() % 10;
+    for (uint32_t i = 0; i < flows; ++i)
+    {
+        uint8_t priority = next() % 3;
+        double cap = next() % 4 == 0 ? 5.0 + next() % 40 : MaxMinSolver::NO_CAP;
+        uint32_t f = s.AddFlow(priority, cap);
+        uint32_t uses = next() % 4;
+        for (uint32_t u = 0; u < uses; ++u)
+        {
+            double weight = next() % 3 == 0 ? 1.0 / (2 + next() % 3) : 1.0;
+            uint8_t at = mixed && next() % 4 == 0 ? next() % 3 : priority;
+            s.AddUse(f, next() % links, weight, at);
+        }
+    }
+}
+} // namespace
+
+// SetMemory: a solver that remembers its problems gives every problem the rates, bit for bit,
+// of one that does not, whether a problem is new, kept (the second time it comes), taken
+// from memory (the third time and after), or forgotten (a budget of 4 KiB fills and
+// empties over and over). 300 random problems of which 60 different ones, in a scrambled
+// order, with and without mixed use priorities (the fixed point); the memory must be used.
+TEST(MaxMinSolver, MemoryGivesTheSameRates)
+{
+    for (bool mixed : {false, true})
+    {
+        for (std::size_t budget : {std::size_t(4096), std::size_t(1) << 20})
+        {
+            MaxMinSolver fresh;
+            MaxMinSolver remembering;
+            remembering.SetMemory(budget);
+            for (uint32_t i = 0; i < 300; ++i)
+            {
+                uint64_t seed = (i * 37) % 60;
+                RandomProblem(fresh, seed, mixed);
+                RandomProblem(remembering, seed, mixed);
+                fresh.Solve();
+                remembering.Solve();
+                ASSERT_EQ(fresh.GetNFlows(), remembering.GetNFlows());
+                EXPECT_EQ(fresh.GetIterations(), remembering.GetIterations());
+                for (uint32_t f = 0; f < fresh.GetNFlows(); ++f)
+                {
+                    double a = fresh.GetRate(f);
+                    double b = remembering.GetRate(f);
+                    ASSERT_EQ(std::memcmp(&a, &b, sizeof(double)), 0)
+                        << "problem " << seed << " flow " << f << ": " << a << " vs " << b;
+                }
+            }
+            EXPECT_GT(remembering.GetMemoryHits(), budget > 4096 ? 150u : 0u);
+            EXPECT_EQ(fresh.GetMemoryHits(), 0u);
+        }
+    }
+}
+
+// Problems that differ in one field only (a capacity, a cap, a weight, a use's priority or
+// link, a use more) are different problems: none takes another's rates.
+TEST(MaxMinSolver, MemoryTellsProblemsApart)
+{
+    MaxMinSolver s;
+    s.SetMemory(1 << 20);
+    auto solve =
+        [&s](double capacity, double cap, double weight, uint8_t priority, uint32_t link, bool more)
+    {
+        s.Reset(2);
+        s.SetCapacity(0, capacity);
+        s.SetCapacity(1, 10);
+        uint32_t a = s.AddFlow(0, cap);
+        s.AddUse(a, link, weight, priority);
+        if (more)
+        {
+            s.AddUse(a, 1 - link, 1.0, 0);
+        }
+        uint32_t b = s.AddFlow(0);
+        s.AddUse(b, 0, 1.0, 0);
+        s.Solve();
+        return std::make_pair(s.GetRate(a), s.GetRate(b));
+    };
+    for (int round = 0; round < 3; ++round) // (kept the second time, recalled the third)
+    {
+        // link 0 of 10 shared evenly: 5 each
+        EXPECT_NEAR(solve(10, MaxMinSolver::NO_CAP, 1.0, 0, 0, false).first, 5, EPS);
+        // of 20: 10 each
+        EXPECT_NEAR(solve(20, MaxMinSolver::NO_CAP, 1.0, 0, 0, false).first, 10, EPS);
+        // a capped at 2: b takes the other 8
+        EXPECT_NEAR(solve(10, 2, 1.0, 0, 0, false).second, 8, EPS);
+        // a at weight 1/2 on link 0: level 10 / 1.5, a and b at 20/3
+        EXPECT_NEAR(solve(10, MaxMinSolver::NO_CAP, 0.5, 0, 0, false).second, 20.0 / 3, EPS);
+        // a at priority 1 on link 0 (mixed: the fixed point): b first, 10, a starves
+        EXPECT_NEAR(solve(10, MaxMinSolver::NO_CAP, 1.0, 1, 0, false).second, 10, EPS);
+        // a on link 1 alone: 10, and b alone on link 0: 10
+        EXPECT_NEAR(solve(10, MaxMinSolver::NO_CAP, 1.0, 0, 1, false).first, 10, EPS);
+        // a on links 1 and 0 (of 4): 2 each
+        EXPECT_NEAR(solve(4, MaxMinSolver::NO_CAP, 1.0, 0, 1, true).first, 2, EPS);
+    }
+    EXPECT_EQ(s.GetMemoryHits(), 7u);
+}
+
 // The indexed heap the solver's progressive filling and the flow network's finish times run
 // on: entries come out in key order whatever the order keys were set, moved and removed in
 // (checked against a sorted reference over 20000 random operations on 200 ids, keys from a
@@ -685,4 +804,73 @@ TEST(IndexedHeap, MatchesASortedReference)
         reference[top] = -1;
     }
     EXPECT_EQ(least(), UINT32_MAX);
+}
+
+// The heap built in one go (Add, then Heapify) gives its entries in key order, and
+// moves and removals after it keep that order (the solver builds its level heap so).
+TEST(IndexedHeap, HeapifyMatchesASortedReference)
+{
+    struct Key
+    {
+        uint32_t level;
+        uint32_t id;
+        bool operator<(const Key& o) const
+        {
+            return level != o.level ? level < o.level : id < o.id;
+        }
+    };
+    uint64_t state = 777;
+    auto next = [&state]()
+    {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        return uint32_t(state >> 33);
+    };
+    for (uint32_t size : {0u, 1u, 2u, 7u, 64u, 333u})
+    {
+        IndexedHeap<Key> heap;
+        heap.Reset(size);
+        std::vector<int64_t> reference(size, -1);
+        for (uint32_t id = 0; id < size; ++id)
+        {
+            if (next() % 5 != 0)
+            {
+                uint32_t level = next() % 20;
+                heap.Add(id, Key{level, id});
+                reference[id] = level;
+            }
+        }
+        heap.Heapify();
+        for (uint32_t k = 0; k < size / 3; ++k) // some moves and removals
+        {
+            uint32_t id = next() % size;
+            if (next() % 2)
+            {
+                uint32_t level = next() % 20;
+                heap.Set(id, Key{level, id});
+                reference[id] = level;
+            }
+            else
+            {
+                heap.Remove(id);
+                reference[id] = -1;
+            }
+        }
+        std::vector<std::pair<int64_t, uint32_t>> sorted;
+        for (uint32_t id = 0; id < size; ++id)
+        {
+            if (reference[id] >= 0)
+            {
+                sorted.emplace_back(reference[id], id);
+                EXPECT_EQ(heap.KeyOf(id).level, reference[id]);
+            }
+        }
+        std::sort(sorted.begin(), sorted.end());
+        ASSERT_EQ(heap.Size(), sorted.size());
+        for (const auto& [level, id] : sorted)
+        {
+            ASSERT_EQ(heap.Top(), id);
+            heap.Pop();
+        }
+        EXPECT_TRUE(heap.Empty());
+    }
 }
