@@ -79,7 +79,7 @@ SwitchmlBackend::Validate(const CollectiveRequest& request,
 {
     if (!Implements(request.op))
     {
-        throw std::invalid_argument("algorithm: switchml does not implement " + ToString(request.op)
+        throw NotApplicable("algorithm: switchml does not implement " + ToString(request.op)
                                     + "; it is an allreduce");
     }
     CollectiveBackend::Validate(request, topology, comm);

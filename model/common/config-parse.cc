@@ -9,6 +9,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <iomanip>
 #include <limits>
 #include <locale>
@@ -181,6 +182,23 @@ std::string
 PrintablePath(const std::string& path)
 {
     return Printable(path, 4096);
+}
+
+void
+MakeParentFolders(const std::string& field, const std::string& path)
+{
+    std::filesystem::path file(path);
+    if (!file.has_parent_path())
+    {
+        return;
+    }
+    std::error_code ec;
+    std::filesystem::create_directories(file.parent_path(), ec);
+    if (ec)
+    {
+        throw std::invalid_argument(field + ": cannot create the folder of " + PrintablePath(path)
+                                    + ": " + ec.message());
+    }
 }
 
 std::string

@@ -95,6 +95,15 @@ std::string PrintableText(const std::string& text);
  * \return it, printable
  */
 std::string PrintablePath(const std::string& path);
+/**
+ * The one way an output file's missing folders are made: create the folders
+ * of path's parent, if it has one (a --timeline file, a --pcap prefix). Throws
+ * std::invalid_argument naming the field when they cannot be created.
+ * \param field the option, for the message
+ * \param path the file (or file name prefix)
+ */
+void MakeParentFolders(const std::string& field, const std::string& path);
+
 /// \return seconds as short text: 1s, 10s, 1d
 std::string TimeText(double seconds);
 
