@@ -295,6 +295,21 @@ main(int argc, char* argv[])
                                 }
                                 break;
                             }
+                            catch (const std::invalid_argument& e)
+                            {
+                                // the user's error: named by this program's option (sizes),
+                                // not the collective's min-bytes and max-bytes it sets
+                                std::string m = e.what();
+                                for (const std::string field : {"min-bytes: ", "max-bytes: "})
+                                {
+                                    if (m.rfind(field, 0) == 0)
+                                    {
+                                        throw std::invalid_argument("sizes: "
+                                                                    + m.substr(field.size()));
+                                    }
+                                }
+                                throw;
+                            }
                             row.configs.push_back(c);
                         }
                         rows.push_back(row);

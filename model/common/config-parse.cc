@@ -449,12 +449,13 @@ ParseChoice(const std::string& field,
             const std::string& text,
             const std::vector<std::string>& allowed)
 {
-    std::string t = Trim(text);
-    if (std::find(allowed.begin(), allowed.end(), t) == allowed.end())
+    // exact: no spaces trimmed, as a caller that checks and then uses its own copy of the text
+    // (megatron-scaling --network='flow ') would take an accepted ' flow' for packet
+    if (std::find(allowed.begin(), allowed.end(), text) == allowed.end())
     {
         Fail(field, text, "one of " + JoinChoices(allowed));
     }
-    return t;
+    return text;
 }
 
 std::vector<std::string>

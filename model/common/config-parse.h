@@ -67,7 +67,7 @@ Time ParseTime(const std::string& field,
                double maxSeconds = MAX_TIME_SECONDS);
 /// \return true/false from true/false/1/0/yes/no/on/off
 bool ParseBool(const std::string& field, const std::string& text);
-/// \return text, if it is one of allowed
+/// \return text, if it is exactly one of allowed (no surrounding spaces)
 std::string ParseChoice(const std::string& field,
                         const std::string& text,
                         const std::vector<std::string>& allowed);
