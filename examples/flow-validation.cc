@@ -17,7 +17,10 @@
 // ranks. --sizes overrides the set's sizes, --filter keeps the cases whose
 // name contains the text, --algorithms and --ops restrict those;
 // --rx-buffer-bytes=256MiB gives packet level credits that never run out
-// (the diagnosis of doc/flow-network.md: credit back-pressure).
+// (the diagnosis of doc/flow-network.md: credit back-pressure). Every run is
+// validated before the first: an algorithm that does not apply to a case
+// (NotApplicable: hierarchical on a star) prints an "n/a" line, while a bad
+// value of these options (a size, rx-buffer-bytes) is an error (exit 2).
 
 #include "ns3/dlnet-module.h"
 
