@@ -17,7 +17,10 @@
 // ranks. --sizes overrides the set's sizes, --filter keeps the cases whose
 // name contains the text, --algorithms and --ops restrict those;
 // --rx-buffer-bytes=256MiB gives packet level credits that never run out
-// (the diagnosis of doc/flow-network.md: credit back-pressure).
+// (the diagnosis of doc/flow-network.md: credit back-pressure). Every run is
+// validated before the first: an algorithm that does not apply to a case
+// (NotApplicable: hierarchical on a star) prints an "n/a" line, while a bad
+// value of these options (a size, rx-buffer-bytes) is an error (exit 2).
 
 #include "ns3/dlnet-module.h"
 
@@ -146,6 +149,17 @@ DefaultSizes(const std::string& set)
     return {1 << 20, 16 << 20, 64 << 20};
 }
 
+/// One row of the table: a case, an operation and an algorithm over the sizes
+struct Row
+{
+    const Case* kase;                      //!< the topology
+    std::string op;                        //!< the operation
+    std::string algorithm;                 //!< the algorithm
+    std::vector<CollectiveConfig> configs; //!< the sizes that run, validated
+    uint64_t notApplicableBytes;           //!< the size that does not apply (0: none)
+    std::string notApplicable;             //!< why not (NotApplicable's message), or ""
+};
+
 struct Measured
 {
     double time{0};
@@ -198,7 +212,8 @@ main(int argc, char* argv[])
                          "product)",
                          rxBuffer);
             cmd.Parse(argc, argv);
-            uint64_t rxBufferBytes = dlnet::ParseBytes("rx-buffer-bytes", rxBuffer, 0, UINT32_MAX);
+            // its range is the fabric's (TopologyConfig::ValidateFabric), checked with each case
+            uint64_t rxBufferBytes = dlnet::ParseBytes("rx-buffer-bytes", rxBuffer, 0);
             std::vector<Case> cases = Cases(set);
             std::vector<uint64_t> sizes = DefaultSizes(set);
             if (!sizesText.empty())
@@ -238,6 +253,83 @@ main(int argc, char* argv[])
                     + "' leaves no case of the " + set + " set to run (cases: "
                     + dlnet::JoinChoices(names) + "; allreduce runs on every case)");
             }
+            // Every run of the matrix, validated before any runs: a bad value of the user's
+            // own options (sizes, rx-buffer-bytes) is an error (exit 2) here, while an
+            // algorithm that does not apply to a case (NotApplicable: hierarchical on a star)
+            // makes an "n/a" line and ends that row's sizes.
+            std::vector<Row> rows;
+            std::string firstNotApplicable;
+            for (const auto& k : cases)
+            {
+                if (!filter.empty() && k.name.find(filter) == std::string::npos)
+                {
+                    continue;
+                }
+                for (const auto& op : ops)
+                {
+                    if (op != "allreduce"
+                        && std::find(k.ops.begin(), k.ops.end(), op) == k.ops.end())
+                    {
+                        continue;
+                    }
+                    for (const auto& alg : algorithms)
+                    {
+                        Row row{&k, op, alg, {}, 0, ""};
+                        for (uint64_t bytes : sizes)
+                        {
+                            CollectiveConfig c;
+                            c.topology = k.topology;
+                            c.topology.rxBufferBytes = rxBufferBytes;
+                            c.op = op;
+                            c.algorithm = alg;
+                            c.minBytes = bytes;
+                            c.maxBytes = bytes;
+                            try
+                            {
+                                c.Validate();
+                            }
+                            catch (const NotApplicable& e)
+                            {
+                                row.notApplicableBytes = bytes;
+                                row.notApplicable = e.what();
+                                if (firstNotApplicable.empty())
+                                {
+                                    firstNotApplicable = k.name + ": " + e.what();
+                                }
+                                break;
+                            }
+                            catch (const std::invalid_argument& e)
+                            {
+                                // the user's error: named by this program's option (sizes),
+                                // not the collective's min-bytes and max-bytes it sets
+                                std::string m = e.what();
+                                for (const std::string field : {"min-bytes: ", "max-bytes: "})
+                                {
+                                    if (m.rfind(field, 0) == 0)
+                                    {
+                                        throw std::invalid_argument("sizes: "
+                                                                    + m.substr(field.size()));
+                                    }
+                                }
+                                throw;
+                            }
+                            row.configs.push_back(c);
+                        }
+                        rows.push_back(row);
+                    }
+                }
+            }
+            if (std::none_of(rows.begin(),
+                             rows.end(),
+                             [](const Row& r)
+                             {
+                                 return !r.configs.empty();
+                             }))
+            {
+                throw std::invalid_argument("algorithms: none of '" + algorithmsText
+                                            + "' applies to the cases chosen (" + firstNotApplicable
+                                            + "); the table would be empty");
+            }
             CheckResultsDir("results", results);
 
             std::ofstream csv(results + "/flow-validation.csv");
@@ -269,103 +361,73 @@ main(int argc, char* argv[])
                         "wall p",
                         "wall f");
             std::map<std::string, Gnuplot2dDataset> byAlgorithm;
-            for (const auto& k : cases)
+            for (const auto& row : rows)
             {
-                if (!filter.empty() && k.name.find(filter) == std::string::npos)
-                {
-                    continue;
-                }
+                const Case& k = *row.kase;
                 uint32_t ranks = k.topology.GetNRanks();
-                for (const auto& op : ops)
+                std::string mdRow;
+                for (const auto& c : row.configs)
                 {
-                    if (op != "allreduce"
-                        && std::find(k.ops.begin(), k.ops.end(), op) == k.ops.end())
+                    uint64_t bytes = c.minBytes;
+                    Measured p = RunOne(c, "packet");
+                    Measured f = RunOne(c, "flow");
+                    double dev = f.time / p.time - 1;
+                    std::printf("%-24s %5u %-13s %-27s %9s %14.3f %14.3f %+9.3f %8.2f "
+                                "%8.2f\n",
+                                k.name.c_str(),
+                                ranks,
+                                row.op.c_str(),
+                                row.algorithm.c_str(),
+                                SizeLabel(bytes).c_str(),
+                                p.time * 1e6,
+                                f.time * 1e6,
+                                dev * 100,
+                                p.wall,
+                                f.wall);
+                    std::fflush(stdout);
+                    csv << k.name << ',' << k.topology.kind << ',' << ranks << ',' << row.op << ','
+                        << row.algorithm << ',' << bytes << ',' << ExactText(p.time) << ','
+                        << ExactText(f.time) << ',' << ExactText(dev) << ',' << p.wall << ','
+                        << f.wall << ',' << p.events << ',' << f.events << '\n';
+                    if (mdRow.empty())
                     {
-                        continue;
+                        mdRow = "| " + k.name + " | " + std::to_string(ranks) + " | " + row.op
+                                + " | " + row.algorithm + " |";
                     }
-                    for (const auto& alg : algorithms)
+                    char cell[96];
+                    std::snprintf(cell,
+                                  sizeof(cell),
+                                  " %.2f / %.2f, %+.2f%% |",
+                                  p.time * 1e6,
+                                  f.time * 1e6,
+                                  dev * 100);
+                    mdRow += cell;
+                    auto it = byAlgorithm.find(row.algorithm);
+                    if (it == byAlgorithm.end())
                     {
-                        std::string mdRow;
-                        for (uint64_t bytes : sizes)
-                        {
-                            CollectiveConfig c;
-                            c.topology = k.topology;
-                            c.topology.rxBufferBytes = rxBufferBytes;
-                            c.op = op;
-                            c.algorithm = alg;
-                            c.minBytes = bytes;
-                            c.maxBytes = bytes;
-                            try
-                            {
-                                c.Validate();
-                            }
-                            catch (const std::invalid_argument& e)
-                            {
-                                std::printf("%-24s %5u %-13s %-27s %9s n/a: %s\n",
-                                            k.name.c_str(),
-                                            ranks,
-                                            op.c_str(),
-                                            alg.c_str(),
-                                            SizeLabel(bytes).c_str(),
-                                            e.what());
-                                break;
-                            }
-                            Measured p = RunOne(c, "packet");
-                            Measured f = RunOne(c, "flow");
-                            double dev = f.time / p.time - 1;
-                            std::printf("%-24s %5u %-13s %-27s %9s %14.3f %14.3f %+9.3f %8.2f "
-                                        "%8.2f\n",
-                                        k.name.c_str(),
-                                        ranks,
-                                        op.c_str(),
-                                        alg.c_str(),
-                                        SizeLabel(bytes).c_str(),
-                                        p.time * 1e6,
-                                        f.time * 1e6,
-                                        dev * 100,
-                                        p.wall,
-                                        f.wall);
-                            std::fflush(stdout);
-                            csv << k.name << ',' << k.topology.kind << ',' << ranks << ',' << op
-                                << ',' << alg << ',' << bytes << ',' << ExactText(p.time) << ','
-                                << ExactText(f.time) << ',' << ExactText(dev) << ',' << p.wall
-                                << ',' << f.wall << ',' << p.events << ',' << f.events << '\n';
-                            if (mdRow.empty())
-                            {
-                                mdRow = "| " + k.name + " | " + std::to_string(ranks) + " | " + op
-                                        + " | " + alg + " |";
-                            }
-                            char cell[96];
-                            std::snprintf(cell,
-                                          sizeof(cell),
-                                          " %.2f / %.2f, %+.2f%% |",
-                                          p.time * 1e6,
-                                          f.time * 1e6,
-                                          dev * 100);
-                            mdRow += cell;
-                            auto it = byAlgorithm.find(alg);
-                            if (it == byAlgorithm.end())
-                            {
-                                it = byAlgorithm.emplace(alg, Gnuplot2dDataset(alg)).first;
-                                it->second.SetStyle(Gnuplot2dDataset::POINTS);
-                            }
-                            it->second.Add(double(bytes), dev * 100);
-                        }
-                        if (!mdRow.empty())
-                        {
-                            md << mdRow << '\n';
-                        }
+                        it = byAlgorithm.emplace(row.algorithm, Gnuplot2dDataset(row.algorithm))
+                                 .first;
+                        it->second.SetStyle(Gnuplot2dDataset::POINTS);
                     }
+                    it->second.Add(double(bytes), dev * 100);
+                }
+                if (!row.notApplicable.empty())
+                {
+                    std::printf("%-24s %5u %-13s %-27s %9s n/a: %s\n",
+                                k.name.c_str(),
+                                ranks,
+                                row.op.c_str(),
+                                row.algorithm.c_str(),
+                                SizeLabel(row.notApplicableBytes).c_str(),
+                                row.notApplicable.c_str());
+                }
+                if (!mdRow.empty())
+                {
+                    md << mdRow << '\n';
                 }
             }
             csv.close();
             md.close();
-            if (byAlgorithm.empty())
-            {
-                throw std::invalid_argument("algorithms: none of '" + algorithmsText
-                                            + "' applies to the cases chosen (each is n/a "
-                                              "above); the table would be empty");
-            }
             Gnuplot plot;
             plot.SetTitle("Flow level against packet level (" + set + ")");
             plot.SetLegend("buffer size (bytes)", "flow / packet - 1 (%)");

@@ -1,5 +1,6 @@
 # Run a program and check its exit status and error text:
 #   cmake -DPROGRAM=... -DARGS="a;b" -DSTATUS=2 -DPATTERN=regex -P expect-exit.cmake
+# -DSTDOUT_NOT=regex: also fail when stdout matches it (e.g. a run that should not have started)
 execute_process(COMMAND ${PROGRAM} ${ARGS}
   RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT status STREQUAL "${STATUS}")
@@ -7,5 +8,8 @@ if(NOT status STREQUAL "${STATUS}")
 endif()
 if(DEFINED PATTERN AND NOT err MATCHES "${PATTERN}")
   message(FATAL_ERROR "stderr does not match '${PATTERN}':\n${err}")
+endif()
+if(DEFINED STDOUT_NOT AND out MATCHES "${STDOUT_NOT}")
+  message(FATAL_ERROR "stdout matches '${STDOUT_NOT}':\n${out}")
 endif()
 message(STATUS "exit ${status}: ${err}")

@@ -19,8 +19,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <iomanip>
 #include <map>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 
 namespace ns3
@@ -429,6 +431,27 @@ RunCollective(const CollectiveConfig& c)
         Ptr<CollectiveBackend> backend = c.MakeBackend(name);
         CollectiveRow row;
         row.bound = backend->Bound(req, comm, result.model);
+        // A run is held to dlnet::MAX_TIME_SECONDS of simulated time (links of a few bit/s
+        // would take days; beyond about 106 days ns-3's clock overflows and the time came
+        // out negative): refused up front when even the contention-free lower bound is
+        // beyond it, else cut there (below) and refused.
+        const std::string limitText = dlnet::TimeText(dlnet::MAX_TIME_SECONDS);
+        auto beyondLimit = [&](const std::string& what)
+        {
+            return std::invalid_argument("rates: " + c.op + " of " + std::to_string(bytes)
+                                         + " bytes with " + name + " on " + std::to_string(n)
+                                         + " ranks " + what
+                                         + "; raise the link rates (link-rate, fabric-link-rate, "
+                                           "nic-rate, ...) or lower the sizes");
+        };
+        if (!(row.bound <= dlnet::MAX_TIME_SECONDS))
+        {
+            std::ostringstream os;
+            os << std::setprecision(4) << row.bound;
+            throw beyondLimit("needs at least " + os.str()
+                              + " s (its contention-free bound), more than a run may simulate ("
+                              + limitText + ")");
+        }
         if (c.functional)
         {
             backend->MakeInputs(req, n, c.seed);
@@ -474,44 +497,47 @@ RunCollective(const CollectiveConfig& c)
             std::vector<Time> rankEnd;              // in-network workers' ends (packet level)
             CollectiveRequest check = req; // what the outputs are checked against (no inputs)
             check.inputs.clear();
-            backend->Start(
-                cluster,
-                *topology,
-                comm,
-                std::move(req),
-                CollectiveBackend::DoneCallback(
-                    [&](const CollectiveRecord& r)
+            CollectiveBackend::DoneCallback done(
+                [&](const CollectiveRecord& r)
+                {
+                    finished = true;
+                    started = r.start;
+                    peakSlots = r.switchPeakSlots;
+                    rankEnd = r.rankEnd;
+                    row.time = (r.end - r.start).GetSeconds();
+                    row.packets = r.messages;
+                    row.retransmissions = r.retransmissions;
+                    row.aggregatorUtilisation = r.aggregatorUtilisation;
+                    for (std::size_t i = 0; c.stats && i < r.bytesSent.size(); ++i)
                     {
-                        finished = true;
-                        started = r.start;
-                        peakSlots = r.switchPeakSlots;
-                        rankEnd = r.rankEnd;
-                        row.time = (r.end - r.start).GetSeconds();
-                        row.packets = r.messages;
-                        row.retransmissions = r.retransmissions;
-                        row.aggregatorUtilisation = r.aggregatorUtilisation;
-                        for (std::size_t i = 0; c.stats && i < r.bytesSent.size(); ++i)
-                        {
-                            row.ranks.push_back(CollectiveRankResult{
-                                uint32_t(i), comm.ranks[i], r.bytesSent[i], r.bytesReceived[i]});
-                        }
-                        for (std::size_t i = 0; i < r.bytesSent.size(); ++i)
-                        {
-                            row.bytesUp += double(r.bytesSent[i]) / r.bytesSent.size();
-                            row.bytesDown += double(r.bytesReceived[i]) / r.bytesSent.size();
-                        }
-                        if (c.functional)
-                        {
-                            row.checked = true;
-                            // inside the callback: the outputs are not copied
-                            row.correct
-                                = r.checked
-                                      ? r.maxError == 0
-                                      : CheckCollectiveOutputs(check, r, n, c.seed, row.maxError);
-                            row.maxError = r.checked ? r.maxError : row.maxError;
-                        }
-                    }));
-            Simulator::Run();
+                        row.ranks.push_back(CollectiveRankResult{
+                            uint32_t(i), comm.ranks[i], r.bytesSent[i], r.bytesReceived[i]});
+                    }
+                    for (std::size_t i = 0; i < r.bytesSent.size(); ++i)
+                    {
+                        row.bytesUp += double(r.bytesSent[i]) / r.bytesSent.size();
+                        row.bytesDown += double(r.bytesReceived[i]) / r.bytesSent.size();
+                    }
+                    if (c.functional)
+                    {
+                        row.checked = true;
+                        // inside the callback: the outputs are not copied
+                        row.correct
+                            = r.checked ? r.maxError == 0
+                                        : CheckCollectiveOutputs(check, r, n, c.seed, row.maxError);
+                        row.maxError = r.checked ? r.maxError : row.maxError;
+                    }
+                });
+            backend->Start(cluster, *topology, comm, std::move(req), done);
+            try
+            {
+                Simulator::Run();
+            }
+            catch (const SimulatedTimeLimit&)
+            {
+                throw beyondLimit("had not finished after " + limitText
+                                  + " of simulated time, the most a run may simulate");
+            }
             if (!finished)
             {
                 throw std::runtime_error("collective did not finish: the fabric stalled");

@@ -76,13 +76,27 @@ ParseMegatronRows(const std::string& field, const std::string& text)
         return s;
     };
     std::vector<MegatronRow> out;
+    // a row twice ran twice: all with a row, or a row in two spellings (1.7B,1.7b)
+    auto add = [&](const MegatronRow& row)
+    {
+        for (const auto& r : out)
+        {
+            if (r.name == row.name)
+            {
+                throw std::invalid_argument(field + ": row " + row.name
+                                            + " is listed twice (all is every row); give each "
+                                              "row once");
+            }
+        }
+        out.push_back(row);
+    };
     for (const auto& item : dlnet::ParseList(field, text))
     {
         if (lower(item) == "all")
         {
             for (const auto& row : MegatronTable())
             {
-                out.push_back(row);
+                add(row);
             }
             continue;
         }
@@ -98,7 +112,7 @@ ParseMegatronRows(const std::string& field, const std::string& text)
                                         + "' is not a row; rows: all, "
                                         + dlnet::JoinChoices(names));
         }
-        out.push_back(*it);
+        add(*it);
     }
     return out;
 }

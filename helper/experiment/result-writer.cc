@@ -209,15 +209,7 @@ CheckOutputFile(const std::string& field, const std::string& path)
     {
         throw std::invalid_argument(field + ": " + path + " is a folder; expected a file");
     }
-    if (file.has_parent_path())
-    {
-        std::filesystem::create_directories(file.parent_path(), ec);
-        if (ec)
-        {
-            throw std::invalid_argument(field + ": cannot create the folder of " + path + ": "
-                                        + ec.message());
-        }
-    }
+    dlnet::MakeParentFolders(field, path);
     bool existed = std::filesystem::exists(file, ec);
     // append: an existing file is not truncated before the run
     bool writable = static_cast<bool>(std::ofstream(path, std::ios::app));

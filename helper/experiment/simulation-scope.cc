@@ -39,7 +39,7 @@ namespace
 {
 
 std::function<bool()> g_interruptHook; //!< SimulationScope::SetInterruptHook
-bool g_armed{false};                   //!< a scope is open: the hook may be called
+bool g_armed{false}; //!< a scope is open and running: the hook and the time limit apply
 
 /// Read all of a text as one number: false on anything left over.
 template <typename T>
@@ -126,6 +126,7 @@ public:
 
     InterruptScheduler()
         : m_last(std::chrono::steady_clock::now())
+        , m_limit(Seconds(dlnet::MAX_TIME_SECONDS).GetTimeStep())
     {
         TypeIdValue type;
         GlobalValue::GetValueByName("SchedulerType", type);
@@ -165,7 +166,14 @@ public:
                 m_last = std::chrono::steady_clock::now();
             }
         }
-        return m_inner->RemoveNext();
+        Event next = m_inner->RemoveNext();
+        if (next.key.m_ts > m_limit && g_armed)
+        {
+            m_inner->Insert(next); // the scope's clean-up releases it with the others
+            g_armed = false;
+            throw SimulatedTimeLimit();
+        }
+        return next;
     }
 
     void Remove(const Event& ev) override
@@ -177,11 +185,21 @@ private:
     Ptr<Scheduler> m_inner;
     uint64_t m_events{0};
     std::chrono::steady_clock::time_point m_last;
+    uint64_t m_limit; //!< dlnet::MAX_TIME_SECONDS in the time resolution's steps
 };
 
 NS_OBJECT_ENSURE_REGISTERED(InterruptScheduler);
 
 } // namespace
+
+SimulatedTimeLimit::SimulatedTimeLimit()
+    : std::invalid_argument("rates: the simulation reached "
+                            + dlnet::TimeText(dlnet::MAX_TIME_SECONDS)
+                            + " of simulated time, the most a run may simulate, before it "
+                              "finished; raise the link rates (link-rate, nvlink-rate, nic-rate, "
+                              "rates, ...) or lower the sizes")
+{
+}
 
 SimulationInterrupted::SimulationInterrupted()
     : std::runtime_error("the simulation was interrupted")
@@ -285,11 +303,9 @@ SimulationScope::SimulationScope(uint32_t seed, uint64_t run, const Ns3Attribute
             .LookupAttributeByName(name.substr(pos + 2), &info);
         Config::SetDefault(name, *AttributeFromText(name, info, value));
     }
-    if (g_interruptHook)
-    {
-        Simulator::SetScheduler(ObjectFactory("ns3::DlnetInterruptScheduler"));
-        g_armed = true;
-    }
+    // always: it holds the run to the simulated-time limit (and calls the hook, if any)
+    Simulator::SetScheduler(ObjectFactory("ns3::DlnetInterruptScheduler"));
+    g_armed = true;
 }
 
 SimulationScope::~SimulationScope()

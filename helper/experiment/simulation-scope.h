@@ -31,6 +31,21 @@ public:
 };
 
 /**
+ * \ingroup dlnet
+ * \brief Thrown out of Simulator::Run, inside a SimulationScope, when the next
+ * event is beyond dlnet::MAX_TIME_SECONDS (1 day) of simulated time: links of
+ * a few bit/s would run for days (and past about 106 days ns-3's clock
+ * overflows, giving negative times). A std::invalid_argument (exit 2,
+ * Python ValueError) naming the rates; an experiment may catch it to say
+ * which run it cut.
+ */
+class SimulatedTimeLimit : public std::invalid_argument
+{
+public:
+    SimulatedTimeLimit();
+};
+
+/**
  * Check one ns-3 attribute default before a run sets it: the type exists,
  * has the attribute (as its own, as Config::SetDefault needs), and the value
  * reads as one. Throws std::invalid_argument naming the attribute.
@@ -42,6 +57,10 @@ void CheckNs3Attribute(const std::string& name, const std::string& value);
 /**
  * \ingroup dlnet
  * \brief Seeds ns-3 on entry and leaves it clean on exit, even on an exception.
+ *
+ * A run inside one ends with SimulatedTimeLimit rather than simulate beyond
+ * dlnet::MAX_TIME_SECONDS (its scheduler checks each event's time: no event
+ * is added, the events and results of a shorter run are the same).
  *
  * Every experiment runs inside one, so that runs can follow each other in
  * one process (Python) and give the same result for the same seed.

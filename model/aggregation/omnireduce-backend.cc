@@ -149,7 +149,7 @@ OmniReduceBackend::Validate(const CollectiveRequest& request,
 {
     if (!Implements(request.op))
     {
-        throw std::invalid_argument("algorithm: omnireduce does not implement "
+        throw NotApplicable("algorithm: omnireduce does not implement "
                                     + ToString(request.op) + "; it is an allreduce");
     }
     CollectiveBackend::Validate(request, topology, comm);

@@ -6,6 +6,7 @@
 #include "aggregation-backend-util.h"
 #include "omnireduce-flow.h"
 
+#include "ns3/collective-backend.h"
 #include "ns3/config-parse.h"
 #include "ns3/double.h"
 #include "ns3/log.h"
@@ -96,10 +97,10 @@ AggregatorAddresses(const OmniReduceSettings& s,
     }
     if (out.size() < a)
     {
-        throw std::invalid_argument("aggregators: " + std::to_string(a) + " dedicated servers need "
-                                    + std::to_string(a) + " ranks outside the communicator; the "
-                                    + t.GetKind() + " has " + std::to_string(out.size())
-                                    + " (add hosts, or use aggregator-placement=colocated)");
+        throw NotApplicable("aggregators: " + std::to_string(a) + " dedicated servers need "
+                            + std::to_string(a) + " ranks outside the communicator; the "
+                            + t.GetKind() + " has " + std::to_string(out.size())
+                            + " (add hosts, or use aggregator-placement=colocated)");
     }
     return out;
 }
@@ -161,11 +162,11 @@ OmniReduceHelper::Validate(const OmniReduceSettings& s,
     }
     if (s.placement == "switch" && t.GetAggregationTree(comm.ranks, s.job).nodes.size() != 1)
     {
-        throw std::invalid_argument("aggregator-placement: switch aggregates in a star's switch; "
-                                    "the topology is a "
-                                    + t.GetKind()
-                                    + " (the placement needs one switch that every worker "
-                                      "reaches first)");
+        throw NotApplicable("aggregator-placement: switch aggregates in a star's switch; "
+                            "the topology is a "
+                            + t.GetKind()
+                            + " (the placement needs one switch that every worker "
+                              "reaches first)");
     }
     if (s.aggregators > 0xffff)
     {

@@ -7,9 +7,12 @@
 #include "switchml-header.h"
 #include "switchml-helper.h"
 
+#include "ns3/config-parse.h"
 #include "ns3/fabric-header.h"
 #include "ns3/log.h"
 #include "ns3/uinteger.h"
+
+#include <sstream>
 
 namespace ns3
 {
@@ -79,8 +82,8 @@ SwitchmlBackend::Validate(const CollectiveRequest& request,
 {
     if (!Implements(request.op))
     {
-        throw std::invalid_argument("algorithm: switchml does not implement " + ToString(request.op)
-                                    + "; it is an allreduce");
+        throw NotApplicable("algorithm: switchml does not implement " + ToString(request.op)
+                            + "; it is an allreduce");
     }
     CollectiveBackend::Validate(request, topology, comm);
     if (request.type != DataType::FP32)
@@ -106,6 +109,25 @@ SwitchmlBackend::Validate(const CollectiveRequest& request,
     if (m_timeout.IsZero())
     {
         throw std::invalid_argument("aggregation-timeout: got 0; expected a positive time");
+    }
+    // A slot whose timer fires before its packet is even on the wire resends every packet,
+    // and the resends outrun the link: at 1 Mbit/s (8.5 ms a packet against 1 ms) the queues
+    // grew by gigabytes in seconds and the run never ended.
+    uint64_t packetBytes = uint64_t(m_packetElements) * 4 + SwitchmlHeader::SERIALIZED_SIZE
+                           + FabricHeader::SERIALIZED_SIZE;
+    DataRate rate = dlnet::ParseRate("link-rate", topology.GetConfig().hostLinkRate);
+    Time packetTime = rate.CalculateBytesTxTime(packetBytes);
+    if (m_timeout <= packetTime)
+    {
+        std::ostringstream os;
+        os << "aggregation-timeout: " << m_timeout.GetSeconds() * 1e3
+           << "ms is not longer than one " << packetBytes << "-byte packet's time on the "
+           << topology.GetConfig().hostLinkRate << " link (" << packetTime.GetSeconds() * 1e3
+           << "ms"
+           << "): every slot would time out and resend before its result could arrive; expected "
+              "a longer aggregation-timeout (at most 10s), a faster link-rate or fewer "
+              "packet-elements";
+        throw std::invalid_argument(os.str());
     }
 }
 

@@ -51,16 +51,15 @@ CollectiveBackend::Validate(const CollectiveRequest& request,
                 names.push_back(name);
             }
         }
-        throw std::invalid_argument("algorithm: " + GetName() + " does not implement "
-                                    + ToString(request.op) + "; algorithms for "
-                                    + ToString(request.op) + ": " + dlnet::JoinChoices(names)
-                                    + " or auto");
+        throw NotApplicable("algorithm: " + GetName() + " does not implement "
+                            + ToString(request.op) + "; algorithms for " + ToString(request.op)
+                            + ": " + dlnet::JoinChoices(names) + " or auto");
     }
     std::string why = CheckTopology(topology, comm);
     if (!why.empty())
     {
-        throw std::invalid_argument("algorithm: " + GetName() + " " + why + "; the topology is a "
-                                    + topology.GetKind());
+        throw NotApplicable("algorithm: " + GetName() + " " + why + "; the topology is a "
+                            + topology.GetKind());
     }
 }
 

@@ -15,11 +15,27 @@
 #include "ns3/topology.h"
 
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace ns3
 {
+
+/**
+ * \ingroup dlnet
+ * \brief The algorithm does not apply: it does not implement the operation or
+ * cannot run on the topology or group (hierarchical on a star, switchml on a
+ * mesh). A std::invalid_argument like any bad input (Python: ValueError); a
+ * program that sweeps algorithms over cases catches this type alone to mark
+ * such a case "n/a", while a bad value of the user's own options (sizes,
+ * link settings, buffers) stays an error.
+ */
+class NotApplicable : public std::invalid_argument
+{
+public:
+    using std::invalid_argument::invalid_argument;
+};
 
 /**
  * \ingroup dlnet
@@ -57,7 +73,8 @@ public:
 
     /**
      * Throw std::invalid_argument naming the first bad field of the request
-     * for this backend on this topology (CheckTopology's reason included).
+     * for this backend on this topology; NotApplicable when the backend does
+     * not implement the operation or CheckTopology gives a reason.
      */
     virtual void Validate(const CollectiveRequest& request,
                           const Topology& topology,

@@ -9,6 +9,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <iomanip>
 #include <limits>
 #include <locale>
@@ -181,6 +182,23 @@ std::string
 PrintablePath(const std::string& path)
 {
     return Printable(path, 4096);
+}
+
+void
+MakeParentFolders(const std::string& field, const std::string& path)
+{
+    std::filesystem::path file(path);
+    if (!file.has_parent_path())
+    {
+        return;
+    }
+    std::error_code ec;
+    std::filesystem::create_directories(file.parent_path(), ec);
+    if (ec)
+    {
+        throw std::invalid_argument(field + ": cannot create the folder of " + PrintablePath(path)
+                                    + ": " + ec.message());
+    }
 }
 
 std::string
@@ -431,12 +449,13 @@ ParseChoice(const std::string& field,
             const std::string& text,
             const std::vector<std::string>& allowed)
 {
-    std::string t = Trim(text);
-    if (std::find(allowed.begin(), allowed.end(), t) == allowed.end())
+    // exact: no spaces trimmed, as a caller that checks and then uses its own copy of the text
+    // (megatron-scaling --network='flow ') would take an accepted ' flow' for packet
+    if (std::find(allowed.begin(), allowed.end(), text) == allowed.end())
     {
         Fail(field, text, "one of " + JoinChoices(allowed));
     }
-    return t;
+    return text;
 }
 
 std::vector<std::string>

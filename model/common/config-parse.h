@@ -67,7 +67,7 @@ Time ParseTime(const std::string& field,
                double maxSeconds = MAX_TIME_SECONDS);
 /// \return true/false from true/false/1/0/yes/no/on/off
 bool ParseBool(const std::string& field, const std::string& text);
-/// \return text, if it is one of allowed
+/// \return text, if it is exactly one of allowed (no surrounding spaces)
 std::string ParseChoice(const std::string& field,
                         const std::string& text,
                         const std::vector<std::string>& allowed);
@@ -95,6 +95,15 @@ std::string PrintableText(const std::string& text);
  * \return it, printable
  */
 std::string PrintablePath(const std::string& path);
+/**
+ * The one way an output file's missing folders are made: create the folders
+ * of path's parent, if it has one (a --timeline file, a --pcap prefix). Throws
+ * std::invalid_argument naming the field when they cannot be created.
+ * \param field the option, for the message
+ * \param path the file (or file name prefix)
+ */
+void MakeParentFolders(const std::string& field, const std::string& path);
+
 /// \return seconds as short text: 1s, 10s, 1d
 std::string TimeText(double seconds);
 

@@ -149,18 +149,24 @@ TopologyConfig::ValidateFabric() const
     }
     if (!pcapPrefix.empty())
     {
-        // ns-3 aborts when it cannot open a PCAP file: check the folder first.
+        // ns-3 aborts when it cannot open a PCAP file: make its folder (as for
+        // --timeline) and check it first.
+        if (pcapPrefix.find('\0') != std::string::npos || pcapPrefix.back() == '/')
+        {
+            throw std::invalid_argument("pcap: got '" + dlnet::PrintablePath(pcapPrefix)
+                                        + "'; expected a file name prefix, e.g. out/run (files "
+                                          "out/run-NODE-DEVICE.pcap), not a folder");
+        }
+        dlnet::MakeParentFolders("pcap", pcapPrefix);
         std::string::size_type slash = pcapPrefix.rfind('/');
         std::string folder = slash == std::string::npos ? "." : pcapPrefix.substr(0, slash + 1);
         struct stat st;
-        if (pcapPrefix.find('\0') != std::string::npos || pcapPrefix.back() == '/'
-            || stat(folder.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)
+        if (stat(folder.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)
             || access(folder.c_str(), W_OK) != 0)
         {
-            throw std::invalid_argument("pcap: got '" + dlnet::PrintableText(pcapPrefix)
-                                        + "'; expected a file name prefix in an existing, "
-                                          "writable folder (the folder '"
-                                        + dlnet::PrintableText(folder) + "' is not)");
+            throw std::invalid_argument("pcap: got '" + dlnet::PrintablePath(pcapPrefix)
+                                        + "'; cannot write in its folder '"
+                                        + dlnet::PrintablePath(folder) + "'");
         }
     }
 }

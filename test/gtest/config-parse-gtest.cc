@@ -7,6 +7,7 @@
 
 #include "ns3/alpha-beta-model.h"
 #include "ns3/collective-backend.h"
+#include "ns3/collective-experiment.h"
 #include "ns3/communicator.h"
 #include "ns3/config-parse.h"
 #include "ns3/fabric-header.h"
@@ -173,6 +174,21 @@ TEST(ParseChoice, NamesTheChoices)
             ParseChoice("topology", "ring", {"star", "mesh", "torus"});
         },
         {"topology", "ring", "star, mesh or torus"});
+}
+
+// A choice is taken exactly: with its spaces trimmed, 'flow ' passed the check while the
+// caller's own copy (megatron-scaling's network) was compared with "flow" and ran packet level.
+TEST(ParseChoice, Exact)
+{
+    for (const char* text : {"flow ", " flow", "Flow", "flow\n"})
+    {
+        ExpectInvalid(
+            [text]
+            {
+                ParseChoice("network", text, {"packet", "flow"});
+            },
+            {"network: got '", "expected one of packet or flow"});
+    }
 }
 
 TEST(ParseBool, Spellings)
@@ -647,4 +663,49 @@ TEST(ShortestText, RealsReadBackTheSame)
     {
         EXPECT_EQ(std::strtod(dlnet::ShortestText(v).c_str(), nullptr), v) << v;
     }
+}
+
+/// \return the exception Validate threw: "" for none, "n/a" for NotApplicable, else "invalid"
+std::string
+ValidateOutcome(const CollectiveConfig& c)
+{
+    try
+    {
+        c.Validate();
+    }
+    catch (const NotApplicable&)
+    {
+        return "n/a";
+    }
+    catch (const std::invalid_argument&)
+    {
+        return "invalid";
+    }
+    return "";
+}
+
+// NotApplicable marks an algorithm that does not apply to the op, topology or group (what
+// flow-validation prints as n/a); a bad value of the user's own options stays a plain
+// invalid_argument (an error there).
+TEST(NotApplicable, OnlyForAnAlgorithmThatDoesNotApply)
+{
+    CollectiveConfig c;
+    c.topology.kind = "star";
+    c.topology.hosts = 8;
+    c.minBytes = c.maxBytes = 1 << 20;
+    EXPECT_EQ(ValidateOutcome(c), "");
+    c.algorithm = "hierarchical"; // needs a two-dimensional topology
+    EXPECT_EQ(ValidateOutcome(c), "n/a");
+    c.algorithm = "switchml";
+    c.op = "alltoall"; // an allreduce only
+    EXPECT_EQ(ValidateOutcome(c), "n/a");
+    c.algorithm = "omnireduce";
+    c.op = "allreduce"; // dedicated aggregator servers: no host outside the communicator
+    EXPECT_EQ(ValidateOutcome(c), "n/a");
+    c.algorithm = "ring";
+    c.minBytes = c.maxBytes = 6; // not a whole number of fp32 elements
+    EXPECT_EQ(ValidateOutcome(c), "invalid");
+    c.minBytes = c.maxBytes = 1 << 20;
+    c.topology.rxBufferBytes = 100; // below the mtu
+    EXPECT_EQ(ValidateOutcome(c), "invalid");
 }

@@ -47,7 +47,7 @@ def test_collective_bad_values(options, message):
             " aggregator_packet_time='9e9s')",
             "aggregator-packet-time",
         ),
-        ("dlnet.run_traffic(pcap='/nonexistent/dir/x')", "pcap"),
+        ("dlnet.run_traffic(pcap='/dev/null/dir/x')", "pcap"),
         ("dlnet.run_wafer(link_delay='9e9s')", "link-delay"),
     ],
 )
