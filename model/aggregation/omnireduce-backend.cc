@@ -149,8 +149,8 @@ OmniReduceBackend::Validate(const CollectiveRequest& request,
 {
     if (!Implements(request.op))
     {
-        throw NotApplicable("algorithm: omnireduce does not implement "
-                                    + ToString(request.op) + "; it is an allreduce");
+        throw NotApplicable("algorithm: omnireduce does not implement " + ToString(request.op)
+                            + "; it is an allreduce");
     }
     CollectiveBackend::Validate(request, topology, comm);
     if (request.type != DataType::FP32)

@@ -729,21 +729,26 @@ TEST(MaxMinSolver, MemoryTellsProblemsApart)
     EXPECT_EQ(s.GetMemoryHits(), 7u);
 }
 
+/// A key of the heap tests: a level, ties broken by id (a strict total order, as the
+/// solver's).
+struct HeapKey
+{
+    uint32_t level;
+    uint32_t id;
+
+    bool operator<(const HeapKey& o) const
+    {
+        return level != o.level ? level < o.level : id < o.id;
+    }
+};
+
 // The indexed heap the solver's progressive filling and the flow network's finish times run
 // on: entries come out in key order whatever the order keys were set, moved and removed in
 // (checked against a sorted reference over 20000 random operations on 200 ids, keys from a
 // small range so that many move to a key another entry had).
 TEST(IndexedHeap, MatchesASortedReference)
 {
-    struct Key
-    {
-        uint32_t level;
-        uint32_t id;
-        bool operator<(const Key& o) const
-        {
-            return level != o.level ? level < o.level : id < o.id;
-        }
-    };
+    using Key = HeapKey;
     const uint32_t ids = 200;
     IndexedHeap<Key> heap;
     heap.Reset(ids);
@@ -810,15 +815,7 @@ TEST(IndexedHeap, MatchesASortedReference)
 // moves and removals after it keep that order (the solver builds its level heap so).
 TEST(IndexedHeap, HeapifyMatchesASortedReference)
 {
-    struct Key
-    {
-        uint32_t level;
-        uint32_t id;
-        bool operator<(const Key& o) const
-        {
-            return level != o.level ? level < o.level : id < o.id;
-        }
-    };
+    using Key = HeapKey;
     uint64_t state = 777;
     auto next = [&state]()
     {
