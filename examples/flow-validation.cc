@@ -14,8 +14,9 @@
 //
 // --set=agreement (default): buffers of 1 MiB and above (1, 16, 64 MiB);
 // --set=small: latency-bound sizes (1 KiB to 256 KiB); --set=scale: 2 and 64
-// ranks. --sizes overrides the set's sizes, --filter keeps the cases whose
-// name contains the text, --algorithms and --ops restrict those;
+// ranks. --sizes overrides the set's sizes (--sizes=set, the default: the
+// set's), --filter keeps the cases whose name contains the text,
+// --algorithms and --ops restrict those;
 // --rx-buffer-bytes=256MiB gives packet level credits that never run out
 // (the diagnosis of doc/flow-network.md: credit back-pressure). Every run is
 // validated before the first: an algorithm that does not apply to a case
@@ -190,7 +191,8 @@ main(int argc, char* argv[])
         {
             std::string results = "results/flow-validation";
             std::string set = "agreement";
-            std::string sizesText;
+            // "set": the set's sizes; an explicit empty --sizes= is then an error, not the default
+            std::string sizesText = "set";
             std::string filter;
             std::string algorithmsText = "ring,direct,halving-doubling,double-binary-tree,"
                                          "hierarchical,hierarchical-local-bw-aware";
@@ -199,7 +201,7 @@ main(int argc, char* argv[])
             ExperimentCommandLine cmd(__FILE__);
             cmd.AddValue("results", "folder for flow-validation.csv and deviation.png", results);
             cmd.AddValue("set", "agreement (1 MiB and up), small (latency-bound) or scale", set);
-            cmd.AddValue("sizes", "buffer sizes, e.g. 1MiB,64MiB (default: the set's)", sizesText);
+            cmd.AddValue("sizes", "buffer sizes, e.g. 1MiB,64MiB, or set: the set's", sizesText);
             cmd.AddValue("filter", "run only the cases whose name contains this", filter);
             cmd.AddValue("algorithms", "algorithms to run where they apply", algorithmsText);
             cmd.AddValue("ops",
@@ -216,7 +218,12 @@ main(int argc, char* argv[])
             uint64_t rxBufferBytes = dlnet::ParseBytes("rx-buffer-bytes", rxBuffer, 0);
             std::vector<Case> cases = Cases(set);
             std::vector<uint64_t> sizes = DefaultSizes(set);
-            if (!sizesText.empty())
+            if (sizesText.empty())
+            {
+                throw std::invalid_argument("sizes: got ''; expected a comma-separated list of "
+                                            "sizes (e.g. 1MiB,64MiB) or set (the set's sizes)");
+            }
+            if (sizesText != "set")
             {
                 sizes.clear();
                 for (const auto& s : dlnet::ParseList("sizes", sizesText))
