@@ -228,7 +228,8 @@ main(int argc, char* argv[])
                 sizes.clear();
                 for (const auto& s : dlnet::ParseList("sizes", sizesText))
                 {
-                    sizes.push_back(dlnet::ParseBytes("sizes", s));
+                    sizes.push_back(dlnet::ParseBytes("sizes", s, 1, MAX_COLLECTIVE_BYTES));
+                    CheckElementBytes("sizes", sizes.back(), CollectiveConfig().type);
                 }
             }
             std::vector<std::string> algorithms
@@ -304,21 +305,6 @@ main(int argc, char* argv[])
                                     firstNotApplicable = k.name + ": " + e.what();
                                 }
                                 break;
-                            }
-                            catch (const std::invalid_argument& e)
-                            {
-                                // the user's error: named by this program's option (sizes),
-                                // not the collective's min-bytes and max-bytes it sets
-                                std::string m = e.what();
-                                for (const std::string field : {"min-bytes: ", "max-bytes: "})
-                                {
-                                    if (m.rfind(field, 0) == 0)
-                                    {
-                                        throw std::invalid_argument("sizes: "
-                                                                    + m.substr(field.size()));
-                                    }
-                                }
-                                throw;
                             }
                             row.configs.push_back(c);
                         }

@@ -176,11 +176,27 @@ CollectiveConfig::MakeBackend(const std::string& name) const
 }
 
 void
+CheckElementBytes(const std::string& field, uint64_t bytes, const std::string& type)
+{
+    uint32_t es = ElementSize(ParseDataType("type", type));
+    if (bytes == 0)
+    {
+        throw std::invalid_argument(field + ": got 0; expected at least one " + type + " element");
+    }
+    if (bytes % es != 0)
+    {
+        throw std::invalid_argument(field + ": " + std::to_string(bytes)
+                                    + " is not a multiple of the " + std::to_string(es) + "-byte "
+                                    + type + " element");
+    }
+}
+
+void
 CollectiveConfig::Validate() const
 {
     Ptr<const Topology> t = MakeTopology(topology);
     ParseCollectiveOp("op", op); // named in the error when it is not one
-    DataType dt = ParseDataType("type", type);
+    ParseDataType("type", type);
     CheckGivenOptions();
     if (!timeline.empty() && Sizes(*this).size() != 1)
     {
@@ -213,22 +229,8 @@ CollectiveConfig::Validate() const
                                       "algorithms with a timeline: "
                                     + dlnet::JoinChoices(scheduled));
     }
-    uint32_t es = ElementSize(dt);
-    for (auto [field, v] :
-         {std::make_pair("min-bytes", minBytes), std::make_pair("max-bytes", maxBytes)})
-    {
-        if (v == 0)
-        {
-            throw std::invalid_argument(std::string(field) + ": got 0; expected at least one "
-                                        + type + " element");
-        }
-        if (v % es != 0)
-        {
-            throw std::invalid_argument(std::string(field) + ": " + std::to_string(v)
-                                        + " is not a multiple of the " + std::to_string(es)
-                                        + "-byte " + type + " element");
-        }
-    }
+    CheckElementBytes("min-bytes", minBytes, type);
+    CheckElementBytes("max-bytes", maxBytes, type);
     if (maxBytes < minBytes)
     {
         throw std::invalid_argument("max-bytes: smaller than min-bytes");

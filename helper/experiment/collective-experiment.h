@@ -26,6 +26,14 @@ namespace ns3
 constexpr uint64_t MAX_COLLECTIVE_BYTES = 1ULL << 40;
 
 /**
+ * Throw std::invalid_argument naming field unless bytes is a whole number of
+ * elements of type, one at least (the check CollectiveConfig::Validate makes
+ * of min-bytes and max-bytes, for a program that sets them from an option of
+ * its own).
+ */
+void CheckElementBytes(const std::string& field, uint64_t bytes, const std::string& type);
+
+/**
  * \ingroup dlnet
  * \brief A collective swept over sizes on a topology, in the manner of nccl-tests.
  */
