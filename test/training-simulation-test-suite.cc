@@ -123,13 +123,17 @@ struct Outcome
 };
 
 Outcome
-RunJobs(Ptr<const Topology> topology, std::vector<TrainingJobSetup> jobs, bool free = false)
+RunJobs(Ptr<const Topology> topology,
+        std::vector<TrainingJobSetup> jobs,
+        bool free = false,
+        double overlapSlowdown = 0)
 {
     Outcome o;
     {
         Cluster cluster = topology->Build();
         Ptr<TrainingSimulation> sim = CreateObject<TrainingSimulation>();
         sim->SetAttribute("FreeCommunication", BooleanValue(free));
+        sim->SetAttribute("OverlapSlowdown", DoubleValue(overlapSlowdown));
         sim->Setup(cluster, topology, jobs);
         sim->Start();
         Simulator::Run();
@@ -560,6 +564,53 @@ private:
             }
             CheckSums(this, g, o.runs[0], false);
             CheckSums(this, g, o.runs[0], true);
+        }
+    }
+};
+
+/// OverlapSlowdown: compute beside a send runs at 1 / (1 + x) while the send is in flight.
+class ContentionTestCase : public TestCase
+{
+public:
+    ContentionTestCase()
+        : TestCase("overlap slowdown: compute beside a send stretched by (1 + x) while it runs")
+    {
+    }
+
+private:
+    void DoRun() override
+    {
+        const uint64_t bytes = 1000000;
+        const double x = 0.5;
+        const double send = StarStep(bytes); // about 81 us, alone on the star
+        TrainingGraph g;
+        g.ranks = 3;
+        uint32_t s = g.Add(Send(0, 1, bytes));
+        uint32_t a = g.Add(Compute(0, 100)); // outlasts the send: 100 us + send x / (1 + x)
+        uint32_t b = g.Add(Compute(1, 20));  // inside it: 20 (1 + x) us
+        uint32_t c = g.Add(Compute(1, 40));  // starts inside, ends after the send
+        uint32_t d = g.Add(Compute(2, 40));  // no communication on rank 2: 40 us
+        for (double slowdown : {0.0, x})
+        {
+            Outcome o = RunJobs(Star(3), {Job(g)}, false, slowdown);
+            NS_TEST_ASSERT_MSG_EQ(o.finished, true, "finished");
+            const auto& r = o.runs[0];
+            NS_TEST_EXPECT_MSG_EQ_TOL(Span(r[s]), send, 0.01 * send, "the send as alone");
+            const double t = Span(r[s]); // the compute's stretch follows the send's own time
+            const double bEnd = 20e-6 * (1 + slowdown);
+            const double cWork = 40e-6;
+            const double cInside = (t - bEnd) / (1 + slowdown); // work done before the send ends
+            const double cEnd = cInside >= cWork ? bEnd + cWork * (1 + slowdown)
+                                                 : t + (cWork - cInside);
+            const double aEnd = 100e-6 + t * slowdown / (1 + slowdown);
+            std::cout << "slowdown " << slowdown << ": send " << t * 1e6 << " us, ends a "
+                      << Seconds(r[a].end) * 1e6 << " b " << Seconds(r[b].end) * 1e6 << " c "
+                      << Seconds(r[c].end) * 1e6 << " d " << Seconds(r[d].end) * 1e6 << " us"
+                      << std::endl;
+            NS_TEST_EXPECT_MSG_EQ_TOL(Seconds(r[a].end), aEnd, 2e-12, "outlasting compute");
+            NS_TEST_EXPECT_MSG_EQ_TOL(Seconds(r[b].end), bEnd, 2e-12, "compute inside the send");
+            NS_TEST_EXPECT_MSG_EQ_TOL(Seconds(r[c].end), cEnd, 3e-12, "compute across its end");
+            NS_TEST_EXPECT_MSG_EQ_TOL(Seconds(r[d].end), 40e-6, 1e-15, "a rank without comm");
         }
     }
 };
@@ -1236,6 +1287,7 @@ public:
         AddTestCase(new PullSendTestCase, TestCase::QUICK);
         AddTestCase(new DetachedSendTestCase, TestCase::QUICK);
         AddTestCase(new OverlapTestCase, TestCase::QUICK);
+        AddTestCase(new ContentionTestCase, TestCase::QUICK);
         AddTestCase(new FinishDelayTestCase, TestCase::QUICK);
         AddTestCase(new TwoJobsTestCase, TestCase::QUICK);
         AddTestCase(new StuckTestCase, TestCase::QUICK);

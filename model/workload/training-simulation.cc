@@ -7,6 +7,7 @@
 #include "ns3/boolean.h"
 #include "ns3/collective-backend.h"
 #include "ns3/config-parse.h"
+#include "ns3/double.h"
 #include "ns3/fred-backend.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
@@ -14,6 +15,7 @@
 #include "ns3/weight-streaming.h"
 
 #include <algorithm>
+#include <cmath>
 #include <deque>
 #include <map>
 #include <set>
@@ -124,6 +126,22 @@ struct TrainingSimulation::State
     std::map<std::string, std::pair<bool, std::deque<Pending>>> serial;
     const WaferScaleTopology* wafer{nullptr};
     std::unique_ptr<Wafer> waferDescription;
+    /// OverlapSlowdown > 0: a compute task whose rate follows the communication beside it.
+    struct Contended
+    {
+        uint32_t job;
+        uint32_t task;
+        double remaining; //!< uncontended time steps of work left
+        Time since;       //!< when `remaining` was last brought up to date
+        bool slowed;      //!< running at 1 / (1 + slowdown) since `since`
+        EventId end;
+    };
+    /// per cluster rank: communication tasks in flight on it
+    std::vector<uint32_t> commInFlight;
+    /// per cluster rank: the index in `contended` of the compute task running on it, or none
+    std::vector<uint32_t> computeOn;
+    std::vector<Contended> contended; //!< slots, reused
+    std::vector<uint32_t> freeSlots;
     std::unique_ptr<WeightStreaming> streaming;
     uint64_t collectives{0};
     bool started{false};
@@ -143,6 +161,15 @@ TrainingSimulation::GetTypeId()
                             BooleanValue(false),
                             MakeBooleanAccessor(&TrainingSimulation::m_free),
                             MakeBooleanChecker())
+              .AddAttribute("OverlapSlowdown",
+                            "Contention between compute and communication on one GPU: while a "
+                            "collective or send of a GPU is in flight (NCCL's kernels take SMs "
+                            "and memory bandwidth), the compute task running there progresses "
+                            "at 1 / (1 + x) of its rate. 0: communication costs compute "
+                            "nothing.",
+                            DoubleValue(0),
+                            MakeDoubleAccessor(&TrainingSimulation::m_overlapSlowdown),
+                            MakeDoubleChecker<double>(0, 100))
               .AddTraceSource("TaskDone",
                               "A task finished (its finishDelay included).",
                               MakeTraceSourceAccessor(&TrainingSimulation::m_taskDone),
@@ -600,6 +627,12 @@ TrainingSimulation::TryStart(uint32_t j, uint32_t t)
     switch (task.kind)
     {
         case TrainingTaskKind::COMPUTE:
+            if (m_overlapSlowdown > 0)
+            {
+                StartContended(j, t);
+                return;
+            }
+            [[fallthrough]];
         case TrainingTaskKind::DELAY:
             Simulator::Schedule(task.duration, &TrainingSimulation::WorkEnd, this, j, t);
             return;
@@ -686,6 +719,7 @@ TrainingSimulation::Launch(uint32_t j, uint32_t t)
                                }));
         return;
     }
+    CommunicationChange(j, t, +1);
     auto key = BackendKey(j, task.dimension, job.backendOf[t]);
     Ptr<CollectiveBackend> backend = s.backends.at(key).backend;
     Communicator comm = CommOf(j, task);
@@ -702,6 +736,99 @@ TrainingSimulation::Launch(uint32_t j, uint32_t t)
 }
 
 void
+TrainingSimulation::StartContended(uint32_t j, uint32_t t)
+{
+    State& s = *m_state;
+    const State::Job& job = s.jobs[j];
+    const TrainingTask& task = job.setup->graph.tasks[t];
+    if (s.computeOn.empty())
+    {
+        s.commInFlight.assign(s.cluster.GetNRanks(), 0);
+        s.computeOn.assign(s.cluster.GetNRanks(), UINT32_MAX);
+    }
+    uint32_t slot;
+    if (s.freeSlots.empty())
+    {
+        slot = s.contended.size();
+        s.contended.emplace_back();
+    }
+    else
+    {
+        slot = s.freeSlots.back();
+        s.freeSlots.pop_back();
+    }
+    State::Contended& c = s.contended[slot];
+    c.job = j;
+    c.task = t;
+    c.remaining = static_cast<double>(task.duration.GetTimeStep());
+    c.since = Simulator::Now();
+    c.slowed = false;
+    c.end = EventId();
+    for (uint32_t r : task.ranks)
+    {
+        s.computeOn[job.setup->placement[r]] = slot;
+    }
+    Reschedule(j, t);
+}
+
+void
+TrainingSimulation::CommunicationChange(uint32_t j, uint32_t t, int delta)
+{
+    State& s = *m_state;
+    if (m_overlapSlowdown <= 0)
+    {
+        return;
+    }
+    if (s.computeOn.empty())
+    {
+        s.commInFlight.assign(s.cluster.GetNRanks(), 0);
+        s.computeOn.assign(s.cluster.GetNRanks(), UINT32_MAX);
+    }
+    const State::Job& job = s.jobs[j];
+    const TrainingTask& task = job.setup->graph.tasks[t];
+    // a send's kernels run on both GPUs (NCCL's send and receive)
+    for (uint32_t r : task.ranks)
+    {
+        const uint32_t gpu = job.setup->placement[r];
+        uint32_t& n = s.commInFlight[gpu];
+        const bool before = n > 0;
+        n = delta > 0 ? n + 1 : n - 1;
+        if (before != (n > 0) && s.computeOn[gpu] != UINT32_MAX)
+        {
+            const State::Contended& c = s.contended[s.computeOn[gpu]];
+            Reschedule(c.job, c.task);
+        }
+    }
+}
+
+void
+TrainingSimulation::Reschedule(uint32_t j, uint32_t t)
+{
+    State& s = *m_state;
+    const State::Job& job = s.jobs[j];
+    const TrainingTask& task = job.setup->graph.tasks[t];
+    State::Contended& c = s.contended[s.computeOn[job.setup->placement[task.ranks.at(0)]]];
+    const double factor = 1 + m_overlapSlowdown;
+    const Time now = Simulator::Now();
+    const double elapsed = static_cast<double>((now - c.since).GetTimeStep());
+    c.remaining = std::max(0.0, c.remaining - (c.slowed ? elapsed / factor : elapsed));
+    c.since = now;
+    // lock-step shards wait for the slowest: slowed if any of them communicates
+    c.slowed = false;
+    for (uint32_t r : task.ranks)
+    {
+        c.slowed = c.slowed || s.commInFlight[job.setup->placement[r]] > 0;
+    }
+    Simulator::Cancel(c.end);
+    const double left = c.slowed ? c.remaining * factor : c.remaining;
+    c.end = Simulator::Schedule(Time::From(static_cast<int64_t>(std::llround(left))),
+                                &TrainingSimulation::WorkEnd,
+                                this,
+                                j,
+                                t);
+}
+
+void
 TrainingSimulation::WorkEnd(uint32_t j, uint32_t t)
 {
     State& s = *m_state;
@@ -710,6 +837,22 @@ TrainingSimulation::WorkEnd(uint32_t j, uint32_t t)
     NS_ASSERT(job.phase[t] == 2);
     job.phase[t] = 3;
     job.runs[t].end = Simulator::Now();
+    if (m_overlapSlowdown > 0)
+    {
+        if (task.kind == TrainingTaskKind::COMPUTE)
+        {
+            s.freeSlots.push_back(s.computeOn[job.setup->placement[task.ranks.at(0)]]);
+            for (uint32_t r : task.ranks)
+            {
+                s.computeOn[job.setup->placement[r]] = UINT32_MAX;
+            }
+        }
+        else if (!m_free && task.kind != TrainingTaskKind::DELAY
+                 && task.kind != TrainingTaskKind::STREAM)
+        {
+            CommunicationChange(j, t, -1);
+        }
+    }
     // a serial resource goes to the next collective waiting for it
     if (!m_free && task.kind != TrainingTaskKind::COMPUTE && task.kind != TrainingTaskKind::DELAY)
     {

@@ -178,8 +178,15 @@ private:
     void WorkEnd(uint32_t job, uint32_t task);
     /// A task finished: release its dependants.
     void Finish(uint32_t job, uint32_t task);
+    /// Start a compute task whose rate depends on the communication beside it.
+    void StartContended(uint32_t job, uint32_t task);
+    /// A communication task's kernels start (+1) or end (-1) on its GPUs.
+    void CommunicationChange(uint32_t job, uint32_t task, int delta);
+    /// Bring a running contended compute task's progress up to now and reschedule its end.
+    void Reschedule(uint32_t job, uint32_t task);
 
-    bool m_free{false}; //!< FreeCommunication attribute
+    bool m_free{false};              //!< FreeCommunication attribute
+    double m_overlapSlowdown{0};     //!< OverlapSlowdown attribute
     std::unique_ptr<State> m_state;
     TracedCallback<const TrainingTaskRun&> m_taskDone;
 };
