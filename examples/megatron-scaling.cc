@@ -31,6 +31,7 @@ main(int argc, char* argv[])
             MegatronSettings settings;
             std::string efficiencyText = dlnet::ShortestText(settings.efficiency);
             std::string memoryText = dlnet::ShortestText(settings.memoryGBps);
+            std::string slowdownText = dlnet::ShortestText(settings.overlapSlowdown);
             std::string results = "results/megatron";
             ExperimentCommandLine cmd(__FILE__);
             cmd.AddValue("rows", "rows of the table: all, or a list of 1.7B,3.6B,...,1T", rows);
@@ -48,20 +49,27 @@ main(int argc, char* argv[])
                          "NVLink rate per GPU and direction (default: 230GBps, NCCL's effective "
                          "NVLink bandwidth; the data sheet's is 300GBps)",
                          settings.nvlinkRate);
+            cmd.AddValue("overlap-slowdown",
+                         "compute beside a collective or send of its GPU takes 1 + this times "
+                         "as long (NCCL's kernels take SMs and memory bandwidth; default 0: no "
+                         "contention; doc/megatron-validation.md)",
+                         slowdownText);
             cmd.AddValue("results", "folder for megatron.csv and megatron.png", results);
             cmd.Parse(argc, argv);
             std::vector<MegatronRow> chosen = ParseMegatronRows("rows", rows);
             settings.efficiency = dlnet::ParseReal("efficiency", efficiencyText, 1e-6, 1);
             settings.memoryGBps = dlnet::ParseReal("memory-bandwidth", memoryText, 1, 1e6);
+            settings.overlapSlowdown = dlnet::ParseReal("overlap-slowdown", slowdownText, 0, 100);
             settings.Validate();
             CheckResultsDir("results", results);
 
             std::printf("Megatron-LM weak scaling (SC'21 Table 1) at %s level, efficiency %.4f, "
-                        "HBM %g GB/s, NVLink %s\n",
+                        "HBM %g GB/s, NVLink %s, overlap slowdown %g\n",
                         settings.network.c_str(),
                         settings.efficiency,
                         settings.memoryGBps,
-                        settings.nvlinkRate.c_str());
+                        settings.nvlinkRate.c_str(),
+                        settings.overlapSlowdown);
             std::printf("%-5s %7s %3s %3s %3s %5s %5s %3s %4s %2s %9s %8s %8s %7s %8s %8s %8s %8s "
                         "%8s %8s\n",
                         "row",

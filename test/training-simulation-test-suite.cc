@@ -600,8 +600,8 @@ private:
             const double bEnd = 20e-6 * (1 + slowdown);
             const double cWork = 40e-6;
             const double cInside = (t - bEnd) / (1 + slowdown); // work done before the send ends
-            const double cEnd = cInside >= cWork ? bEnd + cWork * (1 + slowdown)
-                                                 : t + (cWork - cInside);
+            const double cEnd
+                = cInside >= cWork ? bEnd + cWork * (1 + slowdown) : t + (cWork - cInside);
             const double aEnd = 100e-6 + t * slowdown / (1 + slowdown);
             std::cout << "slowdown " << slowdown << ": send " << t * 1e6 << " us, ends a "
                       << Seconds(r[a].end) * 1e6 << " b " << Seconds(r[b].end) * 1e6 << " c "

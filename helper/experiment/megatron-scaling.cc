@@ -136,6 +136,7 @@ MegatronSettings::Validate() const
     dlnet::ParseReal("memory-bandwidth", dlnet::ShortestText(memoryGBps), 1, 1e6);
     dlnet::ParseRate("nvlink-rate", nvlinkRate);
     dlnet::ParseChoice("network", network, {"packet", "flow"});
+    dlnet::ParseReal("overlap-slowdown", dlnet::ShortestText(overlapSlowdown), 0, 100);
 }
 
 TrainingConfig
@@ -152,6 +153,7 @@ MegatronTrainingConfig(const MegatronRow& row, const MegatronSettings& settings)
     c.device = "a100";
     c.efficiency = settings.efficiency;
     c.memoryGBps = settings.memoryGBps;
+    c.overlapSlowdown = settings.overlapSlowdown;
     c.computeModel = "kernels";
     c.tp = row.tp;
     c.pp = row.pp;
@@ -303,6 +305,12 @@ MegatronFields()
          [](const R& r)
          {
              return nlohmann::json(r.settings.nvlinkRate);
+         }},
+        {"overlap_slowdown",
+         "fraction",
+         [](const R& r)
+         {
+             return nlohmann::json(r.settings.overlapSlowdown);
          }},
         {"iteration_s",
          "s",

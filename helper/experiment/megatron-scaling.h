@@ -104,9 +104,12 @@ struct MegatronSettings
     /// NVLink per GPU and direction (data sheet: 300 GB/s)
     std::string nvlinkRate{A100_NCCL_NVLINK_RATE};
     std::string network{"flow"}; //!< packet or flow
+    /// compute beside a collective or send of its GPU takes 1 + this times as long
+    /// (TrainingSimulation::OverlapSlowdown; 0: no contention, the default)
+    double overlapSlowdown{0};
 
     /// Throw std::invalid_argument naming the field (efficiency, memory-bandwidth,
-    /// nvlink-rate, network) and what it allows.
+    /// nvlink-rate, network, overlap-slowdown) and what it allows.
     void Validate() const;
 };
 

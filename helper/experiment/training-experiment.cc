@@ -9,6 +9,7 @@
 #include "ns3/boolean.h"
 #include "ns3/collective-backend.h"
 #include "ns3/config-parse.h"
+#include "ns3/double.h"
 #include "ns3/log.h"
 #include "ns3/model-zoo.h"
 #include "ns3/simulator.h"
@@ -205,6 +206,7 @@ Simulate(const TrainingConfig& c,
         }
     } disposeAtExit{sim};
     sim->SetAttribute("FreeCommunication", BooleanValue(c.freeCommunication));
+    sim->SetAttribute("OverlapSlowdown", DoubleValue(c.overlapSlowdown));
     uint32_t n = jobs.size();
     sim->Setup(cluster, topology, std::move(jobs));
     sim->Start();
@@ -868,6 +870,13 @@ TrainingOptions()
             BoolOption<C>("free-communication",
                           "communication takes no time (the compute-only ideal)",
                           &C::freeCommunication),
+            RealOption<C>("overlap-slowdown",
+                          "contention: compute beside a collective or send of its GPU takes "
+                          "1 + this times as long while it is in flight (NCCL's kernels take "
+                          "SMs and memory bandwidth); 0: none",
+                          &C::overlapSlowdown,
+                          0,
+                          100),
             BoolOption<C>("trace", "keep the timeline (trace.json)", &C::trace),
             BoolOption<C>("stats",
                           "statistics of the run with every job: per link, switch and rank "

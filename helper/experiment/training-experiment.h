@@ -73,8 +73,11 @@ struct TrainingConfig
     uint32_t jobs{1};              //!< copies of the job sharing the cluster
     std::string placement{""};     //!< cluster ranks per job, ';' between jobs; empty: consecutive
     bool freeCommunication{false}; //!< communication takes no time (the compute-only ideal)
-    bool trace{true};              //!< keep the timeline (trace.json)
-    bool comms{true};              //!< keep a row per communication task (comms.csv)
+    /// compute beside a collective or send of its GPU runs 1 + this times longer
+    /// (TrainingSimulation::OverlapSlowdown)
+    double overlapSlowdown{0};
+    bool trace{true};  //!< keep the timeline (trace.json)
+    bool comms{true};  //!< keep a row per communication task (comms.csv)
     bool stats{false}; //!< per-link, -switch and -rank statistics of the run with every job
     uint32_t seed{1};
     uint64_t run{1};

@@ -185,8 +185,8 @@ private:
     /// Bring a running contended compute task's progress up to now and reschedule its end.
     void Reschedule(uint32_t job, uint32_t task);
 
-    bool m_free{false};              //!< FreeCommunication attribute
-    double m_overlapSlowdown{0};     //!< OverlapSlowdown attribute
+    bool m_free{false};          //!< FreeCommunication attribute
+    double m_overlapSlowdown{0}; //!< OverlapSlowdown attribute
     std::unique_ptr<State> m_state;
     TracedCallback<const TrainingTaskRun&> m_taskDone;
 };

@@ -1027,6 +1027,7 @@ def run_training(
     jobs: int | str = 1,
     placement: str = '',
     free_communication: bool = False,
+    overlap_slowdown: float | str = 0.0,
     trace: bool = True,
     stats: bool = False,
     comms: bool = True,
