@@ -5,8 +5,11 @@
 
 #include "ns3/log.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -15,6 +18,7 @@
 #include <locale>
 #include <sstream>
 #include <stdexcept>
+#include <system_error>
 
 namespace ns3
 {
@@ -198,6 +202,39 @@ MakeParentFolders(const std::string& field, const std::string& path)
     {
         throw std::invalid_argument(field + ": cannot create the folder of " + PrintablePath(path)
                                     + ": " + ec.message());
+    }
+}
+
+void
+CheckParentFolders(const std::string& field, const std::string& path)
+{
+    namespace fs = std::filesystem;
+    const fs::path file(path);
+    const fs::path folder = file.has_parent_path() ? file.parent_path() : fs::path(".");
+    // the nearest folder that exists: MakeParentFolders would make the rest inside it
+    fs::path existing = folder;
+    std::error_code ec;
+    while (!fs::exists(existing, ec))
+    {
+        if (!existing.has_parent_path() || existing.parent_path() == existing)
+        {
+            existing = "."; // a relative path's first folder is made in the working folder
+            break;
+        }
+        existing = existing.parent_path();
+    }
+    const bool missing = existing != folder;
+    if (!fs::is_directory(existing, ec) || access(existing.c_str(), W_OK | X_OK) != 0)
+    {
+        if (!missing)
+        {
+            throw std::invalid_argument(field + ": got '" + PrintablePath(path)
+                                        + "'; cannot write in its folder '"
+                                        + PrintablePath(folder.string()) + "'");
+        }
+        const int error = fs::is_directory(existing, ec) ? EACCES : ENOTDIR;
+        throw std::invalid_argument(field + ": cannot create the folder of " + PrintablePath(path)
+                                    + ": " + std::generic_category().message(error));
     }
 }
 

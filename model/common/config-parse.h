@@ -103,6 +103,17 @@ std::string PrintablePath(const std::string& path);
  * \param path the file (or file name prefix)
  */
 void MakeParentFolders(const std::string& field, const std::string& path);
+/**
+ * What validation may do instead, touching nothing: check that MakeParentFolders
+ * could make path's folder and that a file could be written in it. The nearest
+ * folder of path that exists must be a writable folder (the missing ones are
+ * made in it). Throws std::invalid_argument naming the field otherwise, with
+ * MakeParentFolders' message ("cannot create the folder of ...") or, when the
+ * folder exists, "got 'PATH'; cannot write in its folder 'FOLDER'".
+ * \param field the option, for the message
+ * \param path the file (or file name prefix)
+ */
+void CheckParentFolders(const std::string& field, const std::string& path);
 
 /// \return seconds as short text: 1s, 10s, 1d
 std::string TimeText(double seconds);
