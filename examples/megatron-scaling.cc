@@ -34,20 +34,21 @@ main(int argc, char* argv[])
             std::string slowdownText = dlnet::ShortestText(settings.overlapSlowdown);
             std::string results = "results/megatron";
             ExperimentCommandLine cmd(__FILE__);
+            // the ranges are what every row can run (megatron-scaling.h)
             cmd.AddValue("rows", "rows of the table: all, or a list of 1.7B,3.6B,...,1T", rows);
             cmd.AddValue("network", "packet or flow", settings.network);
             cmd.AddValue("efficiency",
-                         "achieved fraction of the A100's peak on GEMMs, in (0, 1] (default: "
+                         "achieved fraction of the A100's peak on GEMMs, 0.01 to 1 (default: "
                          "230/312, PyTorch's fp16 matmul; 267.9/312 is the maximum a search "
                          "over shapes finds)",
                          efficiencyText);
             cmd.AddValue("memory-bandwidth",
-                         "HBM bandwidth of the memory-bound kernels, GB/s (default: 1800, what a "
-                         "read kernel reaches; the data sheet's is 2000)",
+                         "HBM bandwidth of the memory-bound kernels, 25 to 1e6 GB/s (default: "
+                         "1800, what a read kernel reaches; the data sheet's is 2000)",
                          memoryText);
             cmd.AddValue("nvlink-rate",
-                         "NVLink rate per GPU and direction (default: 230GBps, NCCL's effective "
-                         "NVLink bandwidth; the data sheet's is 300GBps)",
+                         "NVLink rate per GPU and direction, 1Gbps to 40Tbps (default: 230GBps, "
+                         "NCCL's effective NVLink bandwidth; the data sheet's is 300GBps)",
                          settings.nvlinkRate);
             cmd.AddValue("overlap-slowdown",
                          "compute beside a collective or send of its GPU takes 1 + this times "
@@ -57,8 +58,8 @@ main(int argc, char* argv[])
             cmd.AddValue("results", "folder for megatron.csv and megatron.png", results);
             cmd.Parse(argc, argv);
             std::vector<MegatronRow> chosen = ParseMegatronRows("rows", rows);
-            settings.efficiency = dlnet::ParseReal("efficiency", efficiencyText, 1e-6, 1);
-            settings.memoryGBps = dlnet::ParseReal("memory-bandwidth", memoryText, 1, 1e6);
+            settings.efficiency = MegatronSettings::ParseEfficiency(efficiencyText);
+            settings.memoryGBps = MegatronSettings::ParseMemoryGBps(memoryText);
             settings.overlapSlowdown = dlnet::ParseReal("overlap-slowdown", slowdownText, 0, 100);
             settings.Validate();
             CheckResultsDir("results", results);

@@ -1,6 +1,11 @@
 # Run a program and check its exit status and error text:
 #   cmake -DPROGRAM=... -DARGS="a;b" -DSTATUS=2 -DPATTERN=regex -P expect-exit.cmake
 # -DSTDOUT_NOT=regex: also fail when stdout matches it (e.g. a run that should not have started)
+# -DABSENT=path: removed before the run; fail when the run left it there (a refused run
+# touches no file)
+if(DEFINED ABSENT)
+  file(REMOVE_RECURSE ${ABSENT})
+endif()
 execute_process(COMMAND ${PROGRAM} ${ARGS}
   RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT status STREQUAL "${STATUS}")
@@ -11,5 +16,8 @@ if(DEFINED PATTERN AND NOT err MATCHES "${PATTERN}")
 endif()
 if(DEFINED STDOUT_NOT AND out MATCHES "${STDOUT_NOT}")
   message(FATAL_ERROR "stdout matches '${STDOUT_NOT}':\n${out}")
+endif()
+if(DEFINED ABSENT AND EXISTS ${ABSENT})
+  message(FATAL_ERROR "the refused run left ${ABSENT}")
 endif()
 message(STATUS "exit ${status}: ${err}")

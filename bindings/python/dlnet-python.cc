@@ -12,7 +12,9 @@
 // examples' command lines (kebab-case, or with underscores); results are the
 // JSON the result writers produce (derived from each row type's field table),
 // as dicts and lists; no result field is named in this file. Bad input raises
-// ValueError with the C++ message, which names the field.
+// ValueError with the C++ message, which names the field; a value of the wrong
+// Python type raises dlnet.OptionTypeError, a TypeError that is also a
+// ValueError (the contract: every bad input is a ValueError).
 
 #include "ns3/collective-experiment.h"
 #include "ns3/collective-report.h"
@@ -56,6 +58,27 @@ namespace
 /// ns-3 is not thread-safe: one simulation at a time, even with the GIL released.
 std::mutex g_simulatorMutex;
 
+/// dlnet.OptionTypeError (bases TypeError and ValueError), made by the module's init.
+PyObject* g_optionTypeError = nullptr;
+
+/**
+ * A Python value of the wrong type for an option, a path or a mapping: raised in
+ * Python as dlnet.OptionTypeError (an instance of TypeError and of ValueError).
+ * The message names the field.
+ */
+class OptionTypeError : public std::invalid_argument
+{
+public:
+    using std::invalid_argument::invalid_argument;
+};
+
+/// \return the name of a Python value's type, for messages
+std::string
+TypeName(const py::handle& value)
+{
+    return py::str(py::type::handle_of(value).attr("__name__"));
+}
+
 /**
  * The text the option parsers expect for a Python value.
  * \param key the option, for error messages
@@ -94,8 +117,7 @@ OptionText(const std::string& key, const py::handle& value)
         }
         return py::repr(py::float_(v));
     }
-    throw py::type_error(key + ": expected str, int, float or bool, got "
-                         + std::string(py::str(py::type::handle_of(value).attr("__name__"))));
+    throw OptionTypeError(key + ": expected str, int, float or bool, got " + TypeName(value));
 }
 
 /**
@@ -109,8 +131,8 @@ PathText(const std::string& key, const py::handle& value)
     if (!py::isinstance<py::str>(value) && !py::isinstance<py::bytes>(value)
         && !py::hasattr(value, "__fspath__"))
     {
-        throw py::type_error(key + ": expected a str, bytes or os.PathLike file, got "
-                             + std::string(py::str(py::type::handle_of(value).attr("__name__"))));
+        throw OptionTypeError(key + ": expected a str, bytes or os.PathLike file, got "
+                              + TypeName(value));
     }
     py::module_ os = py::module_::import("os");
     std::string path = os.attr("fsencode")(os.attr("fspath")(value)).cast<std::string>();
@@ -132,8 +154,8 @@ ApplyOptions(const std::vector<ns3::ExperimentOption<Config>>& table,
     {
         if (!py::isinstance<py::str>(item.first))
         {
-            throw py::type_error("option names must be str, got "
-                                 + std::string(py::repr(item.first)));
+            throw OptionTypeError("config: option names must be str, got "
+                                  + std::string(py::repr(item.first)));
         }
         std::string key = item.first.cast<std::string>();
         std::string name = key;
@@ -210,9 +232,8 @@ ResultsDir(const py::object& resultsDir)
     if (!py::isinstance<py::str>(resultsDir) && !py::isinstance<py::bytes>(resultsDir)
         && !py::hasattr(resultsDir, "__fspath__"))
     {
-        throw std::invalid_argument(
-            "results_dir: expected a str, bytes or os.PathLike folder, got "
-            + std::string(py::str(py::type::handle_of(resultsDir).attr("__name__"))));
+        throw OptionTypeError("results_dir: expected a str, bytes or os.PathLike folder, got "
+                              + TypeName(resultsDir));
     }
     py::module_ os = py::module_::import("os");
     // the path's bytes as the file system takes them (bytes as given, str encoded)
@@ -236,16 +257,16 @@ Ns3AttributesOf(const py::object& attributes)
     }
     if (!py::isinstance<py::dict>(attributes))
     {
-        throw std::invalid_argument(
+        throw OptionTypeError(
             "ns3_attributes: expected a dict {'ns3::Type::Attribute': value}, got "
-            + std::string(py::str(py::type::handle_of(attributes).attr("__name__"))));
+            + TypeName(attributes));
     }
     for (auto item : py::reinterpret_borrow<py::dict>(attributes))
     {
         if (!py::isinstance<py::str>(item.first))
         {
-            throw std::invalid_argument("ns3_attributes: names must be str, got "
-                                        + std::string(py::repr(item.first)));
+            throw OptionTypeError("ns3_attributes: names must be str, got "
+                                  + std::string(py::repr(item.first)));
         }
         std::string name = item.first.cast<std::string>();
         std::string value = OptionText(name, item.second);
@@ -646,6 +667,23 @@ PYBIND11_MODULE(_core, m)
             return PyErr_CheckSignals() != 0;
         });
 
+    // A value of the wrong Python type: Python's idiom is TypeError, dlnet's contract is
+    // ValueError for every bad input; the class is both, so either except clause catches it.
+    py::object bases = py::make_tuple(py::handle(PyExc_TypeError), py::handle(PyExc_ValueError));
+    g_optionTypeError = PyErr_NewExceptionWithDoc(
+        "dlnet.OptionTypeError",
+        "A value of the wrong Python type for an option: a TypeError and a ValueError.\n"
+        "\n"
+        "Raised for an option's value (e.g. a list or None), a path, config or ns3_attributes\n"
+        "of the wrong type; the message names the field.",
+        bases.ptr(),
+        nullptr);
+    if (!g_optionTypeError)
+    {
+        throw py::error_already_set();
+    }
+    m.attr("OptionTypeError") = py::handle(g_optionTypeError); // the module keeps a reference
+
     // Bad user input is std::invalid_argument (ValueError by pybind11's default);
     // out_of_range would become IndexError, but it is bad input too.
     py::register_local_exception_translator(
@@ -657,6 +695,10 @@ PYBIND11_MODULE(_core, m)
                 {
                     std::rethrow_exception(p);
                 }
+            }
+            catch (const OptionTypeError& e)
+            {
+                PyErr_SetString(g_optionTypeError, e.what());
             }
             catch (const std::out_of_range& e)
             {

@@ -97,6 +97,12 @@ def core_helper_stub(name, fn):
     return 'def %s() -> %s:\n    """%s"""\n    ...' % (name, ret, doc[0].strip() if doc else name)
 
 
+def exception_stub(name, cls):
+    bases = ", ".join(b.__name__ for b in cls.__bases__)
+    doc = (cls.__doc__ or name).strip().splitlines()[0]
+    return 'class %s(%s):\n    """%s"""\n    ...' % (name, bases, doc)
+
+
 def render():
     out = [
         "# SPDX-License-Identifier: GPL-2.0-only",
@@ -123,7 +129,10 @@ def render():
             continue
         obj = getattr(dlnet, name)
         module = getattr(obj, "__module__", "")
-        if inspect.ismodule(obj) and obj.__name__.startswith("dlnet."):
+        if inspect.isclass(obj) and issubclass(obj, BaseException):
+            # the core's exception (OptionTypeError: a TypeError and a ValueError)
+            out += [exception_stub(name, obj), ""]
+        elif inspect.ismodule(obj) and obj.__name__.startswith("dlnet."):
             # a submodule of the package (dlnet.plot: it carries its own annotations)
             out += ["from . import %s as %s" % (obj.__name__[len("dlnet."):], name), ""]
         elif module == "dlnet._core" and callable(obj):

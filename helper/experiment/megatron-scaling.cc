@@ -9,8 +9,6 @@
 #include "ns3/config-parse.h"
 #include "ns3/log.h"
 
-#include <algorithm>
-#include <cctype>
 #include <stdexcept>
 
 namespace ns3
@@ -59,24 +57,13 @@ MegatronTable()
 std::vector<MegatronRow>
 ParseMegatronRows(const std::string& field, const std::string& text)
 {
-    std::vector<std::string> names;
+    std::vector<std::string> allowed = {"all"};
     for (const auto& row : MegatronTable())
     {
-        names.push_back(row.name);
+        allowed.push_back(row.name);
     }
-    auto lower = [](std::string s)
-    {
-        std::transform(s.begin(),
-                       s.end(),
-                       s.begin(),
-                       [](unsigned char c)
-                       {
-                           return std::tolower(c);
-                       });
-        return s;
-    };
     std::vector<MegatronRow> out;
-    // a row twice ran twice: all with a row, or a row in two spellings (1.7B,1.7b)
+    // a row twice ran twice: all with a row (two spellings of a row are ParseList's)
     auto add = [&](const MegatronRow& row)
     {
         for (const auto& r : out)
@@ -90,29 +77,15 @@ ParseMegatronRows(const std::string& field, const std::string& text)
         }
         out.push_back(row);
     };
-    for (const auto& item : dlnet::ParseList(field, text))
+    for (const auto& item : dlnet::ParseList(field, text, allowed, true))
     {
-        if (lower(item) == "all")
+        for (const auto& row : MegatronTable())
         {
-            for (const auto& row : MegatronTable())
+            if (item == "all" || item == row.name)
             {
                 add(row);
             }
-            continue;
         }
-        auto it = std::find_if(MegatronTable().begin(),
-                               MegatronTable().end(),
-                               [&](const MegatronRow& row)
-                               {
-                                   return lower(row.name) == lower(item);
-                               });
-        if (it == MegatronTable().end())
-        {
-            throw std::invalid_argument(field + ": '" + dlnet::PrintableText(item)
-                                        + "' is not a row; rows: all, "
-                                        + dlnet::JoinChoices(names));
-        }
-        add(*it);
     }
     return out;
 }
@@ -128,13 +101,26 @@ MegatronFlops(const MegatronRow& row)
     return 96 * b * s * l * h * h * (1 + s / (6 * h) + v / (16 * l * h));
 }
 
+double
+MegatronSettings::ParseEfficiency(const std::string& text)
+{
+    return dlnet::ParseReal("efficiency", text, MEGATRON_MIN_EFFICIENCY, 1);
+}
+
+double
+MegatronSettings::ParseMemoryGBps(const std::string& text)
+{
+    return dlnet::ParseReal(
+        "memory-bandwidth", text, MEGATRON_MIN_MEMORY_GBPS, MEGATRON_MAX_MEMORY_GBPS);
+}
+
 void
 MegatronSettings::Validate() const
 {
     // the command line's parsers, so that a setting from code fails as the same option would
-    dlnet::ParseReal("efficiency", dlnet::ShortestText(efficiency), 1e-6, 1);
-    dlnet::ParseReal("memory-bandwidth", dlnet::ShortestText(memoryGBps), 1, 1e6);
-    dlnet::ParseRate("nvlink-rate", nvlinkRate);
+    ParseEfficiency(dlnet::ShortestText(efficiency));
+    ParseMemoryGBps(dlnet::ShortestText(memoryGBps));
+    dlnet::ParseRate("nvlink-rate", nvlinkRate, MEGATRON_MIN_NVLINK_BPS);
     dlnet::ParseChoice("network", network, {"packet", "flow"});
     dlnet::ParseReal("overlap-slowdown", dlnet::ShortestText(overlapSlowdown), 0, 100);
 }

@@ -90,6 +90,37 @@ constexpr double A100_ACHIEVED_HBM_GBPS = 1800;
  */
 constexpr const char* A100_NCCL_NVLINK_RATE = "230GBps";
 
+/*
+ * The ranges of the settings: what every row of the table can run, the 1T row
+ * (the largest) included.
+ * - The training layer refuses a graph whose tasks sum to more than 4e6 s (the
+ *   picosecond clock holds 9.2e6 s). At the defaults the tasks sum to 30,820 s
+ *   for the 1T row, 13,498 s for 530B, 99 s for 1.7B (TrainingConfig::MakeGraph,
+ *   measured). A kernel takes max(FLOPs / (peak x efficiency), bytes / bandwidth),
+ *   so lowering the efficiency by a factor a and the bandwidth by b makes every
+ *   task at most max(a, b) times longer: from the defaults (0.737, 1800 GB/s) to
+ *   the floors 0.01 and 25 GB/s is a = 73.7 and b = 72, at most 2.27e6 s for 1T.
+ *   Lower floors refused the large rows with a message about device: (the
+ *   efficiency 1e-6 the option once took refused even the 1.7B row).
+ * - A run stops at 1 day of simulated time (dlnet::MAX_TIME_SECONDS). The 1T
+ *   row's iteration is about 100 s at the published 163 TFLOP/s per GPU (not
+ *   simulated here: the row takes minutes), so about 7,400 s at
+ *   the floors; its TP all-reduces move about 1.1 TB per GPU over NVLink per
+ *   iteration (6 of 105 MB per layer and microbatch with recomputation, 2 layers
+ *   per stage, 512 microbatches, 2 x 7/8 of each on the wire), about 9,000 s at
+ *   1 Gbit/s: inside the day, with the compute, at the floors.
+ * - The tops: efficiency 1 (the peak), 1e6 GB/s (the training option
+ *   memory-gbps's own), 40 Tbit/s (the fabric's fastest link, MAX_RATE_BPS).
+ */
+/// The lowest efficiency every row can run (see above)
+constexpr double MEGATRON_MIN_EFFICIENCY = 0.01;
+/// The lowest HBM bandwidth every row can run, GB/s (see above)
+constexpr double MEGATRON_MIN_MEMORY_GBPS = 25;
+/// The highest HBM bandwidth, GB/s (the training option memory-gbps's)
+constexpr double MEGATRON_MAX_MEMORY_GBPS = 1e6;
+/// The lowest NVLink rate every row can run, bit/s (see above)
+constexpr uint64_t MEGATRON_MIN_NVLINK_BPS = 1000000000ULL;
+
 /**
  * \ingroup dlnet
  * \brief What the simulation of a row assumes about the hardware, beside the
@@ -111,6 +142,11 @@ struct MegatronSettings
     /// Throw std::invalid_argument naming the field (efficiency, memory-bandwidth,
     /// nvlink-rate, network, overlap-slowdown) and what it allows.
     void Validate() const;
+    /// \return --efficiency's text as a number from MEGATRON_MIN_EFFICIENCY to 1
+    static double ParseEfficiency(const std::string& text);
+    /// \return --memory-bandwidth's text as GB/s from MEGATRON_MIN_MEMORY_GBPS to
+    /// MEGATRON_MAX_MEMORY_GBPS
+    static double ParseMemoryGBps(const std::string& text);
 };
 
 /// \return the ten rows, smallest first
@@ -118,7 +154,7 @@ const std::vector<MegatronRow>& MegatronTable();
 
 /**
  * \return the rows named in text: a comma-separated list of row names
- * (1.7B, 3.6B, ... 1T, case-insensitive) or "all"; std::invalid_argument
+ * (1.7B, 3.6B, ... 1T) or "all", in any case; std::invalid_argument
  * naming field and the names otherwise
  */
 std::vector<MegatronRow> ParseMegatronRows(const std::string& field, const std::string& text);

@@ -5,8 +5,11 @@
 
 #include "ns3/log.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -15,6 +18,7 @@
 #include <locale>
 #include <sstream>
 #include <stdexcept>
+#include <system_error>
 
 namespace ns3
 {
@@ -201,6 +205,39 @@ MakeParentFolders(const std::string& field, const std::string& path)
     }
 }
 
+void
+CheckParentFolders(const std::string& field, const std::string& path)
+{
+    namespace fs = std::filesystem;
+    const fs::path file(path);
+    const fs::path folder = file.has_parent_path() ? file.parent_path() : fs::path(".");
+    // the nearest folder that exists: MakeParentFolders would make the rest inside it
+    fs::path existing = folder;
+    std::error_code ec;
+    while (!fs::exists(existing, ec))
+    {
+        if (!existing.has_parent_path() || existing.parent_path() == existing)
+        {
+            existing = "."; // a relative path's first folder is made in the working folder
+            break;
+        }
+        existing = existing.parent_path();
+    }
+    const bool missing = existing != folder;
+    if (!fs::is_directory(existing, ec) || access(existing.c_str(), W_OK | X_OK) != 0)
+    {
+        if (!missing)
+        {
+            throw std::invalid_argument(field + ": got '" + PrintablePath(path)
+                                        + "'; cannot write in its folder '"
+                                        + PrintablePath(folder.string()) + "'");
+        }
+        const int error = fs::is_directory(existing, ec) ? EACCES : ENOTDIR;
+        throw std::invalid_argument(field + ": cannot create the folder of " + PrintablePath(path)
+                                    + ": " + std::generic_category().message(error));
+    }
+}
+
 std::string
 ShortestText(double value)
 {
@@ -352,11 +389,37 @@ TimeText(double seconds)
     return os.str();
 }
 
+namespace
+{
+/// \return a whole number of bit/s as text in the largest unit that keeps it whole
+std::string
+RateText(uint64_t bps)
+{
+    for (const auto& [factor, unit] : {std::pair<uint64_t, const char*>{1000000000ULL, "Gbps"},
+                                       {1000000ULL, "Mbps"},
+                                       {1000ULL, "kbps"}})
+    {
+        if (bps >= factor && bps % factor == 0)
+        {
+            return std::to_string(bps / factor) + unit;
+        }
+    }
+    return std::to_string(bps) + "bps";
+}
+} // namespace
+
 DataRate
 ParseRate(const std::string& field, const std::string& text)
 {
-    // ns-3's units (those of DataRate's parser); parsed here so that
-    // no text reaches ns-3's parser, which aborts or wraps on some input.
+    return ParseRate(field, text, 1, MAX_RATE_BPS);
+}
+
+DataRate
+ParseRate(const std::string& field, const std::string& text, uint64_t minBps, uint64_t maxBps)
+{
+    // ns-3's units (those of DataRate's parser) and terabits (the range reaches
+    // 40 Tbit/s); parsed here so that no text reaches ns-3's parser, which
+    // aborts or wraps on some input.
     static const UnitTable units = {
         {"bps", 1},
         {"b/s", 1},
@@ -384,12 +447,21 @@ ParseRate(const std::string& field, const std::string& text)
         {"GB/s", 8e9},
         {"Gib/s", 1073741824.0},
         {"GiB/s", 8589934592.0},
+        {"Tbps", 1e12},
+        {"Tb/s", 1e12},
+        {"TBps", 8e12},
+        {"TB/s", 8e12},
     };
-    const std::string allowed = "a positive data rate from 1bps to "
-                                + std::to_string(MAX_RATE_BPS / 1000000000ULL)
-                                + "Gbps (40 Tbit/s), e.g. 100Gbps or 750GBps";
+    if (minBps < 1 || minBps > maxBps || maxBps > MAX_RATE_BPS)
+    {
+        throw std::logic_error(field + ": a rate's range must lie within 1bps to "
+                               + RateText(MAX_RATE_BPS));
+    }
+    const std::string allowed = "a positive data rate from " + RateText(minBps) + " to "
+                                + RateText(maxBps) + (maxBps == MAX_RATE_BPS ? " (40 Tbit/s)" : "")
+                                + ", e.g. 100Gbps or 750GBps";
     double bits = ScaledNumber(field, text, units, "Gbps", allowed);
-    if (!(bits >= 1) || bits > double(MAX_RATE_BPS))
+    if (!(bits >= double(minBps)) || bits > double(maxBps))
     {
         Fail(field, text, allowed);
     }
@@ -461,8 +533,20 @@ ParseChoice(const std::string& field,
 std::vector<std::string>
 ParseList(const std::string& field,
           const std::string& text,
-          const std::vector<std::string>& allowed)
+          const std::vector<std::string>& allowed,
+          bool ignoreCase)
 {
+    auto same = [ignoreCase](const std::string& a, const std::string& b)
+    {
+        return a.size() == b.size()
+               && std::equal(a.begin(),
+                             a.end(),
+                             b.begin(),
+                             [ignoreCase](unsigned char x, unsigned char y)
+                             {
+                                 return ignoreCase ? std::tolower(x) == std::tolower(y) : x == y;
+                             });
+    };
     const std::string expected = "expected a comma-separated list"
                                  + (allowed.empty() ? std::string() : " of " + JoinChoices(allowed))
                                  + ", each item once";
@@ -480,10 +564,21 @@ ParseList(const std::string& field,
                 + (text.find(',') == std::string::npos ? std::string() : "an item is empty; ")
                 + expected);
         }
-        if (!allowed.empty() && std::find(allowed.begin(), allowed.end(), item) == allowed.end())
+        if (!allowed.empty())
         {
-            throw std::invalid_argument(field + ": got '" + PrintableText(item) + "'; allowed: "
-                                        + JoinChoices(allowed) + " (comma-separated)");
+            auto match = std::find_if(allowed.begin(),
+                                      allowed.end(),
+                                      [&](const std::string& a)
+                                      {
+                                          return same(a, item);
+                                      });
+            if (match == allowed.end())
+            {
+                throw std::invalid_argument(
+                    field + ": got '" + PrintableText(item) + "'; allowed: " + JoinChoices(allowed)
+                    + (ignoreCase ? " (any case, comma-separated)" : " (comma-separated)"));
+            }
+            item = *match; // as allowed spells it
         }
         if (std::find(items.begin(), items.end(), item) != items.end())
         {

@@ -61,6 +61,14 @@ uint64_t ParseBytes(const std::string& field,
                     uint64_t max = UINT64_MAX);
 /// \return a data rate from 1 bit/s to MAX_RATE_BPS with its unit (e.g. 100Gbps, 750GBps)
 DataRate ParseRate(const std::string& field, const std::string& text);
+/**
+ * \return a data rate from minBps to maxBps with its unit; the message of any
+ * refusal (no unit aside) gives that range
+ */
+DataRate ParseRate(const std::string& field,
+                   const std::string& text,
+                   uint64_t minBps,
+                   uint64_t maxBps = MAX_RATE_BPS);
 /// \return a time from 0 to maxSeconds with its unit (e.g. 500ns, 1us)
 Time ParseTime(const std::string& field,
                const std::string& text,
@@ -74,11 +82,14 @@ std::string ParseChoice(const std::string& field,
 /**
  * The one parser of comma-separated lists: at least one item, no empty
  * item, no item twice, each one of allowed (any text when allowed is empty).
+ * ignoreCase: an item matches allowed in any case and is returned as allowed
+ * spells it (1.7b -> 1.7B).
  * \return the items, trimmed
  */
 std::vector<std::string> ParseList(const std::string& field,
                                    const std::string& text,
-                                   const std::vector<std::string>& allowed = {});
+                                   const std::vector<std::string>& allowed = {},
+                                   bool ignoreCase = false);
 
 /// \return a real number as the shortest text that reads back as the same double
 std::string ShortestText(double value);
@@ -103,6 +114,17 @@ std::string PrintablePath(const std::string& path);
  * \param path the file (or file name prefix)
  */
 void MakeParentFolders(const std::string& field, const std::string& path);
+/**
+ * What validation may do instead, touching nothing: check that MakeParentFolders
+ * could make path's folder and that a file could be written in it. The nearest
+ * folder of path that exists must be a writable folder (the missing ones are
+ * made in it). Throws std::invalid_argument naming the field otherwise, with
+ * MakeParentFolders' message ("cannot create the folder of ...") or, when the
+ * folder exists, "got 'PATH'; cannot write in its folder 'FOLDER'".
+ * \param field the option, for the message
+ * \param path the file (or file name prefix)
+ */
+void CheckParentFolders(const std::string& field, const std::string& path);
 
 /// \return seconds as short text: 1s, 10s, 1d
 std::string TimeText(double seconds);

@@ -3,6 +3,7 @@
  */
 #include "cluster-builder.h"
 
+#include "ns3/config-parse.h"
 #include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/error-model.h"
@@ -107,6 +108,8 @@ ClusterBuilder::Finish()
     }
     if (!m_config.pcapPrefix.empty())
     {
+        // validation checked that the folder can be made (and made none): make it now
+        dlnet::MakeParentFolders("pcap", m_config.pcapPrefix);
         for (const auto& link : m_cluster.links)
         {
             m_helper.EnablePcap(m_config.pcapPrefix, link.a, true);

@@ -14,9 +14,6 @@
 #include "ns3/time-resolution.h"
 #include "ns3/uinteger.h"
 
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <array>
 #include <cmath>
 #include <stdexcept>
@@ -149,25 +146,16 @@ TopologyConfig::ValidateFabric() const
     }
     if (!pcapPrefix.empty())
     {
-        // ns-3 aborts when it cannot open a PCAP file: make its folder (as for
-        // --timeline) and check it first.
+        // ns-3 aborts when it cannot open a PCAP file: check first that its folder can be
+        // made and written. Validation touches nothing: ClusterBuilder::Finish makes the
+        // folder just before it enables the capture, after every option was checked.
         if (pcapPrefix.find('\0') != std::string::npos || pcapPrefix.back() == '/')
         {
             throw std::invalid_argument("pcap: got '" + dlnet::PrintablePath(pcapPrefix)
                                         + "'; expected a file name prefix, e.g. out/run (files "
                                           "out/run-NODE-DEVICE.pcap), not a folder");
         }
-        dlnet::MakeParentFolders("pcap", pcapPrefix);
-        std::string::size_type slash = pcapPrefix.rfind('/');
-        std::string folder = slash == std::string::npos ? "." : pcapPrefix.substr(0, slash + 1);
-        struct stat st;
-        if (stat(folder.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)
-            || access(folder.c_str(), W_OK) != 0)
-        {
-            throw std::invalid_argument("pcap: got '" + dlnet::PrintablePath(pcapPrefix)
-                                        + "'; cannot write in its folder '"
-                                        + dlnet::PrintablePath(folder) + "'");
-        }
+        dlnet::CheckParentFolders("pcap", pcapPrefix);
     }
 }
 

@@ -600,6 +600,33 @@ TEST(ParseRate, NeedsAUnitAndStaysInRange)
             },
             {"link-rate: got '", "1bps to 40000Gbps"});
     }
+    // the top the message names, 40 Tbit/s, in terabits too (it was refused for its unit)
+    EXPECT_EQ(ParseRate("link-rate", "40Tbps").GetBitRate(), MAX_RATE_BPS);
+    EXPECT_EQ(ParseRate("link-rate", "5TBps").GetBitRate(), MAX_RATE_BPS);
+    EXPECT_EQ(ParseRate("link-rate", "1.5Tb/s").GetBitRate(), 1500000000000ULL);
+}
+
+TEST(ParseRate, OwnRangeInItsMessage)
+{
+    // a narrower range: its floor and top are accepted, and every refusal names them
+    EXPECT_EQ(ParseRate("nvlink-rate", "1Gbps", 1000000000ULL).GetBitRate(), 1000000000ULL);
+    EXPECT_EQ(ParseRate("nvlink-rate", "40Tbps", 1000000000ULL).GetBitRate(), MAX_RATE_BPS);
+    EXPECT_EQ(ParseRate("r", "2Mbps", 1500000, 2000000).GetBitRate(), 2000000u);
+    for (const char* bad : {"0bps", "999Mbps", "41Tbps", "fast", "1 Gbps"})
+    {
+        ExpectInvalid(
+            [bad]
+            {
+                ParseRate("nvlink-rate", bad, 1000000000ULL);
+            },
+            {"nvlink-rate: got '", "from 1Gbps to 40000Gbps (40 Tbit/s)"});
+    }
+    ExpectInvalid(
+        []
+        {
+            ParseRate("r", "3Mbps", 1500000, 2000000);
+        },
+        {"r: got '3Mbps'; expected a positive data rate from 1500kbps to 2Mbps, e.g."});
 }
 
 TEST(ParseList, StrictAndWithoutDuplicates)
@@ -627,6 +654,27 @@ TEST(ParseList, StrictAndWithoutDuplicates)
             ParseList("variants", "mesh,fred-x", {"mesh", "fred-a"});
         },
         {"variants: got 'fred-x'; allowed: mesh or fred-a"});
+    // in any case: returned as allowed spells it; two spellings of one item are one item twice
+    EXPECT_EQ(ParseList("rows", "all, 1.7b", {"all", "1.7B"}, true),
+              (std::vector<std::string>{"all", "1.7B"}));
+    ExpectInvalid(
+        []
+        {
+            ParseList("rows", "1.7B,1.7b", {"all", "1.7B"}, true);
+        },
+        {"rows: '1.7B' is listed twice"});
+    ExpectInvalid(
+        []
+        {
+            ParseList("rows", "1.7b", {"all", "1.7B"});
+        },
+        {"rows: got '1.7b'; allowed: all or 1.7B (comma-separated)"});
+    ExpectInvalid(
+        []
+        {
+            ParseList("rows", "", {"all", "1.7B"}, true);
+        },
+        {"rows: got ''; expected a comma-separated list of all or 1.7B, each item once"});
 }
 
 TEST(PrintableText, EscapesBytesAndCutsLongText)

@@ -56,11 +56,11 @@ TEST(WaferConfig, RejectsNamingTheField)
             With(
                 [](WaferConfig& c)
                 {
-                    c.npuBandwidth = "3TBps";
+                    c.npuBandwidth = "6TBps"; // 48 Tbit/s: beyond 40
                 })
                 .Validate();
         },
-        {"npu-bandwidth", "3TBps"});
+        {"npu-bandwidth", "6TBps"});
     ExpectInvalid(
         []
         {

@@ -1201,6 +1201,10 @@ def to_rows(
     """Flat rows of a run's result, for csv.DictWriter or pandas.DataFrame."""
     ...
 
+class OptionTypeError(TypeError, ValueError):
+    """A value of the wrong Python type for an option: a TypeError and a ValueError."""
+    ...
+
 def collective_options() -> List[Dict[str, Any]]:
     """The options of run_collective: a list of {'name', 'help', 'default', 'kind'}."""
     ...

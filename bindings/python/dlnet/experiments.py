@@ -281,6 +281,11 @@ def _wrap(function: str) -> Callable[..., Any]:
         ns3_attributes: Optional[Mapping[str, OptionValue]] = None,
         **options: OptionValue,
     ) -> Any:
+        if config is not None and not isinstance(config, Mapping):
+            # a wrong type is a TypeError and, by dlnet's contract, a ValueError
+            raise _core.OptionTypeError(
+                "config: expected a dict of options (or None), got %s" % type(config).__name__
+            )
         given = dict(config) if config is not None else None
         return core(given, results_dir=results_dir, ns3_attributes=ns3_attributes, **options)
 

@@ -146,9 +146,10 @@ def test_bad_input_leaves_the_simulator_usable():
 
 
 def test_wrong_python_types_raise_type_error():
+    # dlnet.OptionTypeError: a TypeError and a ValueError (test_option_types.py)
     with pytest.raises(TypeError, match="hosts"):
         dlnet.run_traffic(hosts=[2])
-    with pytest.raises(TypeError):
+    with pytest.raises(ValueError, match="config"):
         dlnet.run_traffic(5)
 
 

@@ -260,10 +260,11 @@ def test_timeline_needs_one_size(tmp_path):
 
 
 def test_timeline_is_a_path(tmp_path):
-    """timeline takes str, bytes or os.PathLike; anything else is a TypeError naming it, and a
-    file that cannot be written is a ValueError before the run."""
+    """timeline takes str, bytes or os.PathLike; anything else is a dlnet.OptionTypeError (a
+    TypeError and a ValueError) naming it, and a file that cannot be written is a ValueError
+    before the run."""
     for value in (123, True, 1.5):
-        with pytest.raises(TypeError, match="timeline"):
+        with pytest.raises(dlnet.OptionTypeError, match="timeline"):
             dlnet.run_collective(topology="star", hosts=4, timeline=value)
     with pytest.raises(ValueError, match="timeline: .* is a folder"):
         dlnet.run_collective(topology="star", hosts=4, timeline=tmp_path)

@@ -183,5 +183,6 @@ def test_bad_input_leaves_the_simulator_usable():
 
 def test_wrong_python_types_raise_type_error():
     # list options are comma-separated str
-    with pytest.raises(TypeError, match="variants"):
+    with pytest.raises(TypeError, match="variants") as info:
         dlnet.run_wafer(variants=["mesh", "fred-d"])
+    assert isinstance(info.value, ValueError)  # dlnet.OptionTypeError is both
