@@ -31,6 +31,8 @@ main(int argc, char* argv[])
             MegatronSettings settings;
             std::string efficiencyText = dlnet::ShortestText(settings.efficiency);
             std::string memoryText = dlnet::ShortestText(settings.memoryGBps);
+            std::string scatterGatherText = settings.scatterGather ? "true" : "false";
+            std::string blockingText = settings.blockingSends ? "true" : "false";
             std::string results = "results/megatron";
             ExperimentCommandLine cmd(__FILE__);
             cmd.AddValue("rows", "rows of the table: all, or a list of 1.7B,3.6B,...,1T", rows);
@@ -48,20 +50,33 @@ main(int argc, char* argv[])
                          "NVLink rate per GPU and direction (default: 230GBps, NCCL's effective "
                          "NVLink bandwidth; the data sheet's is 300GBps)",
                          settings.nvlinkRate);
+            cmd.AddValue("scatter-gather",
+                         "pipeline messages scattered over the tensor-parallel ranks and "
+                         "all-gathered by the receiving stage, as Megatron-LM sends them (false: "
+                         "every TP rank sends the whole activation)",
+                         scatterGatherText);
+            cmd.AddValue("blocking-sends",
+                         "synchronous pipeline messages, as Megatron-LM's: a send holds the "
+                         "sender's compute, a step waits for its message (false: asynchronous)",
+                         blockingText);
             cmd.AddValue("results", "folder for megatron.csv and megatron.png", results);
             cmd.Parse(argc, argv);
             std::vector<MegatronRow> chosen = ParseMegatronRows("rows", rows);
             settings.efficiency = dlnet::ParseReal("efficiency", efficiencyText, 1e-6, 1);
             settings.memoryGBps = dlnet::ParseReal("memory-bandwidth", memoryText, 1, 1e6);
+            settings.scatterGather = dlnet::ParseBool("scatter-gather", scatterGatherText);
+            settings.blockingSends = dlnet::ParseBool("blocking-sends", blockingText);
             settings.Validate();
             CheckResultsDir("results", results);
 
             std::printf("Megatron-LM weak scaling (SC'21 Table 1) at %s level, efficiency %.4f, "
-                        "HBM %g GB/s, NVLink %s\n",
+                        "HBM %g GB/s, NVLink %s, pipeline messages %s and %s\n",
                         settings.network.c_str(),
                         settings.efficiency,
                         settings.memoryGBps,
-                        settings.nvlinkRate.c_str());
+                        settings.nvlinkRate.c_str(),
+                        settings.scatterGather ? "scatter-gather" : "whole",
+                        settings.blockingSends ? "blocking" : "asynchronous");
             std::printf("%-5s %7s %3s %3s %3s %5s %5s %3s %4s %2s %9s %8s %8s %7s %8s %8s %8s %8s "
                         "%8s %8s\n",
                         "row",
