@@ -32,6 +32,8 @@ main(int argc, char* argv[])
             std::string efficiencyText = dlnet::ShortestText(settings.efficiency);
             std::string memoryText = dlnet::ShortestText(settings.memoryGBps);
             std::string slowdownText = dlnet::ShortestText(settings.overlapSlowdown);
+            std::string scatterGatherText = settings.scatterGather ? "true" : "false";
+            std::string blockingText = settings.blockingSends ? "true" : "false";
             std::string results = "results/megatron";
             ExperimentCommandLine cmd(__FILE__);
             // the ranges are what every row can run (megatron-scaling.h)
@@ -55,22 +57,36 @@ main(int argc, char* argv[])
                          "as long (NCCL's kernels take SMs and memory bandwidth; default 0: no "
                          "contention; doc/megatron-validation.md)",
                          slowdownText);
+            cmd.AddValue("scatter-gather",
+                         "pipeline messages scattered over the tensor-parallel ranks and "
+                         "all-gathered by the receiving stage, as Megatron-LM sends them (false: "
+                         "every TP rank sends the whole activation)",
+                         scatterGatherText);
+            cmd.AddValue("blocking-sends",
+                         "synchronous pipeline messages, as Megatron-LM's: a send holds the "
+                         "sender's compute, a step waits for its message (false: asynchronous)",
+                         blockingText);
             cmd.AddValue("results", "folder for megatron.csv and megatron.png", results);
             cmd.Parse(argc, argv);
             std::vector<MegatronRow> chosen = ParseMegatronRows("rows", rows);
             settings.efficiency = MegatronSettings::ParseEfficiency(efficiencyText);
             settings.memoryGBps = MegatronSettings::ParseMemoryGBps(memoryText);
             settings.overlapSlowdown = dlnet::ParseReal("overlap-slowdown", slowdownText, 0, 100);
+            settings.scatterGather = dlnet::ParseBool("scatter-gather", scatterGatherText);
+            settings.blockingSends = dlnet::ParseBool("blocking-sends", blockingText);
             settings.Validate();
             CheckResultsDir("results", results);
 
-            std::printf("Megatron-LM weak scaling (SC'21 Table 1) at %s level, efficiency %.4f, "
-                        "HBM %g GB/s, NVLink %s, overlap slowdown %g\n",
-                        settings.network.c_str(),
-                        settings.efficiency,
-                        settings.memoryGBps,
-                        settings.nvlinkRate.c_str(),
-                        settings.overlapSlowdown);
+            std::printf(
+                "Megatron-LM weak scaling (SC'21 Table 1) at %s level, efficiency %.4f, "
+                "HBM %g GB/s, NVLink %s, pipeline messages %s and %s, overlap slowdown %g\n",
+                settings.network.c_str(),
+                settings.efficiency,
+                settings.memoryGBps,
+                settings.nvlinkRate.c_str(),
+                settings.scatterGather ? "scatter-gather" : "whole",
+                settings.blockingSends ? "blocking" : "asynchronous",
+                settings.overlapSlowdown);
             std::printf("%-5s %7s %3s %3s %3s %5s %5s %3s %4s %2s %9s %8s %8s %7s %8s %8s %8s %8s "
                         "%8s %8s\n",
                         "row",

@@ -152,6 +152,23 @@ private:
         NS_TEST_EXPECT_MSG_EQ(MegatronTrainingConfig(row, MegatronSettings()).topology.nvlinkRate,
                               "230GBps",
                               "default: NCCL's effective NVLink bandwidth");
+        // pipeline messages as Megatron-LM sent them, unless turned off
+        NS_TEST_EXPECT_MSG_EQ(MegatronTrainingConfig(row, MegatronSettings()).pipelineScatterGather,
+                              true,
+                              "default: scatter-gather pipeline messages");
+        NS_TEST_EXPECT_MSG_EQ(MegatronTrainingConfig(row, MegatronSettings()).blockingPipelineSends,
+                              true,
+                              "default: synchronous pipeline messages");
+        MegatronSettings old;
+        old.scatterGather = false;
+        old.blockingSends = false;
+        const TrainingPlan plan = MegatronTrainingConfig(row, old).MakePlan();
+        NS_TEST_EXPECT_MSG_EQ(plan.pipelineScatterGather, false, "scatter-gather off");
+        NS_TEST_EXPECT_MSG_EQ(plan.pipelineSendsBlock, false, "blocking off");
+        NS_TEST_EXPECT_MSG_EQ(
+            MegatronTrainingConfig(row, MegatronSettings()).MakePlan().pipelineSendsBlock,
+            true,
+            "reaches the plan");
         for (auto [field, bad] :
              std::vector<std::pair<std::string, MegatronSettings>>{{"memory-bandwidth",
                                                                     []

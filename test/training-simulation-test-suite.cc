@@ -11,7 +11,9 @@
 #include "ns3/simulator.h"
 #include "ns3/test.h"
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <iostream>
 #include <stdexcept>
 
@@ -1274,6 +1276,195 @@ private:
     }
 };
 
+/// Blocking sends also hold the sender's compute stream; the breakdown counts that time as
+/// exposed pp, not compute.
+class BlockingSendTestCase : public TestCase
+{
+public:
+    BlockingSendTestCase()
+        : TestCase("blocking send holds the sender's compute: its next compute waits, exposed pp")
+    {
+    }
+
+private:
+    void DoRun() override
+    {
+        // rank 0: compute 10 us, a send of 1 MB to rank 1 after it, and another compute of
+        // 10 us that depends on nothing: asynchronous, it runs beside the send; blocking, it
+        // starts when the send has completed
+        const uint64_t bytes = 1000000;
+        TrainingGraph g;
+        g.ranks = 2;
+        uint32_t c0 = g.Add(Compute(0, 10));
+        TrainingTask send = Send(0, 1, bytes, {c0});
+        uint32_t s = g.Add(send);
+        uint32_t c1 = g.Add(Compute(0, 10));
+        Outcome async = RunJobs(Star(2), {Job(g)});
+        NS_TEST_ASSERT_MSG_EQ(async.finished, true, "finished");
+        NS_TEST_EXPECT_MSG_EQ(async.runs[0][c1].start, MicroSeconds(10), "asynchronous: at once");
+
+        g.tasks[s].blocking = true;
+        g.Validate();
+        Outcome o = RunJobs(Star(2), {Job(g)});
+        NS_TEST_ASSERT_MSG_EQ(o.finished, true, "finished");
+        const double step = StarStep(bytes);
+        NS_TEST_EXPECT_MSG_EQ(o.runs[0][s].start, MicroSeconds(10), "after its compute");
+        NS_TEST_EXPECT_MSG_EQ_TOL(Span(o.runs[0][s]), step, 0.01 * step, "one star step");
+        NS_TEST_EXPECT_MSG_EQ(o.runs[0][c1].start, o.runs[0][s].end, "the next compute waits");
+        const double iteration = 20e-6 + Span(o.runs[0][s]);
+        NS_TEST_EXPECT_MSG_EQ_TOL(Iteration(g, o.runs[0]), iteration, 1e-12, "10 + send + 10");
+        auto b = ComputeBreakdown(g, o.runs[0], true, 0);
+        NS_TEST_EXPECT_MSG_EQ_TOL(b[0].computeSeconds, 20e-6, 1e-12, "compute: the two only");
+        NS_TEST_EXPECT_MSG_EQ_TOL(b[0].exposedSeconds[uint32_t(TrainingDimension::PP)],
+                                  Span(o.runs[0][s]),
+                                  1e-12,
+                                  "the blocked time is exposed pp");
+        CheckSums(this, g, o.runs[0], true);
+
+        // blocking only on a send that neither pulls nor is detached
+        for (int variant = 0; variant < 3; ++variant)
+        {
+            TrainingGraph bad;
+            bad.ranks = 2;
+            TrainingTask t = variant == 0 ? Compute(0, 1) : Send(0, 1, bytes);
+            t.blocking = true;
+            t.pull = variant == 1;
+            t.detached = variant == 2;
+            bad.Add(t);
+            std::string message;
+            try
+            {
+                bad.Validate();
+            }
+            catch (const std::invalid_argument& e)
+            {
+                message = e.what();
+            }
+            NS_TEST_EXPECT_MSG_NE(message.find("blocking"),
+                                  std::string::npos,
+                                  "variant " << variant << " names the field: " << message);
+        }
+    }
+};
+
+/// A generated plan with Megatron's pipeline messages (TP 2, PP 2, GPipe, 2 microbatches) on
+/// a star: scatter-gather sends half the activation, the receiving stage all-gathers it, and
+/// blocking sends hold the sender's next forward; every time against the star's closed form.
+class PipelineMessagesTestCase : public TestCase
+{
+public:
+    PipelineMessagesTestCase()
+        : TestCase("plan: scatter-gather sends a tp-th and all-gathers; blocking sends hold the "
+                   "sender's next forward (closed forms)")
+    {
+    }
+
+private:
+    /// \return the index of the first task matching pred
+    static uint32_t Find(const TrainingGraph& g,
+                         const std::function<bool(const TrainingTask&)>& pred)
+    {
+        for (uint32_t i = 0; i < g.tasks.size(); ++i)
+        {
+            if (pred(g.tasks[i]))
+            {
+                return i;
+            }
+        }
+        throw std::runtime_error("no such task");
+    }
+
+    void DoRun() override
+    {
+        // 4 layers, h 256, 8 heads, s 128; microbatch 4: the activation is 4 x 128 x 256
+        // fp16 elements = 262144 bytes
+        const TransformerConfig shape{4, 256, 8, 128, 1000};
+        const Model model = MakeTransformer("tiny", shape);
+        const double activation = 4.0 * 128 * 256 * 2;
+        TrainingPlan p;
+        p.tp = 2;
+        p.pp = 2;
+        p.microbatches = 2;
+        p.microbatchSize = 4;
+        p.schedule = PipelineSchedule::GPIPE;
+        // job rank = tp + 2 pp: stage 0 is ranks 0 and 1, stage 1 ranks 2 and 3
+        auto send = [](uint32_t from, int32_t mb)
+        {
+            return [from, mb](const TrainingTask& t)
+            {
+                return t.kind == TrainingTaskKind::SEND && t.ranks[0] == from && t.microbatch == mb
+                       && t.phase == TrainingPhase::FORWARD;
+            };
+        };
+        auto forward = [](uint32_t rank, int32_t mb)
+        {
+            return [rank, mb](const TrainingTask& t)
+            {
+                return t.kind == TrainingTaskKind::COMPUTE && t.ranks[0] == rank
+                       && t.microbatch == mb && t.phase == TrainingPhase::FORWARD;
+            };
+        };
+        const TrainingGraph before = MakeTrainingGraph(model, MakeDevice("h100"), p);
+        p.pipelineScatterGather = true;
+        p.pipelineSendsBlock = true;
+        const TrainingGraph g = MakeTrainingGraph(model, MakeDevice("h100"), p);
+        Outcome o = RunJobs(Star(4), {Job(g)});
+        NS_TEST_ASSERT_MSG_EQ(o.finished, true, "finished");
+        const auto& runs = o.runs[0];
+        const uint32_t s0 = Find(g, send(0, 0));
+        const uint32_t s1 = Find(g, send(1, 0));
+        NS_TEST_EXPECT_MSG_EQ(g.tasks[s0].bytes, activation / 2, "half the activation");
+        // the two halves cross the star side by side (disjoint links): one step of half each
+        const double half = StarStep(activation / 2);
+        for (uint32_t s : {s0, s1})
+        {
+            NS_TEST_EXPECT_MSG_EQ_TOL(Span(runs[s]), half, 0.01 * half, "half a message");
+        }
+        // stage 1 all-gathers the halves (a ring of 2: one step of S/2 each way), then computes
+        const uint32_t ag = Find(g,
+                                 [](const TrainingTask& t)
+                                 {
+                                     return t.kind == TrainingTaskKind::COLLECTIVE
+                                            && t.op == CollectiveOp::ALL_GATHER && t.microbatch == 0
+                                            && t.phase == TrainingPhase::FORWARD;
+                                 });
+        NS_TEST_EXPECT_MSG_EQ(g.tasks[ag].bytes, activation, "the whole activation gathered");
+        NS_TEST_EXPECT_MSG_EQ(runs[ag].start, std::max(runs[s0].end, runs[s1].end), "after both");
+        NS_TEST_EXPECT_MSG_EQ_TOL(Span(runs[ag]), half, 0.01 * half, "ring all-gather of 2");
+        for (uint32_t r : {2u, 3u})
+        {
+            NS_TEST_EXPECT_MSG_EQ(runs[Find(g, forward(r, 0))].start,
+                                  runs[ag].end,
+                                  "stage 1 computes after the gather");
+        }
+        // blocking: stage 0's forward of microbatch 1 starts when its send of 0 completes
+        NS_TEST_EXPECT_MSG_EQ(runs[Find(g, forward(0, 1))].start,
+                              runs[s0].end,
+                              "the sender's next compute waits for its send");
+        NS_TEST_EXPECT_MSG_EQ(runs[Find(g, forward(1, 1))].start,
+                              runs[s1].end,
+                              "the sender's next compute waits for its send");
+        NS_TEST_EXPECT_MSG_EQ_TOL(Seconds(runs[Find(g, forward(2, 0))].start)
+                                      - Seconds(runs[s0].start),
+                                  2 * half,
+                                  0.01 * 2 * half,
+                                  "from the send to stage 1's compute: half a message, then the "
+                                  "gather's step");
+
+        // both off: the whole activation per TP rank, no gather, the sender goes on at once
+        Outcome a = RunJobs(Star(4), {Job(before)});
+        NS_TEST_ASSERT_MSG_EQ(a.finished, true, "finished");
+        const uint32_t w = Find(before, send(0, 0));
+        NS_TEST_EXPECT_MSG_EQ(before.tasks[w].bytes, activation, "the whole activation");
+        NS_TEST_EXPECT_MSG_EQ(a.runs[0][Find(before, forward(2, 0))].ready,
+                              std::max(a.runs[0][w].end, a.runs[0][Find(before, send(1, 0))].end),
+                              "stage 1 waits for the sends only");
+        NS_TEST_EXPECT_MSG_LT(a.runs[0][Find(before, forward(0, 1))].start,
+                              a.runs[0][w].end,
+                              "asynchronous: the sender's next forward beside its send");
+    }
+};
+
 class TrainingSimulationTestSuite : public TestSuite
 {
 public:
@@ -1300,6 +1491,8 @@ public:
         AddTestCase(new FredTestCase, TestCase::QUICK);
         AddTestCase(new HierarchicalGridTestCase, TestCase::QUICK);
         AddTestCase(new ConsecutiveStreamsTestCase, TestCase::QUICK);
+        AddTestCase(new BlockingSendTestCase, TestCase::QUICK);
+        AddTestCase(new PipelineMessagesTestCase, TestCase::QUICK);
     }
 };
 

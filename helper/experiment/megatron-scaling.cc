@@ -150,6 +150,12 @@ MegatronTrainingConfig(const MegatronRow& row, const MegatronSettings& settings)
     c.virtualStages = row.VirtualStages();
     c.recompute = true;
     c.tpLockstep = true; // the shards of a layer start together (scatter-gather messages)
+    // pipeline messages as Megatron-LM (2021, megatron/p2p_communication.py) sends them:
+    // scatter-gather over the TP ranks (on unless --no-scatter-gather-tensors-in-pipeline,
+    // which the sc21 scripts do not pass) and synchronous (every request waited on, then
+    // torch.cuda.synchronize())
+    c.pipelineScatterGather = settings.scatterGather;
+    c.blockingPipelineSends = settings.blockingSends;
     if (row.localDdp)
     {
         // Megatron's local DDP: one all-reduce of the stage's gradients after its backward
@@ -297,6 +303,18 @@ MegatronFields()
          [](const R& r)
          {
              return nlohmann::json(r.settings.overlapSlowdown);
+         }},
+        {"scatter_gather",
+         "",
+         [](const R& r)
+         {
+             return nlohmann::json(r.settings.scatterGather);
+         }},
+        {"blocking_sends",
+         "",
+         [](const R& r)
+         {
+             return nlohmann::json(r.settings.blockingSends);
          }},
         {"iteration_s",
          "s",

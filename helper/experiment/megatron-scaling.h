@@ -138,6 +138,13 @@ struct MegatronSettings
     /// compute beside a collective or send of its GPU takes 1 + this times as long
     /// (TrainingSimulation::OverlapSlowdown; 0: no contention, the default)
     double overlapSlowdown{0};
+    /// Pipeline messages scattered over the TP ranks and all-gathered by the
+    /// receiving stage (TrainingPlan::pipelineScatterGather): Megatron-LM's
+    /// default, which the sc21 scripts keep (megatron/p2p_communication.py)
+    bool scatterGather{true};
+    /// Pipeline messages synchronous (TrainingPlan::pipelineSendsBlock), as
+    /// Megatron-LM's p2p_communication.py waits on them
+    bool blockingSends{true};
 
     /// Throw std::invalid_argument naming the field (efficiency, memory-bandwidth,
     /// nvlink-rate, network, overlap-slowdown) and what it allows.
@@ -170,7 +177,9 @@ double MegatronFlops(const MegatronRow& row);
  * fp16, Megatron's kernels (compute-model kernels) on A100s at the given
  * efficiency and memory bandwidth, TP x PP x DP with the script's micro-batch size, interleaved
  * 1F1B where the script asks for it, full recomputation, PyTorch DDP or
- * Megatron's local DDP; DGX A100 servers (8 GPUs on NVSwitch at the
+ * Megatron's local DDP; pipeline messages scattered and gathered over TP
+ * and synchronous as Megatron-LM's p2p_communication.py sends them (each
+ * unless the settings turn it off); DGX A100 servers (8 GPUs on NVSwitch at the
  * settings' NVLink rate per direction, one 200 Gbit/s HDR NIC per GPU) on a
  * rail-optimised fabric; one iteration.
  */

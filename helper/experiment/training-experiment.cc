@@ -61,6 +61,8 @@ PlanOptions()
                                                    "sequence-parallel",
                                                    "weight-streaming",
                                                    "tp-lockstep",
+                                                   "pipeline-scatter-gather",
+                                                   "blocking-pipeline-sends",
                                                    "order"};
     return names;
 }
@@ -443,6 +445,8 @@ TrainingConfig::MakePlan() const
     p.sequenceParallel = sequenceParallel;
     p.weightStreaming = weightStreaming;
     p.tpLockstep = tpLockstep;
+    p.pipelineScatterGather = pipelineScatterGather;
+    p.pipelineSendsBlock = blockingPipelineSends;
     p.order.clear();
     for (const auto& d : dlnet::ParseList("order", order, {"tp", "pp", "dp"}))
     {
@@ -841,6 +845,14 @@ TrainingOptions()
                           "one compute task per tensor-parallel group (its shards in lock "
                           "step): tp times fewer compute tasks",
                           &C::tpLockstep),
+            BoolOption<C>("pipeline-scatter-gather",
+                          "pipeline messages as Megatron-LM's scatter-gather: each tensor-parallel "
+                          "rank sends 1/tp of the activation, the receiving stage all-gathers it",
+                          &C::pipelineScatterGather),
+            BoolOption<C>("blocking-pipeline-sends",
+                          "synchronous pipeline messages (Megatron-LM's): a send holds the "
+                          "sender's compute, a step (recomputation too) waits for its message",
+                          &C::blockingPipelineSends),
             TextOption<C>("order",
                           "placement of the dimensions, innermost first: a permutation "
                           "of tp,pp,dp",

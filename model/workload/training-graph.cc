@@ -175,6 +175,15 @@ TrainingGraph::Validate() const
                  "is set on a " + std::string(t.pull ? "pull" : ToString(t.kind))
                      + " (only a send that does not pull may be detached)");
         }
+        if (t.blocking && (t.kind != TrainingTaskKind::SEND || t.pull || t.detached))
+        {
+            fail("blocking",
+                 "is set on a "
+                     + std::string(t.kind != TrainingTaskKind::SEND ? ToString(t.kind)
+                                   : t.pull                         ? "pull"
+                                                                    : "detached send")
+                     + " (only a send that neither pulls nor is detached may block)");
+        }
         if (t.duration.IsStrictlyNegative() || t.finishDelay.IsStrictlyNegative())
         {
             fail("duration", "is negative");

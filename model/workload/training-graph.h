@@ -50,7 +50,8 @@ enum class TrainingTaskKind : uint8_t
                 //!< in lock step, starting once every one is free)
     COLLECTIVE, //!< a collective over `ranks` (communicator order) on the dimension's stream
     SEND,       //!< `bytes` from ranks[0] to ranks[1] on the sender's dimension stream (the
-                //!< receiver's when `pull`, none when `detached`)
+                //!< receiver's when `pull`, none when `detached`; also the sender's compute
+                //!< stream when `blocking`)
     STREAM,     //!< `bytes` streamed from I/O controllers to every rank of `ranks` (WS)
     DELAY,      //!< waits `duration` on no stream (a fixed latency, e.g. a host-side step)
 };
@@ -85,7 +86,8 @@ std::string ToString(TrainingPhase phase);
  * COLLECTIVE the dimension's stream of every member; SEND the dimension's
  * stream of the sender only (the receiver posts no work: its consumer
  * depends on the SEND), or of the receiver only when `pull` is set, or no
- * stream when `detached` is set; STREAM the WS stream of every receiver;
+ * stream when `detached` is set (and, when `blocking` is set, the sender's
+ * compute stream too); STREAM the WS stream of every receiver;
  * DELAY none.
  */
 struct TrainingTask
@@ -117,6 +119,12 @@ struct TrainingTask
     /// parameter-server shard); only its deps order it, and the network
     /// shares the links among the transfers in flight.
     bool detached{false};
+    /// SEND only (neither pull nor detached): the transfer also occupies the
+    /// sender's compute stream, so the sender computes nothing else until it
+    /// has completed (a synchronous send, as Megatron-LM's pipeline
+    /// messages: batch_isend_irecv, wait on every request, then
+    /// torch.cuda.synchronize()).
+    bool blocking{false};
 };
 
 /**
@@ -147,7 +155,9 @@ struct TrainingGraph
      * label) and field: a rank not below `ranks`, a dep not earlier, a
      * collective with a rank twice or fewer than 2 members, a send to
      * itself, zero bytes, a negative duration, an iteration not below
-     * `iterations`, `pull` on a task that is not a SEND.
+     * `iterations`, `pull` on a task that is not a SEND, `detached` on a
+     * pull or a task that is not a SEND, `blocking` on a pull, a detached
+     * send or a task that is not a SEND.
      */
     void Validate() const;
 };

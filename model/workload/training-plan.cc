@@ -460,6 +460,24 @@ private:
     void Setup();
     std::vector<PipeOp> Schedule(uint32_t k) const;
     void EmitOp(uint32_t k, const PipeOp& op, uint32_t iteration);
+    /// Emit, per DP index, the TP AllGather that rebuilds the message op
+    /// receives from its TP ranks' scattered sends (pipelineScatterGather);
+    /// the send table's entries of the receivers then name the gather.
+    void EmitGather(uint32_t k, const PipeOp& op, uint32_t iteration);
+
+    /// \return the layer whose output (forward) or input gradient (backward)
+    /// chunk c sends to the next (previous) chunk
+    uint32_t BoundaryLayer(uint32_t c, bool backward) const
+    {
+        return m_chunks[backward ? c - 1 : c].end - 1;
+    }
+
+    /// \return the index into m_fwdSend / m_bwdSend of what chunk c sent for microbatch mb
+    /// to rank r
+    static uint64_t Slot(uint32_t c, uint32_t mb, uint32_t r, uint32_t M, uint32_t R)
+    {
+        return (static_cast<uint64_t>(c) * M + mb) * R + r;
+    }
     void EmitPass(uint32_t k, const PipeOp& op, uint32_t iteration, TrainingPhase phase);
     void EmitBucket(uint32_t k, const Bucket& b, uint32_t index, uint32_t iteration);
     /// \return the communicators (members, name) that reduce bucket b of stage k
@@ -924,8 +942,7 @@ GraphBuilder::EmitPass(uint32_t k, const PipeOp& op, uint32_t iteration, Trainin
                     std::vector<uint32_t> deps = {m_lastCompute[r], m_pendingTp[r]};
                     if (first && c + 1 < m_C)
                     {
-                        deps.push_back(
-                            m_bwdSend[(static_cast<uint64_t>(c + 1) * m_M + mb) * m_R + r]);
+                        deps.push_back(m_bwdSend[Slot(c + 1, mb, r, m_M, m_R)]);
                     }
                     return deps;
                 });
@@ -938,13 +955,16 @@ GraphBuilder::EmitPass(uint32_t k, const PipeOp& op, uint32_t iteration, Trainin
         // the deps of rank r's compute (its pending state is consumed)
         auto depsOf = [&](uint32_t r, uint32_t t, std::vector<uint32_t>& deps)
         {
-            if (first && !recompute)
+            // the incoming message (its gather with scatter-gather); a recomputation
+            // waits for it only when the messages are synchronous (Megatron receives
+            // before the backward step, which recomputes)
+            if (first && (!recompute || m_plan.pipelineSendsBlock))
             {
-                const auto& sends = backward ? m_bwdSend : m_fwdSend;
-                uint32_t from = backward ? c + 1 : c - 1;
-                if ((backward && c + 1 < m_C) || (!backward && c > 0))
+                const auto& sends = op.backward ? m_bwdSend : m_fwdSend;
+                uint32_t from = op.backward ? c + 1 : c - 1;
+                if ((op.backward && c + 1 < m_C) || (!op.backward && c > 0))
                 {
-                    deps.push_back(sends[(static_cast<uint64_t>(from) * m_M + mb) * m_R + r]);
+                    deps.push_back(sends[Slot(from, mb, r, m_M, m_R)]);
                 }
             }
             if (!m_startDeps[r].empty())
@@ -1383,6 +1403,11 @@ GraphBuilder::EmitOp(uint32_t k, const PipeOp& op, uint32_t iteration)
 {
     const uint32_t c = op.chunk;
     const uint32_t mb = op.microbatch;
+    const bool scatter = m_plan.pipelineScatterGather && m_T > 1;
+    if (scatter && (op.backward ? c + 1 < m_C : c > 0))
+    {
+        EmitGather(k, op, iteration); // received and gathered before the step computes
+    }
     if (op.backward && m_plan.recompute)
     {
         EmitPass(k, op, iteration, TrainingPhase::RECOMPUTE);
@@ -1390,13 +1415,15 @@ GraphBuilder::EmitOp(uint32_t k, const PipeOp& op, uint32_t iteration)
     EmitPass(k, op, iteration, op.backward ? TrainingPhase::BACKWARD : TrainingPhase::FORWARD);
     // the pipeline send: the activation forward to the next chunk's stage, its
     // gradient backward to the previous chunk's stage (same TP and DP index);
-    // every TP rank sends the whole b·s·h activation (no scatter/gather)
+    // every TP rank sends the whole b·s·h activation, or with scatter-gather
+    // its 1/tp of it (whole elements, Megatron's split_tensor_into_1d_equal_chunks)
     const bool sends = op.backward ? c > 0 : c + 1 < m_C;
     if (sends)
     {
         const uint32_t to = op.backward ? c - 1 : c + 1;
-        const ModelLayer& boundary = m_model.layers[m_chunks[op.backward ? c - 1 : c].end - 1];
-        const uint64_t bytes = boundary.activationElements * m_plan.microbatchSize * m_elem;
+        const uint64_t elements = m_model.layers[BoundaryLayer(c, op.backward)].activationElements
+                                  * m_plan.microbatchSize;
+        const uint64_t bytes = (scatter ? CeilDiv(elements, m_T) : elements) * m_elem;
         auto& table = op.backward ? m_bwdSend : m_fwdSend;
         for (uint32_t t = 0; t < m_T; ++t)
         {
@@ -1413,9 +1440,10 @@ GraphBuilder::EmitOp(uint32_t k, const PipeOp& op, uint32_t iteration)
                           + std::to_string(c) + " mb" + std::to_string(mb);
                 s.group = "pp" + std::to_string(m_ppGroup[r]);
                 s.phase = op.backward ? TrainingPhase::BACKWARD : TrainingPhase::FORWARD;
-                s.layer = m_chunks[op.backward ? c - 1 : c].end - 1;
+                s.layer = BoundaryLayer(c, op.backward);
                 s.microbatch = mb;
                 s.iteration = iteration;
+                s.blocking = m_plan.pipelineSendsBlock;
                 s.deps.push_back(m_lastCompute[r]);
                 if (m_pendingTp[r] != NONE)
                 {
@@ -1428,8 +1456,7 @@ GraphBuilder::EmitOp(uint32_t k, const PipeOp& op, uint32_t iteration)
                     m_pendingEmb[r] = NONE;
                 }
                 const uint32_t receiver = s.ranks[1];
-                table[(static_cast<uint64_t>(c) * m_M + mb) * m_R + receiver]
-                    = m_graph.Add(std::move(s));
+                table[Slot(c, mb, receiver, m_M, m_R)] = m_graph.Add(std::move(s));
             }
         }
     }
@@ -1437,6 +1464,51 @@ GraphBuilder::EmitOp(uint32_t k, const PipeOp& op, uint32_t iteration)
     if (op.backward)
     {
         ++m_bwdCount[c];
+    }
+}
+
+void
+GraphBuilder::EmitGather(uint32_t k, const PipeOp& op, uint32_t iteration)
+{
+    // Megatron's gather_split_1d_tensor: the TP group all-gathers the message's
+    // 1/tp parts into the whole b·s·h tensor (the AllGather's buffer S)
+    const uint32_t c = op.chunk;
+    const uint32_t mb = op.microbatch;
+    const uint32_t from = op.backward ? c + 1 : c - 1;
+    const uint32_t layer = BoundaryLayer(from, op.backward);
+    const uint64_t bytes
+        = m_model.layers[layer].activationElements * m_plan.microbatchSize * m_elem;
+    auto& table = op.backward ? m_bwdSend : m_fwdSend;
+    for (uint32_t d = 0; d < m_D; ++d)
+    {
+        std::vector<uint32_t> members(m_T);
+        for (uint32_t t = 0; t < m_T; ++t)
+        {
+            members[t] = RankOf(t, k, d);
+        }
+        TrainingTask a;
+        Collective(a,
+                   members,
+                   CollectiveOp::ALL_GATHER,
+                   bytes,
+                   TrainingDimension::TP,
+                   "tp" + std::to_string(m_tpGroup[members[0]]));
+        a.label = std::string(op.backward ? "AG recv grad c" : "AG recv act c") + std::to_string(c)
+                  + " mb" + std::to_string(mb);
+        a.phase = op.backward ? TrainingPhase::BACKWARD : TrainingPhase::FORWARD;
+        a.layer = layer;
+        a.microbatch = mb;
+        a.iteration = iteration;
+        for (uint32_t r : members)
+        {
+            a.deps.push_back(table[Slot(from, mb, r, m_M, m_R)]);
+        }
+        std::sort(a.deps.begin(), a.deps.end());
+        const uint32_t id = m_graph.Add(std::move(a));
+        for (uint32_t r : members)
+        {
+            table[Slot(from, mb, r, m_M, m_R)] = id;
+        }
     }
 }
 
@@ -1473,6 +1545,10 @@ GraphBuilder::Build()
     if (m_perLayerFetch)
     {
         perPass += static_cast<uint64_t>(m_R) * groupsPerRank;
+    }
+    if (m_plan.pipelineScatterGather && m_T > 1)
+    {
+        perPass += m_R / m_T; // the gather of each pass's incoming message
     }
     uint64_t estimate = static_cast<uint64_t>(m_plan.iterations) * m_M * m_V * 2 * perPass;
     // refused before anything is built when far above the cap (the estimate is rough)

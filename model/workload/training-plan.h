@@ -61,6 +61,19 @@ struct TrainingPlan
     /// inputs have arrived (as Megatron's scatter-gather pipeline messages
     /// make them).
     bool tpLockstep{false};
+    /// Pipeline messages as Megatron-LM sends them by default (its
+    /// scatter-gather, on unless --no-scatter-gather-tensors-in-pipeline):
+    /// each TP rank sends ceil(1/tp) of the b·s·h activation (or its
+    /// gradient) to its peer, and the receiving stage's TP group rebuilds it
+    /// with an AllGather of the whole activation on its TP stream before the
+    /// consumer computes. With tp = 1 it changes nothing.
+    bool pipelineScatterGather{false};
+    /// Pipeline messages synchronous, as Megatron-LM's p2p_communication
+    /// (batch_isend_irecv, wait on every request, torch.cuda.synchronize()):
+    /// a send also occupies the sender's compute stream (TrainingTask::blocking),
+    /// and a receiving rank starts its step only with the message (a backward
+    /// step's recomputation too).
+    bool pipelineSendsBlock{false};
     std::vector<TrainingDimension> order{
         TrainingDimension::TP, TrainingDimension::PP, TrainingDimension::DP}; //!< innermost first
     uint32_t iterations{1};
@@ -113,7 +126,14 @@ struct TrainingPlan
  *   layer and microbatch instead of 4. No collective for the embedding or logits.
  * - PP: a SEND of the chunk's output activation (b x its activationElements)
  *   per microbatch and TP rank to the next chunk's stage, and the gradient
- *   back; every TP rank sends the whole activation.
+ *   back; every TP rank sends the whole activation. pipelineScatterGather:
+ *   each sends ceil(1/tp) of it (whole elements) and the receiving stage
+ *   runs, per TP group, an ALL_GATHER of the whole activation (dimension TP)
+ *   after all tp sends, at the start of the consuming step (Megatron's
+ *   order: receive and gather, then compute); the consumer waits for the
+ *   gather. pipelineSendsBlock: each SEND is `blocking` (the sender's next
+ *   compute waits for it) and a backward step's recomputation waits for the
+ *   incoming gradient as its backward does.
  * - DP: buckets of at most bucketBytes (a larger layer alone) of each
  *   stage's TP-shard gradients in reverse layer order, per chunk; launched
  *   after the last microbatch's backward of their layers (overlap) or after

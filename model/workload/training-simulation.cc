@@ -568,6 +568,11 @@ TrainingSimulation::StreamsOf(const TrainingTask& task)
                 out.push_back(task.ranks.at(task.pull ? 1 : 0) * STREAMS
                               + StreamOf(task.dimension));
             }
+            if (task.blocking)
+            {
+                // a synchronous send: the sender computes nothing until it has completed
+                out.push_back(task.ranks.at(0) * STREAMS + COMPUTE_STREAM);
+            }
             break;
         case TrainingTaskKind::DELAY:
             break;

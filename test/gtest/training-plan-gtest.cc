@@ -1269,3 +1269,131 @@ TEST(TrainingPlan, OptimizerTakesThePlansFlopsAndBytes)
     ASSERT_EQ(opt.size(), 1u);
     EXPECT_NEAR(opt[0]->duration.GetSeconds(), 60.0 * m.TotalParameters() / 2.0e12, 1e-12);
 }
+
+TEST(TrainingPlan, PipelineScatterGatherSendsAPartAndGathersIt)
+{
+    Model m = Tiny(8);
+    TrainingPlan p;
+    p.tp = 4;
+    p.pp = 2;
+    p.dp = 2;
+    p.microbatches = 3;
+    p.microbatchSize = 3;
+    p.iterations = 2;
+    p.recompute = true;
+    TrainingGraph whole = Build(m, p);
+    p.pipelineScatterGather = true;
+    TrainingGraph scattered = Build(m, p);
+    auto isSend = [](const TrainingTask& t)
+    {
+        return t.kind == TrainingTaskKind::SEND;
+    };
+    auto isGather = [](const TrainingTask& t)
+    {
+        return t.label.rfind("AG recv", 0) == 0;
+    };
+    const uint64_t activation = 3 * TINY.sequence * TINY.hidden * 2; // b·s·h fp16 bytes
+    EXPECT_EQ(Select(scattered, isSend).size(), Select(whole, isSend).size());
+    for (const auto* s : Select(whole, isSend))
+    {
+        EXPECT_EQ(s->bytes, activation) << s->label;
+    }
+    for (const auto* s : Select(scattered, isSend))
+    {
+        EXPECT_EQ(s->bytes, activation / 4) << s->label; // 1/tp of the elements
+    }
+    EXPECT_TRUE(Select(whole, isGather).empty());
+    // one gather per receiving TP group, microbatch and direction
+    const uint64_t gathers = p.iterations * p.dp * 2 * p.microbatches * (p.pp - 1);
+    EXPECT_EQ(Select(scattered, isGather).size(), gathers);
+    EXPECT_EQ(scattered.tasks.size(), whole.tasks.size() + gathers);
+    auto tp = p.Groups(TrainingDimension::TP);
+    std::vector<uint32_t> consumers(scattered.tasks.size(), 0); // computes waiting on a task
+    for (const auto& t : scattered.tasks)
+    {
+        for (uint32_t d : t.deps)
+        {
+            consumers[d] += t.kind == TrainingTaskKind::COMPUTE;
+        }
+    }
+    for (uint32_t i = 0; i < scattered.tasks.size(); ++i)
+    {
+        const TrainingTask& a = scattered.tasks[i];
+        if (a.kind == TrainingTaskKind::SEND)
+        {
+            EXPECT_EQ(consumers[i], 0u) << a.label << ": computes wait for the gather instead";
+        }
+        if (!isGather(a))
+        {
+            continue;
+        }
+        EXPECT_TRUE(IsCollective(a, TrainingDimension::TP, CollectiveOp::ALL_GATHER)) << a.label;
+        EXPECT_EQ(a.bytes, activation) << "the whole activation: " << a.label;
+        EXPECT_NE(std::find(tp.begin(), tp.end(), a.ranks), tp.end()) << "a TP group";
+        // it waits for the tp sends to its members, of its microbatch and direction
+        ASSERT_EQ(a.deps.size(), 4u) << a.label;
+        for (uint32_t k = 0; k < 4; ++k)
+        {
+            const TrainingTask& s = scattered.tasks[a.deps[k]];
+            EXPECT_EQ(s.kind, TrainingTaskKind::SEND) << a.label;
+            EXPECT_EQ(s.ranks[1], a.ranks[k]) << a.label;
+            EXPECT_EQ(s.microbatch, a.microbatch) << a.label;
+            EXPECT_EQ(s.phase, a.phase) << a.label;
+            EXPECT_EQ(s.iteration, a.iteration) << a.label;
+        }
+        EXPECT_EQ(consumers[i], 4u) << "each member's first compute of the step: " << a.label;
+    }
+    // with tp = 1 the option changes nothing
+    p.tp = 1;
+    p.pipelineScatterGather = false;
+    TrainingGraph one = Build(m, p);
+    p.pipelineScatterGather = true;
+    TrainingGraph same = Build(m, p);
+    ASSERT_EQ(one.tasks.size(), same.tasks.size());
+    for (uint32_t i = 0; i < one.tasks.size(); ++i)
+    {
+        EXPECT_EQ(one.tasks[i].label, same.tasks[i].label);
+        EXPECT_EQ(one.tasks[i].bytes, same.tasks[i].bytes);
+        EXPECT_EQ(one.tasks[i].deps, same.tasks[i].deps);
+    }
+}
+
+TEST(TrainingPlan, BlockingPipelineSends)
+{
+    Model m = Tiny(8);
+    TrainingPlan p;
+    p.tp = 2;
+    p.pp = 4;
+    p.microbatches = 4;
+    p.recompute = true;
+    TrainingGraph async = Build(m, p);
+    p.pipelineSendsBlock = true;
+    TrainingGraph sync = Build(m, p);
+    ASSERT_EQ(async.tasks.size(), sync.tasks.size());
+    uint32_t sends = 0;
+    uint32_t recomputes = 0;
+    for (uint32_t i = 0; i < sync.tasks.size(); ++i)
+    {
+        const TrainingTask& t = sync.tasks[i];
+        EXPECT_EQ(t.blocking, t.kind == TrainingTaskKind::SEND) << t.label;
+        EXPECT_FALSE(async.tasks[i].blocking) << t.label;
+        sends += t.kind == TrainingTaskKind::SEND;
+        // a backward step's recomputation waits for the incoming gradient (synchronous
+        // receive), and only then
+        bool waitsForGrad = false;
+        for (uint32_t d : t.deps)
+        {
+            waitsForGrad = waitsForGrad
+                           || (sync.tasks[d].kind == TrainingTaskKind::SEND
+                               && sync.tasks[d].phase == TrainingPhase::BACKWARD);
+        }
+        if (t.phase == TrainingPhase::RECOMPUTE && t.kind == TrainingTaskKind::COMPUTE
+            && waitsForGrad)
+        {
+            ++recomputes;
+        }
+    }
+    EXPECT_EQ(sends, 2u * p.tp * p.microbatches * (p.pp - 1));
+    // the first recompute of each backward step of every stage but the last, per TP rank
+    EXPECT_EQ(recomputes, p.tp * p.microbatches * (p.pp - 1));
+}

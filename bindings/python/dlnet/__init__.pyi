@@ -1018,6 +1018,8 @@ def run_training(
     sequence_parallel: bool = False,
     weight_streaming: bool = False,
     tp_lockstep: bool = False,
+    pipeline_scatter_gather: bool = False,
+    blocking_pipeline_sends: bool = False,
     order: str = 'tp,pp,dp',
     iterations: int | str = 2,
     workload_file: str = '',

@@ -51,6 +51,24 @@ def test_free_communication_is_never_slower():
     assert free < real
 
 
+def test_megatron_pipeline_messages_reach_the_plan():
+    # scatter-gather: each TP rank sends half the activation, and a TP all-gather per message
+    # (a TP group, microbatch and direction) rebuilds it (their timing: the ns-3 suite
+    # dlnet-training-simulation)
+    base = dlnet.run_training(**SMALL)
+    both = dlnet.run_training(**SMALL, pipeline_scatter_gather=True, blocking_pipeline_sends=True)
+    assert both["config"]["pipeline-scatter-gather"] is True
+    assert both["config"]["blocking-pipeline-sends"] is True
+    def pp(out):
+        return sorted(c["bytes"] for c in out["comms"] if c["dimension"] == "pp")
+    assert pp(both) == [b // 2 for b in pp(base)]
+    def gathers(out):
+        return [c for c in out["comms"] if c["dimension"] == "tp" and c["op"] == "allgather"]
+    assert not gathers(base)
+    # 2 iterations x 2 DP groups x 2 microbatches x 2 directions x 1 stage boundary
+    assert len(gathers(both)) == 16
+
+
 def test_two_jobs_report_alone_and_together():
     out = dlnet.run_training(**dict(SMALL, tp=1, pp=1, dp=4, jobs=2))
     modes = [(j["job"], j["mode"]) for j in out["jobs"]]
