@@ -586,6 +586,11 @@ TrainingSimulation::Start()
     State& s = *m_state;
     NS_ABORT_MSG_IF(s.started, "TrainingSimulation::Start twice");
     s.started = true;
+    if (m_overlapSlowdown > 0)
+    {
+        s.commInFlight.assign(s.cluster.GetNRanks(), 0);
+        s.computeOn.assign(s.cluster.GetNRanks(), UINT32_MAX);
+    }
     for (uint32_t j = 0; j < s.jobs.size(); ++j)
     {
         State::Job& job = s.jobs[j];
@@ -746,11 +751,6 @@ TrainingSimulation::StartContended(uint32_t j, uint32_t t)
     State& s = *m_state;
     const State::Job& job = s.jobs[j];
     const TrainingTask& task = job.setup->graph.tasks[t];
-    if (s.computeOn.empty())
-    {
-        s.commInFlight.assign(s.cluster.GetNRanks(), 0);
-        s.computeOn.assign(s.cluster.GetNRanks(), UINT32_MAX);
-    }
     uint32_t slot;
     if (s.freeSlots.empty())
     {
@@ -783,11 +783,6 @@ TrainingSimulation::CommunicationChange(uint32_t j, uint32_t t, int delta)
     if (m_overlapSlowdown <= 0)
     {
         return;
-    }
-    if (s.computeOn.empty())
-    {
-        s.commInFlight.assign(s.cluster.GetNRanks(), 0);
-        s.computeOn.assign(s.cluster.GetNRanks(), UINT32_MAX);
     }
     const State::Job& job = s.jobs[j];
     const TrainingTask& task = job.setup->graph.tasks[t];
