@@ -34,6 +34,7 @@ main(int argc, char* argv[])
             std::string slowdownText = dlnet::ShortestText(settings.overlapSlowdown);
             std::string scatterGatherText = settings.scatterGather ? "true" : "false";
             std::string blockingText = settings.blockingSends ? "true" : "false";
+            std::string withBackwardText = settings.sendWithBackward ? "true" : "false";
             std::string results = "results/megatron";
             ExperimentCommandLine cmd(__FILE__);
             // the ranges are what every row can run (megatron-scaling.h)
@@ -66,6 +67,11 @@ main(int argc, char* argv[])
                          "synchronous pipeline messages, as Megatron-LM's: a send holds the "
                          "sender's compute, a step waits for its message (false: asynchronous)",
                          blockingText);
+            cmd.AddValue("send-with-backward",
+                         "interleaved rows: a forward step's message leaves with the next "
+                         "backward step's, after both, as Megatron-LM's schedule sends it "
+                         "(false: as soon as the forward step has computed)",
+                         withBackwardText);
             cmd.AddValue("results", "folder for megatron.csv and megatron.png", results);
             cmd.Parse(argc, argv);
             std::vector<MegatronRow> chosen = ParseMegatronRows("rows", rows);
@@ -74,18 +80,20 @@ main(int argc, char* argv[])
             settings.overlapSlowdown = dlnet::ParseReal("overlap-slowdown", slowdownText, 0, 100);
             settings.scatterGather = dlnet::ParseBool("scatter-gather", scatterGatherText);
             settings.blockingSends = dlnet::ParseBool("blocking-sends", blockingText);
+            settings.sendWithBackward = dlnet::ParseBool("send-with-backward", withBackwardText);
             settings.Validate();
             CheckResultsDir("results", results);
 
             std::printf(
                 "Megatron-LM weak scaling (SC'21 Table 1) at %s level, efficiency %.4f, "
-                "HBM %g GB/s, NVLink %s, pipeline messages %s and %s, overlap slowdown %g\n",
+                "HBM %g GB/s, NVLink %s, pipeline messages %s and %s%s, overlap slowdown %g\n",
                 settings.network.c_str(),
                 settings.efficiency,
                 settings.memoryGBps,
                 settings.nvlinkRate.c_str(),
                 settings.scatterGather ? "scatter-gather" : "whole",
                 settings.blockingSends ? "blocking" : "asynchronous",
+                settings.sendWithBackward ? ", interleaved ones after the next backward" : "",
                 settings.overlapSlowdown);
             std::printf("%-5s %7s %3s %3s %3s %5s %5s %3s %4s %2s %9s %8s %8s %7s %8s %8s %8s %8s "
                         "%8s %8s\n",

@@ -159,12 +159,18 @@ private:
         NS_TEST_EXPECT_MSG_EQ(MegatronTrainingConfig(row, MegatronSettings()).blockingPipelineSends,
                               true,
                               "default: synchronous pipeline messages");
+        NS_TEST_EXPECT_MSG_EQ(
+            MegatronTrainingConfig(row, MegatronSettings()).MakePlan().interleavedSendWithBackward,
+            true,
+            "default: the interleaved steady state's messages after the backward step");
         MegatronSettings old;
         old.scatterGather = false;
         old.blockingSends = false;
+        old.sendWithBackward = false;
         const TrainingPlan plan = MegatronTrainingConfig(row, old).MakePlan();
         NS_TEST_EXPECT_MSG_EQ(plan.pipelineScatterGather, false, "scatter-gather off");
         NS_TEST_EXPECT_MSG_EQ(plan.pipelineSendsBlock, false, "blocking off");
+        NS_TEST_EXPECT_MSG_EQ(plan.interleavedSendWithBackward, false, "send with backward off");
         NS_TEST_EXPECT_MSG_EQ(
             MegatronTrainingConfig(row, MegatronSettings()).MakePlan().pipelineSendsBlock,
             true,

@@ -156,6 +156,9 @@ MegatronTrainingConfig(const MegatronRow& row, const MegatronSettings& settings)
     // torch.cuda.synchronize())
     c.pipelineScatterGather = settings.scatterGather;
     c.blockingPipelineSends = settings.blockingSends;
+    // the interleaved steady state: forward step, backward step, then both messages
+    // (send_forward_backward_recv_forward_backward in megatron/schedules.py)
+    c.interleavedSendWithBackward = settings.sendWithBackward;
     if (row.localDdp)
     {
         // Megatron's local DDP: one all-reduce of the stage's gradients after its backward
@@ -315,6 +318,12 @@ MegatronFields()
          [](const R& r)
          {
              return nlohmann::json(r.settings.blockingSends);
+         }},
+        {"send_with_backward",
+         "",
+         [](const R& r)
+         {
+             return nlohmann::json(r.settings.sendWithBackward);
          }},
         {"iteration_s",
          "s",

@@ -145,6 +145,10 @@ struct MegatronSettings
     /// Pipeline messages synchronous (TrainingPlan::pipelineSendsBlock), as
     /// Megatron-LM's p2p_communication.py waits on them
     bool blockingSends{true};
+    /// The interleaved schedule's steady state as Megatron-LM runs it: a
+    /// forward step's message leaves with the next backward step's, after
+    /// both (TrainingPlan::interleavedSendWithBackward; megatron/schedules.py)
+    bool sendWithBackward{true};
 
     /// Throw std::invalid_argument naming the field (efficiency, memory-bandwidth,
     /// nvlink-rate, network, overlap-slowdown) and what it allows.

@@ -63,6 +63,7 @@ PlanOptions()
                                                    "tp-lockstep",
                                                    "pipeline-scatter-gather",
                                                    "blocking-pipeline-sends",
+                                                   "interleaved-send-with-backward",
                                                    "order"};
     return names;
 }
@@ -447,6 +448,7 @@ TrainingConfig::MakePlan() const
     p.tpLockstep = tpLockstep;
     p.pipelineScatterGather = pipelineScatterGather;
     p.pipelineSendsBlock = blockingPipelineSends;
+    p.interleavedSendWithBackward = interleavedSendWithBackward;
     p.order.clear();
     for (const auto& d : dlnet::ParseList("order", order, {"tp", "pp", "dp"}))
     {
@@ -853,6 +855,10 @@ TrainingOptions()
                           "synchronous pipeline messages (Megatron-LM's): a send holds the "
                           "sender's compute, a step (recomputation too) waits for its message",
                           &C::blockingPipelineSends),
+            BoolOption<C>("interleaved-send-with-backward",
+                          "the interleaved schedule's steady state as Megatron-LM's: a forward "
+                          "step's message leaves with the next backward step's, after both",
+                          &C::interleavedSendWithBackward),
             TextOption<C>("order",
                           "placement of the dimensions, innermost first: a permutation "
                           "of tp,pp,dp",

@@ -62,8 +62,9 @@ struct TrainingConfig
     bool tpLockstep{false};            //!< one compute task per TP group (TrainingPlan::tpLockstep)
     bool pipelineScatterGather{false}; //!< TrainingPlan::pipelineScatterGather
     bool blockingPipelineSends{false}; //!< TrainingPlan::pipelineSendsBlock
-    std::string order{"tp,pp,dp"};     //!< placement, innermost first
-    uint32_t iterations{2};            //!< simulated; the first is the warm-up
+    bool interleavedSendWithBackward{false}; //!< TrainingPlan::interleavedSendWithBackward
+    std::string order{"tp,pp,dp"};           //!< placement, innermost first
+    uint32_t iterations{2};                  //!< simulated; the first is the warm-up
     std::string workloadFile{""};   //!< ASTRA-sim 1.0 text, SimAI or Chakra JSON instead of model
     std::string workloadGroups{""}; //!< Chakra: communicator groups JSON file
     uint32_t workloadRanks{0};      //!< ASTRA-sim text: NPUs (the file does not say)

@@ -12,7 +12,9 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <stdexcept>
+#include <utility>
 
 namespace ns3
 {
@@ -370,6 +372,9 @@ struct PipeOp
     bool backward;
     uint32_t chunk; //!< global model chunk (stage + pp x local chunk)
     uint32_t microbatch;
+    /// Its pipeline send goes out after the stage's next step has computed,
+    /// together with that step's (TrainingPlan::interleavedSendWithBackward).
+    bool sendWithNext{false};
 };
 
 /// A DP gradient bucket of one stage.
@@ -460,6 +465,9 @@ private:
     void Setup();
     std::vector<PipeOp> Schedule(uint32_t k) const;
     void EmitOp(uint32_t k, const PipeOp& op, uint32_t iteration);
+    /// Emit op's pipeline sends (if its chunk has a neighbour that way) and
+    /// mark it done, which lets its consumer be emitted.
+    void EmitSend(uint32_t k, const PipeOp& op, uint32_t iteration);
     /// Emit, per DP index, the TP AllGather that rebuilds the message op
     /// receives from its TP ranks' scattered sends (pipelineScatterGather);
     /// the send table's entries of the receivers then name the gather.
@@ -514,12 +522,13 @@ private:
 
     TrainingGraph m_graph;
     // per iteration state
-    std::vector<uint32_t> m_fwdSend, m_bwdSend; //!< [(c x M + mb) x R + rank]
-    std::vector<char> m_doneF, m_doneB;         //!< [c x M + mb]
-    std::vector<uint32_t> m_bwdCount;           //!< backward ops done per chunk
-    std::vector<uint32_t> m_lastBwdTask;        //!< [layer x R + rank], last microbatch
-    std::vector<uint32_t> m_lastCompute;        //!< per rank
-    std::vector<uint32_t> m_pendingTp;          //!< per rank: TP collective the next compute needs
+    std::vector<uint32_t> m_fwdSend, m_bwdSend;    //!< [(c x M + mb) x R + rank]
+    std::vector<char> m_doneF, m_doneB;            //!< [c x M + mb]
+    std::vector<std::optional<PipeOp>> m_heldSend; //!< per stage: a step whose send waits
+    std::vector<uint32_t> m_bwdCount;              //!< backward ops done per chunk
+    std::vector<uint32_t> m_lastBwdTask;           //!< [layer x R + rank], last microbatch
+    std::vector<uint32_t> m_lastCompute;           //!< per rank
+    std::vector<uint32_t> m_pendingTp;      //!< per rank: TP collective the next compute needs
     std::vector<uint32_t> m_pendingEmb;     //!< per rank: embedding AllToAll (forward) not yet used
     std::vector<uint32_t> m_pendingEmbGrad; //!< per rank: embedding-gradient AllToAll (backward)
     std::vector<std::vector<uint32_t>> m_startDeps;   //!< per rank: the iteration's first compute
@@ -764,15 +773,21 @@ GraphBuilder::Schedule(uint32_t k) const
             j = m_V - 1 - j;
         }
         uint32_t mb = m_V == 1 ? i : (i / (m_P * m_V)) * m_P + i % m_P;
-        return PipeOp{backward, j * m_P + k, mb};
+        return PipeOp{backward, j * m_P + k, mb, false};
     };
     for (uint32_t i = 0; i < warm; ++i)
     {
         ops.push_back(op(i, false));
     }
+    // Megatron-LM's interleaved steady state computes a forward and a backward
+    // step, then exchanges both steps' messages in one call
+    // (send_forward_backward_recv_forward_backward); its 1F1B without
+    // interleaving sends each forward's output at once
+    const bool late = m_V > 1 && m_plan.interleavedSendWithBackward;
     for (uint32_t i = 0; i + warm < total; ++i)
     {
         ops.push_back(op(warm + i, false));
+        ops.back().sendWithNext = late;
         ops.push_back(op(i, true));
     }
     for (uint32_t i = total - warm; i < total; ++i)
@@ -1402,7 +1417,6 @@ void
 GraphBuilder::EmitOp(uint32_t k, const PipeOp& op, uint32_t iteration)
 {
     const uint32_t c = op.chunk;
-    const uint32_t mb = op.microbatch;
     const bool scatter = m_plan.pipelineScatterGather && m_T > 1;
     if (scatter && (op.backward ? c + 1 < m_C : c > 0))
     {
@@ -1413,6 +1427,31 @@ GraphBuilder::EmitOp(uint32_t k, const PipeOp& op, uint32_t iteration)
         EmitPass(k, op, iteration, TrainingPhase::RECOMPUTE);
     }
     EmitPass(k, op, iteration, op.backward ? TrainingPhase::BACKWARD : TrainingPhase::FORWARD);
+    if (op.backward)
+    {
+        ++m_bwdCount[c];
+    }
+    const std::optional<PipeOp> held = std::exchange(m_heldSend[k], std::nullopt);
+    if (op.sendWithNext)
+    {
+        m_heldSend[k] = op;
+    }
+    else
+    {
+        EmitSend(k, op, iteration);
+    }
+    if (held)
+    {
+        EmitSend(k, *held, iteration); // after this step's compute, beside its send
+    }
+}
+
+void
+GraphBuilder::EmitSend(uint32_t k, const PipeOp& op, uint32_t iteration)
+{
+    const uint32_t c = op.chunk;
+    const uint32_t mb = op.microbatch;
+    const bool scatter = m_plan.pipelineScatterGather && m_T > 1;
     // the pipeline send: the activation forward to the next chunk's stage, its
     // gradient backward to the previous chunk's stage (same TP and DP index);
     // every TP rank sends the whole b·s·h activation, or with scatter-gather
@@ -1460,11 +1499,7 @@ GraphBuilder::EmitOp(uint32_t k, const PipeOp& op, uint32_t iteration)
             }
         }
     }
-    (op.backward ? m_doneB : m_doneF)[c * m_M + mb] = 1;
-    if (op.backward)
-    {
-        ++m_bwdCount[c];
-    }
+    (op.backward ? m_doneB : m_doneF)[c * m_M + mb] = 1; // its consumer can be emitted
 }
 
 void
@@ -1578,6 +1613,7 @@ GraphBuilder::Build()
         m_fwdSend.assign(slots * m_R, NONE);
         m_bwdSend.assign(slots * m_R, NONE);
         m_doneF.assign(slots, 0);
+        m_heldSend.assign(m_P, std::nullopt);
         m_doneB.assign(slots, 0);
         m_bwdCount.assign(m_C, 0);
         for (auto& h : m_histLast)

@@ -74,6 +74,14 @@ struct TrainingPlan
     /// and a receiving rank starts its step only with the message (a backward
     /// step's recomputation too).
     bool pipelineSendsBlock{false};
+    /// The interleaved schedule's steady state as Megatron-LM runs it
+    /// (forward_backward_pipelining_with_interleaving): a stage computes a
+    /// forward step and a backward step, then sends both steps' messages
+    /// (send_forward_backward_recv_forward_backward), so a forward's output
+    /// leaves after the next backward step. Off: each step's message leaves
+    /// when the step has computed. No effect on 1F1B without interleaving,
+    /// which Megatron-LM sends at once.
+    bool interleavedSendWithBackward{false};
     std::vector<TrainingDimension> order{
         TrainingDimension::TP, TrainingDimension::PP, TrainingDimension::DP}; //!< innermost first
     uint32_t iterations{1};
@@ -134,6 +142,9 @@ struct TrainingPlan
  *   gather. pipelineSendsBlock: each SEND is `blocking` (the sender's next
  *   compute waits for it) and a backward step's recomputation waits for the
  *   incoming gradient as its backward does.
+ *   interleavedSendWithBackward: in the interleaved schedule's steady state
+ *   a forward step's SENDs are added after the next (backward) step's
+ *   compute and its SENDs, and depend on that compute.
  * - DP: buckets of at most bucketBytes (a larger layer alone) of each
  *   stage's TP-shard gradients in reverse layer order, per chunk; launched
  *   after the last microbatch's backward of their layers (overlap) or after

@@ -1397,3 +1397,115 @@ TEST(TrainingPlan, BlockingPipelineSends)
     // the first recompute of each backward step of every stage but the last, per TP rank
     EXPECT_EQ(recomputes, p.tp * p.microbatches * (p.pp - 1));
 }
+
+TEST(TrainingPlan, InterleavedSendWithBackward)
+{
+    // Megatron-LM's interleaved steady state (megatron/schedules.py): forward step,
+    // backward step, then both messages; the warm-up forwards send at once
+    Model m = Tiny(8);
+    TrainingPlan p;
+    p.pp = 2;
+    p.virtualStages = 2;
+    p.schedule = PipelineSchedule::INTERLEAVED;
+    p.microbatches = 8;
+    TrainingGraph early = Build(m, p);
+    p.interleavedSendWithBackward = true;
+    TrainingGraph late = Build(m, p);
+    ASSERT_EQ(early.tasks.size(), late.tasks.size());
+    // the steady-state forward steps with a next chunk, per Megatron's warm-up count
+    // (p - k - 1) x 2 + (v - 1) x p on stage k: 12 on stage 0, 6 on stage 1
+    uint32_t expected = 0;
+    const uint32_t total = p.microbatches * p.virtualStages;
+    for (uint32_t k = 0; k < p.pp; ++k)
+    {
+        const uint32_t warm = std::min((p.pp - k - 1) * 2 + (p.virtualStages - 1) * p.pp, total);
+        for (uint32_t i = warm; i < total; ++i)
+        {
+            const uint32_t chunk = (i / p.pp) % p.virtualStages * p.pp + k;
+            expected += chunk + 1 < p.pp * p.virtualStages;
+        }
+    }
+    ASSERT_EQ(expected, 18u);
+    auto computeDep = [](const TrainingGraph& g, const TrainingTask& s)
+    {
+        for (uint32_t d : s.deps)
+        {
+            if (g.tasks[d].kind == TrainingTaskKind::COMPUTE)
+            {
+                return d;
+            }
+        }
+        return static_cast<uint32_t>(g.tasks.size());
+    };
+    uint32_t afterBackward = 0;
+    uint32_t fwdSends = 0;
+    for (uint32_t i = 0; i < late.tasks.size(); ++i)
+    {
+        const TrainingTask& s = late.tasks[i];
+        if (s.kind != TrainingTaskKind::SEND || s.phase != TrainingPhase::FORWARD)
+        {
+            continue;
+        }
+        ++fwdSends;
+        const uint32_t d = computeDep(late, s);
+        ASSERT_LT(d, late.tasks.size()) << s.label;
+        EXPECT_EQ(late.tasks[d].ranks[0], s.ranks[0]) << s.label;
+        if (late.tasks[d].phase == TrainingPhase::BACKWARD)
+        {
+            ++afterBackward;
+            // added after that step's compute and its own message, if it sends one
+            EXPECT_GT(i, d) << s.label;
+            if (i > 0 && late.tasks[i - 1].kind == TrainingTaskKind::SEND)
+            {
+                EXPECT_EQ(late.tasks[i - 1].phase, TrainingPhase::BACKWARD) << s.label;
+            }
+        }
+        else
+        {
+            EXPECT_EQ(late.tasks[d].phase, TrainingPhase::FORWARD) << s.label;
+        }
+    }
+    EXPECT_EQ(fwdSends, p.microbatches * (p.pp * p.virtualStages - 1));
+    EXPECT_EQ(afterBackward, expected);
+    for (const auto& s : early.tasks)
+    {
+        if (s.kind == TrainingTaskKind::SEND && s.phase == TrainingPhase::FORWARD)
+        {
+            EXPECT_EQ(early.tasks[computeDep(early, s)].phase, TrainingPhase::FORWARD) << s.label;
+        }
+    }
+    // every depth, chunk count and microbatch count still builds (no emission deadlock);
+    // 1F1B without interleaving is unchanged
+    Model deep = Tiny(24);
+    for (uint32_t pp : {2u, 3u, 4u})
+    {
+        for (uint32_t v : {1u, 2u, 3u})
+        {
+            for (uint32_t mult : {1u, 2u, 3u})
+            {
+                TrainingPlan q;
+                q.pp = pp;
+                q.virtualStages = v;
+                q.schedule = v > 1 ? PipelineSchedule::INTERLEAVED : PipelineSchedule::ONE_F_ONE_B;
+                q.microbatches = v > 1 ? pp * mult : mult;
+                q.pipelineSendsBlock = true;
+                if (24 % (pp * v) != 0)
+                {
+                    continue;
+                }
+                TrainingGraph a = Build(deep, q);
+                q.interleavedSendWithBackward = true;
+                TrainingGraph b = Build(deep, q);
+                ASSERT_EQ(a.tasks.size(), b.tasks.size()) << "pp " << pp << " v " << v;
+                if (v == 1)
+                {
+                    for (uint32_t i = 0; i < a.tasks.size(); ++i)
+                    {
+                        EXPECT_EQ(a.tasks[i].label, b.tasks[i].label);
+                        EXPECT_EQ(a.tasks[i].deps, b.tasks[i].deps);
+                    }
+                }
+            }
+        }
+    }
+}

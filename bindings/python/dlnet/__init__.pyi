@@ -1020,6 +1020,7 @@ def run_training(
     tp_lockstep: bool = False,
     pipeline_scatter_gather: bool = False,
     blocking_pipeline_sends: bool = False,
+    interleaved_send_with_backward: bool = False,
     order: str = 'tp,pp,dp',
     iterations: int | str = 2,
     workload_file: str = '',

@@ -117,3 +117,16 @@ def test_workload_file(tmp_path):
 def test_bad_options_raise_value_error(options, field):
     with pytest.raises(ValueError, match=field):
         dlnet.run_training(**dict(dict(topology="star", hosts=8), **options))
+
+
+def test_interleaved_send_with_backward_reaches_the_plan():
+    # the graph it makes: GoogleTest TrainingPlan.InterleavedSendWithBackward
+    inter = dict(SMALL, layers=4, schedule="interleaved", virtual_stages=2, microbatches=4,
+                 blocking_pipeline_sends=True)
+    early = dlnet.run_training(**inter)
+    late = dlnet.run_training(**inter, interleaved_send_with_backward=True)
+    assert early["config"]["interleaved-send-with-backward"] is False
+    assert late["config"]["interleaved-send-with-backward"] is True
+    def pp(out):
+        return sorted(c["bytes"] for c in out["comms"] if c["dimension"] == "pp")
+    assert pp(late) == pp(early)
