@@ -121,12 +121,9 @@ void
 WaferConfig::Validate() const
 {
     ParseWaferVariant("variant", variant);
-    DataRate npu = dlnet::ParseRate("npu-bandwidth", npuBandwidth);
-    if (npu.GetBitRate() < 8)
-    {
-        throw std::invalid_argument("npu-bandwidth: got '" + npuBandwidth
-                                    + "'; expected at least 8bps (FRED-A/B uplinks get an eighth)");
-    }
+    // FRED-A/B uplinks get an eighth of it and the mesh's links a quarter: at
+    // least 1 bit/s each
+    dlnet::ParseRate("npu-bandwidth", npuBandwidth, WAFER_MIN_NPU_BPS);
     dlnet::ParseRate("io-rate", ioRate);
     dlnet::ParseTime("link-delay", linkDelay, dlnet::MAX_DELAY_SECONDS);
     const uint32_t maxPayload = MAX_MTU - FabricHeader::SERIALIZED_SIZE;
@@ -162,7 +159,7 @@ TopologyConfig
 WaferTopology(const WaferConfig& config)
 {
     config.Validate();
-    DataRate npu = dlnet::ParseRate("npu-bandwidth", config.npuBandwidth);
+    DataRate npu = dlnet::ParseRate("npu-bandwidth", config.npuBandwidth, WAFER_MIN_NPU_BPS);
     TopologyConfig t;
     t.hostLinkRate = config.npuBandwidth;
     t.hostLinkDelay = config.linkDelay;

@@ -25,6 +25,8 @@ constexpr uint32_t WAFER_IOS = 18;
 constexpr uint32_t FRED_L1 = 5;
 constexpr uint32_t FRED_L2 = 4;          //!< see FRED_L1
 constexpr uint32_t FRED_NPUS_PER_L1 = 4; //!< see FRED_L1
+/// The lowest npu-bandwidth, bit/s: a FRED-A/B uplink carries an eighth of it
+constexpr uint64_t WAFER_MIN_NPU_BPS = 8;
 
 /**
  * \ingroup dlnet

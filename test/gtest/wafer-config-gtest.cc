@@ -71,7 +71,7 @@ TEST(WaferConfig, RejectsNamingTheField)
                 })
                 .Validate();
         },
-        {"npu-bandwidth", "0GBps"});
+        {"npu-bandwidth", "0GBps", "from 8bps to"});
     ExpectInvalid(
         []
         {
@@ -82,7 +82,7 @@ TEST(WaferConfig, RejectsNamingTheField)
                 })
                 .Validate();
         },
-        {"npu-bandwidth", "at least 8bps"});
+        {"npu-bandwidth", "4bps", "from 8bps to"});
     ExpectInvalid(
         []
         {
