@@ -5,6 +5,7 @@
 
 #include "result-writer.h"
 
+#include "ns3/config-parse.h"
 #include "ns3/log.h"
 
 #include <algorithm>
@@ -133,6 +134,7 @@ UnionLength(std::vector<std::pair<Time, Time>> spans)
 void
 CollectiveTimeline::Write(const std::string& path) const
 {
+    dlnet::MakeParentFolders("timeline", path); // CheckOutputFile made none
     std::ofstream out(path, std::ios::binary);
     if (!out)
     {

@@ -3,8 +3,11 @@
  */
 #include "result-writer.h"
 
+#include "ns3/config-parse.h"
 #include "ns3/log.h"
 #include "ns3/topology.h"
+
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
@@ -209,18 +212,16 @@ CheckOutputFile(const std::string& field, const std::string& path)
     {
         throw std::invalid_argument(field + ": " + path + " is a folder; expected a file");
     }
-    dlnet::MakeParentFolders(field, path);
-    bool existed = std::filesystem::exists(file, ec);
-    // append: an existing file is not truncated before the run
-    bool writable = static_cast<bool>(std::ofstream(path, std::ios::app));
-    if (!existed)
+    // validation touches nothing: the writer makes the folders (MakeParentFolders)
+    if (std::filesystem::exists(file, ec))
     {
-        std::filesystem::remove(file, ec);
+        if (access(path.c_str(), W_OK) != 0)
+        {
+            throw std::invalid_argument(field + ": cannot write " + path);
+        }
+        return;
     }
-    if (!writable)
-    {
-        throw std::invalid_argument(field + ": cannot write " + path);
-    }
+    dlnet::CheckParentFolders(field, path);
 }
 
 nlohmann::json

@@ -68,8 +68,10 @@ void MakeResultsDir(const std::string& dir);
 void CheckResultsDir(const std::string& field, const std::string& dir);
 
 /**
- * Check that a file can be written (its folder is created); a file that was
- * not there is not left behind. Throws std::invalid_argument naming the field.
+ * Check, touching nothing, that a file can be written: an existing file must
+ * be writable, a new one's nearest existing folder writable (the writer makes
+ * the missing folders with dlnet::MakeParentFolders). Throws
+ * std::invalid_argument naming the field.
  * \param field the option, for the message
  * \param path the file
  */
