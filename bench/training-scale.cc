@@ -265,6 +265,7 @@ main(int argc, char* argv[])
                 std::fflush(stdout);
                 points.push_back(p);
             }
+            MakeResultsDir(results);
             WriteCsv(results + "/training-scale.csv", points);
             std::printf("wrote %s/training-scale.csv\n", results.c_str());
             if (Plot(results + "/training-scale.png", points, m))

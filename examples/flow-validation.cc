@@ -324,6 +324,7 @@ main(int argc, char* argv[])
                                             + "); the table would be empty");
             }
             CheckResultsDir("results", results);
+            MakeResultsDir(results); // every option is valid: the rows are written as they come
 
             std::ofstream csv(results + "/flow-validation.csv");
             // a Markdown table, one row per case and one column per size

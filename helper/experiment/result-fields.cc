@@ -5,6 +5,7 @@
 
 #include "result-writer.h"
 
+#include "ns3/config-parse.h"
 #include "ns3/log.h"
 
 #include <fstream>
@@ -41,6 +42,7 @@ CsvText(const nlohmann::json& v)
 void
 WriteTextFile(const std::string& path, const std::string& text)
 {
+    dlnet::MakeParentFolders("results", path); // CheckResultsDir made none
     std::ofstream out(path, std::ios::binary);
     if (!out)
     {

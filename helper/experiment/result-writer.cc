@@ -9,6 +9,7 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -188,18 +189,16 @@ CheckResultsDir(const std::string& field, const std::string& dir)
     {
         throw std::invalid_argument(field + ": empty; expected a folder");
     }
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    if (ec)
-    {
-        throw std::invalid_argument(field + ": cannot create folder " + dir + ": " + ec.message());
-    }
-    std::string probe = dir + "/.dlnet-write-check";
-    bool writable = static_cast<bool>(std::ofstream(probe));
-    std::filesystem::remove(probe, ec);
-    if (!writable)
+    // validation touches nothing: the writers make the folder (MakeResultsDir)
+    const dlnet::FolderCheck check = dlnet::CheckFolder(dir);
+    if (check.error == EACCES && check.exists)
     {
         throw std::invalid_argument(field + ": cannot write in folder " + dir);
+    }
+    if (check.error != 0)
+    {
+        throw std::invalid_argument(field + ": cannot create folder " + dir + ": "
+                                    + std::generic_category().message(check.error));
     }
 }
 

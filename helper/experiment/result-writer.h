@@ -59,8 +59,9 @@ std::string SizeLabel(uint64_t bytes);
 void MakeResultsDir(const std::string& dir);
 
 /**
- * Before a run: create the results folder and check that a file can be
- * written in it, so that a bad folder is reported before the simulation.
+ * Before a run, touching nothing: check that the results folder could be
+ * made (dlnet::CheckFolder) and a file written in it, so that a bad folder
+ * is reported before the simulation; the writers make it (MakeResultsDir).
  * Throws std::invalid_argument naming the field.
  * \param field the option that named the folder (results, results_dir)
  * \param dir the folder

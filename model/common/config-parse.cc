@@ -205,14 +205,13 @@ MakeParentFolders(const std::string& field, const std::string& path)
     }
 }
 
-void
-CheckParentFolders(const std::string& field, const std::string& path)
+FolderCheck
+CheckFolder(const std::string& folder)
 {
     namespace fs = std::filesystem;
-    const fs::path file(path);
-    const fs::path folder = file.has_parent_path() ? file.parent_path() : fs::path(".");
-    // the nearest folder that exists: MakeParentFolders would make the rest inside it
-    fs::path existing = folder;
+    const fs::path wanted = folder.empty() ? fs::path(".") : fs::path(folder);
+    // the nearest folder that exists: the missing ones would be made inside it
+    fs::path existing = wanted;
     std::error_code ec;
     while (!fs::exists(existing, ec))
     {
@@ -223,19 +222,37 @@ CheckParentFolders(const std::string& field, const std::string& path)
         }
         existing = existing.parent_path();
     }
-    const bool missing = existing != folder;
-    if (!fs::is_directory(existing, ec) || access(existing.c_str(), W_OK | X_OK) != 0)
+    FolderCheck check;
+    check.exists = existing == wanted;
+    if (!fs::is_directory(existing, ec))
     {
-        if (!missing)
-        {
-            throw std::invalid_argument(field + ": got '" + PrintablePath(path)
-                                        + "'; cannot write in its folder '"
-                                        + PrintablePath(folder.string()) + "'");
-        }
-        const int error = fs::is_directory(existing, ec) ? EACCES : ENOTDIR;
-        throw std::invalid_argument(field + ": cannot create the folder of " + PrintablePath(path)
-                                    + ": " + std::generic_category().message(error));
+        check.error = check.exists ? EEXIST : ENOTDIR;
     }
+    else if (access(existing.c_str(), W_OK | X_OK) != 0)
+    {
+        check.error = EACCES;
+    }
+    return check;
+}
+
+void
+CheckParentFolders(const std::string& field, const std::string& path)
+{
+    const std::filesystem::path file(path);
+    const std::string folder = file.has_parent_path() ? file.parent_path().string() : ".";
+    const FolderCheck check = CheckFolder(folder);
+    if (check.error == 0)
+    {
+        return;
+    }
+    if (check.exists)
+    {
+        throw std::invalid_argument(field + ": got '" + PrintablePath(path)
+                                    + "'; cannot write in its folder '" + PrintablePath(folder)
+                                    + "'");
+    }
+    throw std::invalid_argument(field + ": cannot create the folder of " + PrintablePath(path)
+                                + ": " + std::generic_category().message(check.error));
 }
 
 std::string

@@ -126,6 +126,20 @@ void MakeParentFolders(const std::string& field, const std::string& path);
  */
 void CheckParentFolders(const std::string& field, const std::string& path);
 
+/// What CheckFolder found.
+struct FolderCheck
+{
+    int error{0};       //!< 0: it can be written or made; else ENOTDIR, EEXIST or EACCES
+    bool exists{false}; //!< the folder itself exists (a file, when error is EEXIST)
+};
+/**
+ * Touching nothing: could folder be made (create_directories) and a file be
+ * written in it? The nearest of its folders that exists must be a writable
+ * folder. The one check behind CheckParentFolders and CheckResultsDir.
+ * \param folder the folder ("" is the working folder)
+ */
+FolderCheck CheckFolder(const std::string& folder);
+
 /// \return seconds as short text: 1s, 10s, 1d
 std::string TimeText(double seconds);
 

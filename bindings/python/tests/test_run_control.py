@@ -95,6 +95,24 @@ def test_bad_results_dir_is_reported_before_the_run(tmp_path, run):
     assert time.monotonic() - start < 5  # the long simulation never started
 
 
+@pytest.mark.parametrize("run", ["traffic", "collective", "training"])
+def test_a_refused_run_makes_no_results_folder(tmp_path, run):
+    # validation touches nothing: the folder is made by the writers, after the run
+    new = tmp_path / "new" / "sub"
+    with pytest.raises(ValueError):
+        if run == "traffic":
+            dlnet.run_traffic(dict(SHORT, pattern="bogus"), results_dir=new)
+        elif run == "collective":
+            dlnet.run_collective(topology="star", hosts=4, algorithm="spiral", results_dir=new)
+        else:
+            dlnet.run_training(topology="star", hosts=4, schedule="bogus", results_dir=new)
+    assert not (tmp_path / "new").exists()
+    # a run that goes through makes it
+    dlnet.run_collective(topology="star", hosts=4, min_bytes="4KiB", max_bytes="4KiB",
+                         results_dir=new)
+    assert new.is_dir()
+
+
 # ns-3 attribute defaults.
 
 LATENCY = "ns3::FabricNetDevice::IngressLatency"  # a host device's: switches set their own
