@@ -35,6 +35,7 @@ main(int argc, char* argv[])
             std::string scatterGatherText = settings.scatterGather ? "true" : "false";
             std::string blockingText = settings.blockingSends ? "true" : "false";
             std::string withBackwardText = settings.sendWithBackward ? "true" : "false";
+            std::string rendezvousText = settings.rendezvous ? "true" : "false";
             std::string results = "results/megatron";
             ExperimentCommandLine cmd(__FILE__);
             // the ranges are what every row can run (megatron-scaling.h)
@@ -72,6 +73,10 @@ main(int argc, char* argv[])
                          "backward step's, after both, as Megatron-LM's schedule sends it "
                          "(false: as soon as the forward step has computed)",
                          withBackwardText);
+            cmd.AddValue("rendezvous",
+                         "a pipeline send starts only once its receiver has computed its step "
+                         "and posts the receive, as NCCL's send waits for it (false: at once)",
+                         rendezvousText);
             cmd.AddValue("results", "folder for megatron.csv and megatron.png", results);
             cmd.Parse(argc, argv);
             std::vector<MegatronRow> chosen = ParseMegatronRows("rows", rows);
@@ -81,12 +86,13 @@ main(int argc, char* argv[])
             settings.scatterGather = dlnet::ParseBool("scatter-gather", scatterGatherText);
             settings.blockingSends = dlnet::ParseBool("blocking-sends", blockingText);
             settings.sendWithBackward = dlnet::ParseBool("send-with-backward", withBackwardText);
+            settings.rendezvous = dlnet::ParseBool("rendezvous", rendezvousText);
             settings.Validate();
             CheckResultsDir("results", results);
 
             std::printf(
                 "Megatron-LM weak scaling (SC'21 Table 1) at %s level, efficiency %.4f, "
-                "HBM %g GB/s, NVLink %s, pipeline messages %s and %s%s, overlap slowdown %g\n",
+                "HBM %g GB/s, NVLink %s, pipeline messages %s and %s%s%s, overlap slowdown %g\n",
                 settings.network.c_str(),
                 settings.efficiency,
                 settings.memoryGBps,
@@ -94,6 +100,7 @@ main(int argc, char* argv[])
                 settings.scatterGather ? "scatter-gather" : "whole",
                 settings.blockingSends ? "blocking" : "asynchronous",
                 settings.sendWithBackward ? ", interleaved ones after the next backward" : "",
+                settings.rendezvous ? ", each with its receive" : "",
                 settings.overlapSlowdown);
             std::printf("%-5s %7s %3s %3s %3s %5s %5s %3s %4s %2s %9s %8s %8s %7s %8s %8s %8s %8s "
                         "%8s %8s\n",

@@ -163,6 +163,9 @@ private:
             MegatronTrainingConfig(row, MegatronSettings()).MakePlan().interleavedSendWithBackward,
             true,
             "default: the interleaved steady state's messages after the backward step");
+        NS_TEST_EXPECT_MSG_EQ(MegatronTrainingConfig(row, MegatronSettings()).sendRendezvous,
+                              true,
+                              "default: a send waits for its receive");
         MegatronSettings old;
         old.scatterGather = false;
         old.blockingSends = false;

@@ -128,7 +128,8 @@ Outcome
 RunJobs(Ptr<const Topology> topology,
         std::vector<TrainingJobSetup> jobs,
         bool free = false,
-        double overlapSlowdown = 0)
+        double overlapSlowdown = 0,
+        bool rendezvous = false)
 {
     Outcome o;
     {
@@ -136,6 +137,7 @@ RunJobs(Ptr<const Topology> topology,
         Ptr<TrainingSimulation> sim = CreateObject<TrainingSimulation>();
         sim->SetAttribute("FreeCommunication", BooleanValue(free));
         sim->SetAttribute("OverlapSlowdown", DoubleValue(overlapSlowdown));
+        sim->SetAttribute("SendRendezvous", BooleanValue(rendezvous));
         sim->Setup(cluster, topology, jobs);
         sim->Start();
         Simulator::Run();
@@ -1347,6 +1349,58 @@ private:
     }
 };
 
+/// SendRendezvous: a blocking send starts once its receiver is not computing.
+class SendRendezvousTestCase : public TestCase
+{
+public:
+    SendRendezvousTestCase()
+        : TestCase("send rendezvous: a blocking send waits for its receiver's compute to end")
+    {
+    }
+
+private:
+    void DoRun() override
+    {
+        // rank 0 computes 10 us, then a blocking 1 MB send to rank 1, then 10 us more; rank 1
+        // computes 30 us, then a compute that needs the message
+        const uint64_t bytes = 1000000;
+        const double step = StarStep(bytes);
+        TrainingGraph g;
+        g.ranks = 2;
+        uint32_t a0 = g.Add(Compute(0, 10));
+        uint32_t b0 = g.Add(Compute(1, 30));
+        TrainingTask send = Send(0, 1, bytes, {a0});
+        send.blocking = true;
+        uint32_t s = g.Add(send);
+        uint32_t a1 = g.Add(Compute(0, 10));
+        uint32_t b1 = g.Add(Compute(1, 5, {s}));
+        g.Validate();
+        Outcome eager = RunJobs(Star(2), {Job(g)});
+        NS_TEST_ASSERT_MSG_EQ(eager.finished, true, "finished");
+        NS_TEST_EXPECT_MSG_EQ(eager.runs[0][s].start, MicroSeconds(10), "off: after its compute");
+        Outcome o = RunJobs(Star(2), {Job(g)}, false, 0, true);
+        NS_TEST_ASSERT_MSG_EQ(o.finished, true, "finished");
+        NS_TEST_EXPECT_MSG_EQ(o.runs[0][s].start, MicroSeconds(30), "on: when rank 1 is done");
+        NS_TEST_EXPECT_MSG_EQ_TOL(Span(o.runs[0][s]), step, 0.01 * step, "one star step");
+        NS_TEST_EXPECT_MSG_EQ(o.runs[0][a1].start, o.runs[0][s].end, "the sender waits for it");
+        NS_TEST_EXPECT_MSG_EQ(o.runs[0][b1].start, o.runs[0][s].end, "the receiver computes next");
+        NS_TEST_EXPECT_MSG_EQ_TOL(
+            Iteration(g, o.runs[0]), 30e-6 + Span(o.runs[0][s]) + 10e-6, 1e-12, "30 + send + 10");
+        NS_TEST_EXPECT_MSG_EQ(o.runs[0][b0].end, MicroSeconds(30), "rank 1's first compute");
+        CheckSums(this, g, o.runs[0], true);
+
+        // a receiver that is not computing takes it at once; an asynchronous send never waits
+        TrainingGraph idle = g;
+        idle.tasks[b0].duration = MicroSeconds(5);
+        Outcome early = RunJobs(Star(2), {Job(idle)}, false, 0, true);
+        NS_TEST_EXPECT_MSG_EQ(early.runs[0][s].start, MicroSeconds(10), "receiver idle: at once");
+        TrainingGraph async = g;
+        async.tasks[s].blocking = false;
+        Outcome free = RunJobs(Star(2), {Job(async)}, false, 0, true);
+        NS_TEST_EXPECT_MSG_EQ(free.runs[0][s].start, MicroSeconds(10), "asynchronous: at once");
+    }
+};
+
 /// A generated plan with Megatron's pipeline messages (TP 2, PP 2, GPipe, 2 microbatches) on
 /// a star: scatter-gather sends half the activation, the receiving stage all-gathers it, and
 /// blocking sends hold the sender's next forward; every time against the star's closed form.
@@ -1492,6 +1546,7 @@ public:
         AddTestCase(new HierarchicalGridTestCase, TestCase::QUICK);
         AddTestCase(new ConsecutiveStreamsTestCase, TestCase::QUICK);
         AddTestCase(new BlockingSendTestCase, TestCase::QUICK);
+        AddTestCase(new SendRendezvousTestCase, TestCase::QUICK);
         AddTestCase(new PipelineMessagesTestCase, TestCase::QUICK);
     }
 };

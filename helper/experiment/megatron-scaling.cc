@@ -159,6 +159,7 @@ MegatronTrainingConfig(const MegatronRow& row, const MegatronSettings& settings)
     // the interleaved steady state: forward step, backward step, then both messages
     // (send_forward_backward_recv_forward_backward in megatron/schedules.py)
     c.interleavedSendWithBackward = settings.sendWithBackward;
+    c.sendRendezvous = settings.rendezvous; // NCCL: a send completes with its receive
     if (row.localDdp)
     {
         // Megatron's local DDP: one all-reduce of the stage's gradients after its backward
@@ -324,6 +325,12 @@ MegatronFields()
          [](const R& r)
          {
              return nlohmann::json(r.settings.sendWithBackward);
+         }},
+        {"rendezvous",
+         "",
+         [](const R& r)
+         {
+             return nlohmann::json(r.settings.rendezvous);
          }},
         {"iteration_s",
          "s",

@@ -149,6 +149,10 @@ struct MegatronSettings
     /// forward step's message leaves with the next backward step's, after
     /// both (TrainingPlan::interleavedSendWithBackward; megatron/schedules.py)
     bool sendWithBackward{true};
+    /// A pipeline send starts only once its receiver has finished computing its
+    /// step and posts the receive (TrainingSimulation::SendRendezvous: NCCL's
+    /// send waits for the matching receive)
+    bool rendezvous{true};
 
     /// Throw std::invalid_argument naming the field (efficiency, memory-bandwidth,
     /// nvlink-rate, network, overlap-slowdown) and what it allows.

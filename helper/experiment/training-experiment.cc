@@ -210,6 +210,7 @@ Simulate(const TrainingConfig& c,
     } disposeAtExit{sim};
     sim->SetAttribute("FreeCommunication", BooleanValue(c.freeCommunication));
     sim->SetAttribute("OverlapSlowdown", DoubleValue(c.overlapSlowdown));
+    sim->SetAttribute("SendRendezvous", BooleanValue(c.sendRendezvous));
     uint32_t n = jobs.size();
     sim->Setup(cluster, topology, std::move(jobs));
     sim->Start();
@@ -895,6 +896,11 @@ TrainingOptions()
                           &C::overlapSlowdown,
                           0,
                           100),
+            BoolOption<C>("send-rendezvous",
+                          "a blocking send starts only when its receiver is not computing "
+                          "(NCCL's send waits for the matching receive, which a synchronous "
+                          "pipeline posts between steps)",
+                          &C::sendRendezvous),
             BoolOption<C>("trace", "keep the timeline (trace.json)", &C::trace),
             BoolOption<C>("stats",
                           "statistics of the run with every job: per link, switch and rank "

@@ -79,6 +79,9 @@ struct TrainingConfig
     /// compute beside a collective or send of its GPU runs 1 + this times longer
     /// (TrainingSimulation::OverlapSlowdown)
     double overlapSlowdown{0};
+    /// a blocking pipeline send starts when its receiver is not computing
+    /// (TrainingSimulation::SendRendezvous)
+    bool sendRendezvous{false};
     bool trace{true};  //!< keep the timeline (trace.json)
     bool comms{true};  //!< keep a row per communication task (comms.csv)
     bool stats{false}; //!< per-link, -switch and -rank statistics of the run with every job

@@ -96,6 +96,11 @@ struct TrainingSimulation::State
         std::vector<uint32_t> taskStreams;          //!< CSR of each task's streams
         std::vector<std::string> backendOf;         //!< per task: backend name (comm kinds)
         uint32_t finished{0};
+        /// SendRendezvous: per job rank, compute tasks running on its compute stream
+        std::vector<uint32_t> computing;
+        /// SendRendezvous: per job rank, blocking sends to it waiting for its compute to end
+        std::vector<std::vector<uint32_t>> rendezvous;
+        std::vector<char> inRendezvous; //!< per task: in a rendezvous list
     };
 
     /// A backend instance shared by the collectives it runs.
@@ -170,6 +175,15 @@ TrainingSimulation::GetTypeId()
                             DoubleValue(0),
                             MakeDoubleAccessor(&TrainingSimulation::m_overlapSlowdown),
                             MakeDoubleChecker<double>(0, 100))
+              .AddAttribute("SendRendezvous",
+                            "A blocking SEND starts only when its receiver is not computing: "
+                            "NCCL's send completes only with the matching receive, which a "
+                            "synchronous pipeline (Megatron-LM's p2p_communication) posts "
+                            "between its steps. false: a blocking send starts as soon as its "
+                            "sender is ready and its bytes wait at the receiver.",
+                            BooleanValue(false),
+                            MakeBooleanAccessor(&TrainingSimulation::m_rendezvous),
+                            MakeBooleanChecker())
               .AddTraceSource("TaskDone",
                               "A task finished (its finishDelay included).",
                               MakeTraceSourceAccessor(&TrainingSimulation::m_taskDone),
@@ -441,6 +455,9 @@ TrainingSimulation::Prepare(uint32_t j)
     job.waiting.assign(n, 0);
     job.phase.assign(n, 0);
     job.backendOf.assign(n, "");
+    job.computing.assign(g.ranks, 0);
+    job.rendezvous.assign(g.ranks, {});
+    job.inRendezvous.assign(n, 0);
     job.streams.assign(size_t(g.ranks) * STREAMS, {});
     job.heads.assign(job.streams.size(), 0);
     job.depOffset.assign(n + 1, 0);
@@ -630,6 +647,17 @@ TrainingSimulation::TryStart(uint32_t j, uint32_t t)
             return;
         }
     }
+    if (m_rendezvous && task.kind == TrainingTaskKind::SEND && task.blocking
+        && job.computing[task.ranks[1]] > 0)
+    {
+        // the receiver posts its receive when its step has computed (WorkEnd starts us)
+        if (!job.inRendezvous[t])
+        {
+            job.inRendezvous[t] = 1;
+            job.rendezvous[task.ranks[1]].push_back(t);
+        }
+        return;
+    }
     job.phase[t] = 2;
     job.runs[t].start = Simulator::Now();
     job.runs[t].backend = job.backendOf[t];
@@ -637,6 +665,10 @@ TrainingSimulation::TryStart(uint32_t j, uint32_t t)
     switch (task.kind)
     {
         case TrainingTaskKind::COMPUTE:
+            for (uint32_t r : task.ranks)
+            {
+                ++job.computing[r];
+            }
             if (m_overlapSlowdown > 0)
             {
                 StartContended(j, t);
@@ -884,6 +916,28 @@ TrainingSimulation::WorkEnd(uint32_t j, uint32_t t)
     for (uint32_t i = job.streamOffset[t]; i < job.streamOffset[t + 1]; ++i)
     {
         ++job.heads[job.taskStreams[i]];
+    }
+    if (task.kind == TrainingTaskKind::COMPUTE)
+    {
+        for (uint32_t r : task.ranks)
+        {
+            --job.computing[r];
+        }
+        // the sends waiting for these ranks to post their receives go first, before the
+        // ranks' next computes take them again
+        for (uint32_t r : task.ranks)
+        {
+            if (job.computing[r] == 0 && !job.rendezvous[r].empty())
+            {
+                std::vector<uint32_t> waiting;
+                waiting.swap(job.rendezvous[r]);
+                for (uint32_t w : waiting)
+                {
+                    job.inRendezvous[w] = 0;
+                    TryStart(j, w);
+                }
+            }
+        }
     }
     for (uint32_t i = job.streamOffset[t]; i < job.streamOffset[t + 1]; ++i)
     {

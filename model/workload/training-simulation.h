@@ -187,6 +187,7 @@ private:
 
     bool m_free{false};          //!< FreeCommunication attribute
     double m_overlapSlowdown{0}; //!< OverlapSlowdown attribute
+    bool m_rendezvous{false};    //!< SendRendezvous attribute
     std::unique_ptr<State> m_state;
     TracedCallback<const TrainingTaskRun&> m_taskDone;
 };

@@ -1031,6 +1031,7 @@ def run_training(
     placement: str = '',
     free_communication: bool = False,
     overlap_slowdown: float | str = 0.0,
+    send_rendezvous: bool = False,
     trace: bool = True,
     stats: bool = False,
     comms: bool = True,

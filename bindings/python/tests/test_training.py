@@ -130,3 +130,10 @@ def test_interleaved_send_with_backward_reaches_the_plan():
     def pp(out):
         return sorted(c["bytes"] for c in out["comms"] if c["dimension"] == "pp")
     assert pp(late) == pp(early)
+
+
+def test_send_rendezvous_reaches_the_simulation():
+    # its timing: the ns-3 suite dlnet-training-simulation ("send rendezvous")
+    out = dlnet.run_training(**SMALL, blocking_pipeline_sends=True, send_rendezvous=True)
+    assert out["config"]["send-rendezvous"] is True
+    assert dlnet.run_training(**SMALL)["config"]["send-rendezvous"] is False
