@@ -36,6 +36,7 @@ main(int argc, char* argv[])
             std::string blockingText = settings.blockingSends ? "true" : "false";
             std::string withBackwardText = settings.sendWithBackward ? "true" : "false";
             std::string rendezvousText = settings.rendezvous ? "true" : "false";
+            std::string vocabText = settings.vocabAllReduces ? "true" : "false";
             std::string results = "results/megatron";
             ExperimentCommandLine cmd(__FILE__);
             // the ranges are what every row can run (megatron-scaling.h)
@@ -77,6 +78,10 @@ main(int argc, char* argv[])
                          "a pipeline send starts only once its receiver has computed its step "
                          "and posts the receive, as NCCL's send waits for it (false: at once)",
                          rendezvousText);
+            cmd.AddValue("vocab-all-reduces",
+                         "the TP all-reduces of the vocabulary-parallel embedding's output and "
+                         "of the logits' input gradient, as Megatron-LM runs them (false: none)",
+                         vocabText);
             cmd.AddValue("results", "folder for megatron.csv and megatron.png", results);
             cmd.Parse(argc, argv);
             std::vector<MegatronRow> chosen = ParseMegatronRows("rows", rows);
@@ -87,6 +92,7 @@ main(int argc, char* argv[])
             settings.blockingSends = dlnet::ParseBool("blocking-sends", blockingText);
             settings.sendWithBackward = dlnet::ParseBool("send-with-backward", withBackwardText);
             settings.rendezvous = dlnet::ParseBool("rendezvous", rendezvousText);
+            settings.vocabAllReduces = dlnet::ParseBool("vocab-all-reduces", vocabText);
             settings.Validate();
             CheckResultsDir("results", results);
 

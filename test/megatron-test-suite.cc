@@ -166,6 +166,10 @@ private:
         NS_TEST_EXPECT_MSG_EQ(MegatronTrainingConfig(row, MegatronSettings()).sendRendezvous,
                               true,
                               "default: a send waits for its receive");
+        NS_TEST_EXPECT_MSG_EQ(
+            MegatronTrainingConfig(row, MegatronSettings()).MakePlan().vocabParallelAllReduces,
+            true,
+            "default: the embedding's and the logits' TP all-reduces");
         MegatronSettings old;
         old.scatterGather = false;
         old.blockingSends = false;

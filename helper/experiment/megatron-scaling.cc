@@ -160,6 +160,8 @@ MegatronTrainingConfig(const MegatronRow& row, const MegatronSettings& settings)
     // (send_forward_backward_recv_forward_backward in megatron/schedules.py)
     c.interleavedSendWithBackward = settings.sendWithBackward;
     c.sendRendezvous = settings.rendezvous; // NCCL: a send completes with its receive
+    // VocabParallelEmbedding's reduce of its output, parallel_lm_logits' of its input gradient
+    c.vocabParallelAllReduces = settings.vocabAllReduces;
     if (row.localDdp)
     {
         // Megatron's local DDP: one all-reduce of the stage's gradients after its backward
@@ -331,6 +333,12 @@ MegatronFields()
          [](const R& r)
          {
              return nlohmann::json(r.settings.rendezvous);
+         }},
+        {"vocab_all_reduces",
+         "",
+         [](const R& r)
+         {
+             return nlohmann::json(r.settings.vocabAllReduces);
          }},
         {"iteration_s",
          "s",

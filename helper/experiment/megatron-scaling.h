@@ -153,6 +153,9 @@ struct MegatronSettings
     /// step and posts the receive (TrainingSimulation::SendRendezvous: NCCL's
     /// send waits for the matching receive)
     bool rendezvous{true};
+    /// The TP all-reduces of the vocabulary-parallel embedding's output and of
+    /// the logits' input gradient (TrainingPlan::vocabParallelAllReduces)
+    bool vocabAllReduces{true};
 
     /// Throw std::invalid_argument naming the field (efficiency, memory-bandwidth,
     /// nvlink-rate, network, overlap-slowdown) and what it allows.

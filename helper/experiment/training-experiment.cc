@@ -64,6 +64,7 @@ PlanOptions()
                                                    "pipeline-scatter-gather",
                                                    "blocking-pipeline-sends",
                                                    "interleaved-send-with-backward",
+                                                   "vocab-parallel-all-reduces",
                                                    "order"};
     return names;
 }
@@ -450,6 +451,7 @@ TrainingConfig::MakePlan() const
     p.pipelineScatterGather = pipelineScatterGather;
     p.pipelineSendsBlock = blockingPipelineSends;
     p.interleavedSendWithBackward = interleavedSendWithBackward;
+    p.vocabParallelAllReduces = vocabParallelAllReduces;
     p.order.clear();
     for (const auto& d : dlnet::ParseList("order", order, {"tp", "pp", "dp"}))
     {
@@ -860,6 +862,11 @@ TrainingOptions()
                           "the interleaved schedule's steady state as Megatron-LM's: a forward "
                           "step's message leaves with the next backward step's, after both",
                           &C::interleavedSendWithBackward),
+            BoolOption<C>("vocab-parallel-all-reduces",
+                          "a transformer's vocabulary-parallel embedding and logits as "
+                          "Megatron-LM's: a TP all-reduce of the embedding output (forward) and "
+                          "of the logits' input gradient (backward)",
+                          &C::vocabParallelAllReduces),
             TextOption<C>("order",
                           "placement of the dimensions, innermost first: a permutation "
                           "of tp,pp,dp",

@@ -473,6 +473,20 @@ private:
     /// the send table's entries of the receivers then name the gather.
     void EmitGather(uint32_t k, const PipeOp& op, uint32_t iteration);
 
+    /// \return whether layer l is a transformer's vocabulary-parallel embedding
+    /// (the first layer) or logits (the last) and the plan reduces them
+    /// (vocabParallelAllReduces)
+    bool VocabularyLayer(uint32_t l) const
+    {
+        if (!m_plan.vocabParallelAllReduces || m_model.heads == 0 || m_model.layers.size() < 2)
+        {
+            return false;
+        }
+        const LayerKind kind = m_model.layers[l].kind;
+        return (l == 0 && kind == LayerKind::EMBEDDING)
+               || (l + 1 == m_model.layers.size() && kind == LayerKind::LINEAR);
+    }
+
     /// \return the layer whose output (forward) or input gradient (backward)
     /// chunk c sends to the next (previous) chunk
     uint32_t BoundaryLayer(uint32_t c, bool backward) const
@@ -709,7 +723,7 @@ GraphBuilder::Setup()
             bool boundary
                 = l + 1 == ch.end || m_perLayerFetch
                   || (m_T > 1 && (kind == LayerKind::ATTENTION || kind == LayerKind::MLP))
-                  || (m_D > 1 && bucketOf[l] != bucketOf[l + 1])
+                  || (m_T > 1 && VocabularyLayer(l)) || (m_D > 1 && bucketOf[l] != bucketOf[l + 1])
                   || (m_E > 1
                       && (m_model.layers[l].experts > 0 || m_model.layers[l + 1].experts > 0))
                   || (m_embLayer != NONE
@@ -1090,10 +1104,18 @@ GraphBuilder::EmitPass(uint32_t k, const PipeOp& op, uint32_t iteration, Trainin
         }
         // Megatron TP: an AllReduce (or ReduceScatter + AllGather) after each
         // attention and MLP block, in forward (of the output) and backward (of
-        // the input gradient)
-        if (m_T > 1 && (top.kind == LayerKind::ATTENTION || top.kind == LayerKind::MLP))
+        // the input gradient); after the vocabulary-parallel embedding's forward
+        // (of its output) and the logits' backward (of their input gradient)
+        const bool vocabulary
+            = m_T > 1 && VocabularyLayer(g.end - 1)
+              && (top.kind == LayerKind::EMBEDDING ? !backward && !recompute : backward);
+        if (vocabulary
+            || (m_T > 1 && (top.kind == LayerKind::ATTENTION || top.kind == LayerKind::MLP)))
         {
-            const uint64_t bytes = top.activationElements * m_plan.microbatchSize * m_elem;
+            // the logits' input is the layer below's output
+            const ModelLayer& reduced
+                = vocabulary && top.kind != LayerKind::EMBEDDING ? m_model.layers[g.end - 2] : top;
+            const uint64_t bytes = reduced.activationElements * m_plan.microbatchSize * m_elem;
             for (uint32_t d = 0; d < m_D; ++d)
             {
                 std::vector<uint32_t> members(m_T);

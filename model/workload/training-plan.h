@@ -82,6 +82,11 @@ struct TrainingPlan
     /// when the step has computed. No effect on 1F1B without interleaving,
     /// which Megatron-LM sends at once.
     bool interleavedSendWithBackward{false};
+    /// A transformer's vocabulary-parallel embedding and logits under tensor
+    /// parallelism as Megatron-LM runs them: an AllReduce of the embedding's
+    /// b·s·h output in forward (VocabParallelEmbedding) and of the logits'
+    /// b·s·h input gradient in backward (parallel_lm_logits). Off: neither.
+    bool vocabParallelAllReduces{false};
     std::vector<TrainingDimension> order{
         TrainingDimension::TP, TrainingDimension::PP, TrainingDimension::DP}; //!< innermost first
     uint32_t iterations{1};
@@ -131,7 +136,9 @@ struct TrainingPlan
  *   (Megatron runs them synchronously). Recomputation re-runs the forward of
  *   a chunk's recomputable layers, with their TP collectives (phase
  *   RECOMPUTE), right before the chunk's backward: 6 TP collectives per
- *   layer and microbatch instead of 4. No collective for the embedding or logits.
+ *   layer and microbatch instead of 4. No collective for the embedding or logits,
+ *   unless vocabParallelAllReduces: then one after the embedding's forward and one
+ *   after the logits' backward, each of b·s·h elements.
  * - PP: a SEND of the chunk's output activation (b x its activationElements)
  *   per microbatch and TP rank to the next chunk's stage, and the gradient
  *   back; every TP rank sends the whole activation. pipelineScatterGather:

@@ -1509,3 +1509,76 @@ TEST(TrainingPlan, InterleavedSendWithBackward)
         }
     }
 }
+
+TEST(TrainingPlan, VocabParallelAllReduces)
+{
+    // Megatron-LM's vocabulary-parallel embedding reduces its output in forward, and the
+    // logits (parallel_lm_logits) their input gradient in backward: one b·s·h AllReduce each
+    // per microbatch, on the first and the last stage; nothing else changes
+    Model m = Tiny(4);
+    TrainingPlan p;
+    p.tp = 2;
+    p.pp = 2;
+    p.microbatches = 3;
+    p.microbatchSize = 2;
+    p.recompute = true;
+    const uint64_t bsh2 = 2 * 2 * TINY.sequence * TINY.hidden; // 2·b·s·h at fp16
+    auto tpAllReduces = [](const TrainingGraph& g)
+    {
+        return Select(g,
+                      [](const TrainingTask& t)
+                      {
+                          return IsCollective(t, TrainingDimension::TP, CollectiveOp::ALL_REDUCE);
+                      });
+    };
+    TrainingGraph without = Build(m, p);
+    p.vocabParallelAllReduces = true;
+    TrainingGraph with = Build(m, p);
+    const auto before = tpAllReduces(without);
+    const auto after = tpAllReduces(with);
+    ASSERT_EQ(after.size(), before.size() + 2 * p.microbatches);
+    const uint32_t last = m.layers.size() - 1;
+    uint32_t embedding = 0;
+    uint32_t logits = 0;
+    for (const TrainingTask* t : after)
+    {
+        EXPECT_EQ(t->bytes, bsh2) << t->label;
+        if (t->layer == 0)
+        {
+            ++embedding;
+            EXPECT_EQ(t->phase, TrainingPhase::FORWARD) << t->label;
+            EXPECT_EQ(t->ranks, (std::vector<uint32_t>{0, 1})) << "stage 0's TP group";
+        }
+        if (t->layer == static_cast<int32_t>(last))
+        {
+            ++logits;
+            EXPECT_EQ(t->phase, TrainingPhase::BACKWARD) << t->label;
+            EXPECT_EQ(t->ranks, (std::vector<uint32_t>{2, 3})) << "stage 1's TP group";
+        }
+    }
+    EXPECT_EQ(embedding, p.microbatches);
+    EXPECT_EQ(logits, p.microbatches);
+    // the first attention's forward waits for the embedding's reduction
+    for (uint32_t i = 0; i < with.tasks.size(); ++i)
+    {
+        const TrainingTask& t = with.tasks[i];
+        if (IsCollective(t, TrainingDimension::TP, CollectiveOp::ALL_REDUCE) && t.layer == 0)
+        {
+            bool consumed = false;
+            for (const auto& u : with.tasks)
+            {
+                consumed = consumed
+                           || (u.kind == TrainingTaskKind::COMPUTE && u.layer == 1
+                               && u.phase == TrainingPhase::FORWARD && u.microbatch == t.microbatch
+                               && std::find(u.deps.begin(), u.deps.end(), i) != u.deps.end());
+            }
+            EXPECT_TRUE(consumed) << t.label;
+        }
+    }
+    // without tensor parallelism, or for a model that is not a transformer, nothing
+    p.tp = 1;
+    p.vocabParallelAllReduces = false;
+    const size_t one = Build(m, p).tasks.size();
+    p.vocabParallelAllReduces = true;
+    EXPECT_EQ(Build(m, p).tasks.size(), one);
+}

@@ -1021,6 +1021,7 @@ def run_training(
     pipeline_scatter_gather: bool = False,
     blocking_pipeline_sends: bool = False,
     interleaved_send_with_backward: bool = False,
+    vocab_parallel_all_reduces: bool = False,
     order: str = 'tp,pp,dp',
     iterations: int | str = 2,
     workload_file: str = '',

@@ -137,3 +137,14 @@ def test_send_rendezvous_reaches_the_simulation():
     out = dlnet.run_training(**SMALL, blocking_pipeline_sends=True, send_rendezvous=True)
     assert out["config"]["send-rendezvous"] is True
     assert dlnet.run_training(**SMALL)["config"]["send-rendezvous"] is False
+
+
+def test_vocab_parallel_all_reduces_add_two_per_microbatch():
+    # SMALL: tp 2, pp 2, dp 2, 2 microbatches, 2 iterations: one embedding all-reduce per
+    # microbatch on the first stage, one logits all-reduce on the last, per DP index
+    def tp_all_reduces(out):
+        return [c for c in out["comms"] if c["dimension"] == "tp" and c["op"] == "allreduce"]
+    base = dlnet.run_training(**SMALL)
+    more = dlnet.run_training(**SMALL, vocab_parallel_all_reduces=True)
+    assert more["config"]["vocab-parallel-all-reduces"] is True
+    assert len(tp_all_reduces(more)) == len(tp_all_reduces(base)) + 2 * 2 * 2 * 2
