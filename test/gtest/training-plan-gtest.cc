@@ -93,6 +93,19 @@ Steps(const TrainingGraph& g, uint32_t rank)
     return out;
 }
 
+/// Expect two graphs to hold the same tasks, in order: labels, sizes and dependencies.
+void
+ExpectSameTasks(const TrainingGraph& a, const TrainingGraph& b)
+{
+    ASSERT_EQ(a.tasks.size(), b.tasks.size());
+    for (uint32_t i = 0; i < a.tasks.size(); ++i)
+    {
+        EXPECT_EQ(a.tasks[i].label, b.tasks[i].label);
+        EXPECT_EQ(a.tasks[i].bytes, b.tasks[i].bytes);
+        EXPECT_EQ(a.tasks[i].deps, b.tasks[i].deps);
+    }
+}
+
 } // namespace
 
 TEST(ComputeModel, PresetsByName)
@@ -1348,14 +1361,7 @@ TEST(TrainingPlan, PipelineScatterGatherSendsAPartAndGathersIt)
     p.pipelineScatterGather = false;
     TrainingGraph one = Build(m, p);
     p.pipelineScatterGather = true;
-    TrainingGraph same = Build(m, p);
-    ASSERT_EQ(one.tasks.size(), same.tasks.size());
-    for (uint32_t i = 0; i < one.tasks.size(); ++i)
-    {
-        EXPECT_EQ(one.tasks[i].label, same.tasks[i].label);
-        EXPECT_EQ(one.tasks[i].bytes, same.tasks[i].bytes);
-        EXPECT_EQ(one.tasks[i].deps, same.tasks[i].deps);
-    }
+    ExpectSameTasks(one, Build(m, p));
 }
 
 TEST(TrainingPlan, BlockingPipelineSends)
@@ -1499,11 +1505,7 @@ TEST(TrainingPlan, InterleavedSendWithBackward)
                 ASSERT_EQ(a.tasks.size(), b.tasks.size()) << "pp " << pp << " v " << v;
                 if (v == 1)
                 {
-                    for (uint32_t i = 0; i < a.tasks.size(); ++i)
-                    {
-                        EXPECT_EQ(a.tasks[i].label, b.tasks[i].label);
-                        EXPECT_EQ(a.tasks[i].deps, b.tasks[i].deps);
-                    }
+                    ExpectSameTasks(a, b);
                 }
             }
         }
