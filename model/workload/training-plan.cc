@@ -474,11 +474,12 @@ private:
     void EmitGather(uint32_t k, const PipeOp& op, uint32_t iteration);
 
     /// \return whether layer l is a transformer's vocabulary-parallel embedding
-    /// (the first layer) or logits (the last) and the plan reduces them
-    /// (vocabParallelAllReduces)
+    /// (the first layer) or logits (the last) and the plan reduces them under
+    /// tensor parallelism (vocabParallelAllReduces)
     bool VocabularyLayer(uint32_t l) const
     {
-        if (!m_plan.vocabParallelAllReduces || m_model.heads == 0 || m_model.layers.size() < 2)
+        if (m_T < 2 || !m_plan.vocabParallelAllReduces || m_model.heads == 0
+            || m_model.layers.size() < 2)
         {
             return false;
         }
@@ -723,7 +724,7 @@ GraphBuilder::Setup()
             bool boundary
                 = l + 1 == ch.end || m_perLayerFetch
                   || (m_T > 1 && (kind == LayerKind::ATTENTION || kind == LayerKind::MLP))
-                  || (m_T > 1 && VocabularyLayer(l)) || (m_D > 1 && bucketOf[l] != bucketOf[l + 1])
+                  || VocabularyLayer(l) || (m_D > 1 && bucketOf[l] != bucketOf[l + 1])
                   || (m_E > 1
                       && (m_model.layers[l].experts > 0 || m_model.layers[l + 1].experts > 0))
                   || (m_embLayer != NONE
@@ -1107,7 +1108,7 @@ GraphBuilder::EmitPass(uint32_t k, const PipeOp& op, uint32_t iteration, Trainin
         // the input gradient); after the vocabulary-parallel embedding's forward
         // (of its output) and the logits' backward (of their input gradient)
         const bool vocabulary
-            = m_T > 1 && VocabularyLayer(g.end - 1)
+            = VocabularyLayer(g.end - 1)
               && (top.kind == LayerKind::EMBEDDING ? !backward && !recompute : backward);
         if (vocabulary
             || (m_T > 1 && (top.kind == LayerKind::ATTENTION || top.kind == LayerKind::MLP)))

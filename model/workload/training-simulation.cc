@@ -96,7 +96,8 @@ struct TrainingSimulation::State
         std::vector<uint32_t> taskStreams;          //!< CSR of each task's streams
         std::vector<std::string> backendOf;         //!< per task: backend name (comm kinds)
         uint32_t finished{0};
-        /// SendRendezvous: per job rank, compute tasks running on its compute stream
+        /// SendRendezvous (sized only then): per job rank, compute tasks running on its
+        /// compute stream
         std::vector<uint32_t> computing;
         /// SendRendezvous: per job rank, blocking sends to it waiting for its compute to end
         std::vector<std::vector<uint32_t>> rendezvous;
@@ -455,9 +456,12 @@ TrainingSimulation::Prepare(uint32_t j)
     job.waiting.assign(n, 0);
     job.phase.assign(n, 0);
     job.backendOf.assign(n, "");
-    job.computing.assign(g.ranks, 0);
-    job.rendezvous.assign(g.ranks, {});
-    job.inRendezvous.assign(n, 0);
+    if (m_rendezvous)
+    {
+        job.computing.assign(g.ranks, 0);
+        job.rendezvous.assign(g.ranks, {});
+        job.inRendezvous.assign(n, 0);
+    }
     job.streams.assign(size_t(g.ranks) * STREAMS, {});
     job.heads.assign(job.streams.size(), 0);
     job.depOffset.assign(n + 1, 0);
@@ -665,9 +669,9 @@ TrainingSimulation::TryStart(uint32_t j, uint32_t t)
     switch (task.kind)
     {
         case TrainingTaskKind::COMPUTE:
-            for (uint32_t r : task.ranks)
+            for (uint32_t r = 0; m_rendezvous && r < task.ranks.size(); ++r)
             {
-                ++job.computing[r];
+                ++job.computing[task.ranks[r]];
             }
             if (m_overlapSlowdown > 0)
             {
@@ -917,7 +921,7 @@ TrainingSimulation::WorkEnd(uint32_t j, uint32_t t)
     {
         ++job.heads[job.taskStreams[i]];
     }
-    if (task.kind == TrainingTaskKind::COMPUTE)
+    if (m_rendezvous && task.kind == TrainingTaskKind::COMPUTE)
     {
         for (uint32_t r : task.ranks)
         {

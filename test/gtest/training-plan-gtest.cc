@@ -65,6 +65,17 @@ IsCollective(const TrainingTask& t, TrainingDimension d, CollectiveOp op)
     return t.kind == TrainingTaskKind::COLLECTIVE && t.dimension == d && t.op == op;
 }
 
+/// \return the graph's collectives of dimension d and operation op
+std::vector<const TrainingTask*>
+Collectives(const TrainingGraph& g, TrainingDimension d, CollectiveOp op)
+{
+    return Select(g,
+                  [d, op](const TrainingTask& t)
+                  {
+                      return IsCollective(t, d, op);
+                  });
+}
+
 /// The (pass, microbatch) sequence of a rank's forward and backward computes, one entry per
 /// schedule step (consecutive tasks of the same step merged).
 std::vector<std::pair<char, int32_t>>
@@ -377,12 +388,7 @@ TEST(TrainingPlan, TensorParallelCollectives)
     {
         p.recompute = recompute;
         TrainingGraph g = Build(m, p);
-        auto ar
-            = Select(g,
-                     [](const TrainingTask& t)
-                     {
-                         return IsCollective(t, TrainingDimension::TP, CollectiveOp::ALL_REDUCE);
-                     });
+        auto ar = Collectives(g, TrainingDimension::TP, CollectiveOp::ALL_REDUCE);
         // 2 forward + 2 backward per layer and microbatch; recomputation re-runs the forward's 2
         EXPECT_EQ(ar.size(), (recompute ? 6 : 4) * perLayerMb);
         uint64_t recomputed = 0;
@@ -398,22 +404,9 @@ TEST(TrainingPlan, TensorParallelCollectives)
     p.recompute = false;
     p.sequenceParallel = true;
     TrainingGraph g = Build(m, p);
-    auto rs
-        = Select(g,
-                 [](const TrainingTask& t)
-                 {
-                     return IsCollective(t, TrainingDimension::TP, CollectiveOp::REDUCE_SCATTER);
-                 });
-    auto ag = Select(g,
-                     [](const TrainingTask& t)
-                     {
-                         return IsCollective(t, TrainingDimension::TP, CollectiveOp::ALL_GATHER);
-                     });
-    auto ar = Select(g,
-                     [](const TrainingTask& t)
-                     {
-                         return IsCollective(t, TrainingDimension::TP, CollectiveOp::ALL_REDUCE);
-                     });
+    auto rs = Collectives(g, TrainingDimension::TP, CollectiveOp::REDUCE_SCATTER);
+    auto ag = Collectives(g, TrainingDimension::TP, CollectiveOp::ALL_GATHER);
+    auto ar = Collectives(g, TrainingDimension::TP, CollectiveOp::ALL_REDUCE);
     EXPECT_TRUE(ar.empty());
     EXPECT_EQ(rs.size(), 4 * perLayerMb);
     EXPECT_EQ(ag.size(), 4 * perLayerMb);
@@ -619,12 +612,7 @@ TEST(TrainingPlan, DataParallelBuckets)
     p.bucketBytes = 4 << 20;
     p.microbatches = 2;
     TrainingGraph g = Build(m, p);
-    auto buckets
-        = Select(g,
-                 [](const TrainingTask& t)
-                 {
-                     return IsCollective(t, TrainingDimension::DP, CollectiveOp::ALL_REDUCE);
-                 });
+    auto buckets = Collectives(g, TrainingDimension::DP, CollectiveOp::ALL_REDUCE);
     ASSERT_GT(buckets.size(), 3u);
     uint64_t total = 0;
     for (auto* t : buckets)
@@ -660,11 +648,7 @@ TEST(TrainingPlan, DataParallelBuckets)
     EXPECT_FALSE(dependsOn(buckets.front(), lastBackward(0)));
     p.overlap = false;
     g = Build(m, p);
-    buckets = Select(g,
-                     [](const TrainingTask& t)
-                     {
-                         return IsCollective(t, TrainingDimension::DP, CollectiveOp::ALL_REDUCE);
-                     });
+    buckets = Collectives(g, TrainingDimension::DP, CollectiveOp::ALL_REDUCE);
     for (auto* t : buckets)
     {
         for (uint32_t r : t->ranks)
@@ -702,17 +686,8 @@ TEST(TrainingPlan, ZeroStages)
     p.microbatches = 2;
     p.zero = 2;
     TrainingGraph g = Build(m, p);
-    auto rs
-        = Select(g,
-                 [](const TrainingTask& t)
-                 {
-                     return IsCollective(t, TrainingDimension::DP, CollectiveOp::REDUCE_SCATTER);
-                 });
-    auto ag = Select(g,
-                     [](const TrainingTask& t)
-                     {
-                         return IsCollective(t, TrainingDimension::DP, CollectiveOp::ALL_GATHER);
-                     });
+    auto rs = Collectives(g, TrainingDimension::DP, CollectiveOp::REDUCE_SCATTER);
+    auto ag = Collectives(g, TrainingDimension::DP, CollectiveOp::ALL_GATHER);
     EXPECT_GT(rs.size(), 1u);
     ASSERT_EQ(rs.size(), ag.size());
     std::map<int32_t, uint64_t> rsBytes;
@@ -727,12 +702,7 @@ TEST(TrainingPlan, ZeroStages)
         ASSERT_FALSE(t->deps.empty());
         EXPECT_EQ(g.tasks[t->deps.front()].phase, TrainingPhase::OPTIMIZER);
     }
-    EXPECT_TRUE(Select(g,
-                       [](const TrainingTask& t)
-                       {
-                           return IsCollective(t, TrainingDimension::DP, CollectiveOp::ALL_REDUCE);
-                       })
-                    .empty());
+    EXPECT_TRUE(Collectives(g, TrainingDimension::DP, CollectiveOp::ALL_REDUCE).empty());
     // ZeRO-3: each layer with weights gathered before its forward and its backward
     p.zero = 3;
     g = Build(m, p);
@@ -962,11 +932,7 @@ TEST(TrainingPlan, ExpertParallelAllToAll)
     p.microbatches = 2;
     p.microbatchSize = 2;
     TrainingGraph g = Build(m, p);
-    auto a2a = Select(g,
-                      [](const TrainingTask& t)
-                      {
-                          return IsCollective(t, TrainingDimension::EP, CollectiveOp::ALL_TO_ALL);
-                      });
+    auto a2a = Collectives(g, TrainingDimension::EP, CollectiveOp::ALL_TO_ALL);
     // dispatch + combine in forward and in backward, per MoE layer, microbatch and EP group
     EXPECT_EQ(a2a.size(), moeLayers * p.microbatches * 4 * (p.dp / p.ep));
     auto ep = p.Groups(TrainingDimension::EP);
@@ -1525,19 +1491,11 @@ TEST(TrainingPlan, VocabParallelAllReduces)
     p.microbatchSize = 2;
     p.recompute = true;
     const uint64_t bsh2 = 2 * 2 * TINY.sequence * TINY.hidden; // 2·b·s·h at fp16
-    auto tpAllReduces = [](const TrainingGraph& g)
-    {
-        return Select(g,
-                      [](const TrainingTask& t)
-                      {
-                          return IsCollective(t, TrainingDimension::TP, CollectiveOp::ALL_REDUCE);
-                      });
-    };
     TrainingGraph without = Build(m, p);
     p.vocabParallelAllReduces = true;
     TrainingGraph with = Build(m, p);
-    const auto before = tpAllReduces(without);
-    const auto after = tpAllReduces(with);
+    const auto before = Collectives(without, TrainingDimension::TP, CollectiveOp::ALL_REDUCE);
+    const auto after = Collectives(with, TrainingDimension::TP, CollectiveOp::ALL_REDUCE);
     ASSERT_EQ(after.size(), before.size() + 2 * p.microbatches);
     const uint32_t last = m.layers.size() - 1;
     uint32_t embedding = 0;
