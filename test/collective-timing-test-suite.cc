@@ -3,8 +3,8 @@
  */
 // Collective timing against the alpha-beta formulas, computed here from the
 // link parameters (not from the library's predictor): ring and
-// halving-doubling, hierarchical 2D on a torus, and collectives sharing or
-// not sharing links.
+// halving-doubling, hierarchical 2D on a torus, collectives sharing or
+// not sharing links, and the engine's library latencies.
 
 #include "ns3/dlnet-module.h"
 #include "ns3/simulator.h"
@@ -236,6 +236,60 @@ private:
 
 } // namespace
 
+/// A library's own latencies (LaunchLatency, StepLatency) on every rank of a
+/// symmetric schedule: each of the ranks' steps starts later by the same
+/// amount, so the time grows by exactly launch + steps x step.
+class LibraryLatencyTestCase : public TestCase
+{
+public:
+    LibraryLatencyTestCase(std::string alg, std::string network, bool functional)
+        : TestCase("allreduce " + alg + " on a star of 8 at " + network + " level"
+                   + (functional ? ", functional" : "")
+                   + ": LaunchLatency 8.4 us and StepLatency 3.4 us add launch + steps x step")
+        , m_alg(alg)
+        , m_network(network)
+        , m_functional(functional)
+    {
+    }
+
+private:
+    double Run(bool latencies)
+    {
+        CollectiveConfig c = Star(8, 4 << 20, 4096, "allreduce", m_alg);
+        c.topology.network = m_network;
+        c.functional = m_functional;
+        if (latencies)
+        {
+            c.ns3Attributes = {{"ns3::CollectiveEngine::LaunchLatency", "8.4us"},
+                               {"ns3::CollectiveEngine::StepLatency", "3.4us"}};
+        }
+        CollectiveResult r = RunCollective(c);
+        if (m_functional)
+        {
+            // the delayed sends carry their payloads
+            NS_TEST_EXPECT_MSG_EQ(r.rows[0].checked, true, "the result was checked");
+            NS_TEST_EXPECT_MSG_EQ(r.rows[0].correct, true, "every rank holds the sum");
+        }
+        return r.rows[0].time;
+    }
+
+    void DoRun() override
+    {
+        double without = Run(false);
+        double with = Run(true);
+        // 2(N-1) steps for the ring, 2 log2 N for halving-doubling
+        double steps = m_alg == "ring" ? 2 * 7 : 2 * 3;
+        double expected = without + 8.4e-6 + steps * 3.4e-6;
+        std::cout << "measured: " << GetName() << ": " << without * 1e6 << " us without, "
+                  << with * 1e6 << " us with, formula " << expected * 1e6 << " us" << std::endl;
+        NS_TEST_ASSERT_MSG_EQ_TOL(with, expected, 2e-9, "launch + steps x step, to the ns");
+    }
+
+    std::string m_alg;
+    std::string m_network;
+    bool m_functional;
+};
+
 class CollectiveTimingTestSuite : public TestSuite
 {
 public:
@@ -262,6 +316,14 @@ public:
             }
         }
         AddTestCase(new TorusHierarchicalTestCase, TestCase::QUICK);
+        for (const char* network : {"packet", "flow"})
+        {
+            for (const char* alg : {"ring", "halving-doubling"})
+            {
+                AddTestCase(new LibraryLatencyTestCase(alg, network, false), TestCase::QUICK);
+            }
+        }
+        AddTestCase(new LibraryLatencyTestCase("ring", "packet", true), TestCase::QUICK);
         AddTestCase(new ConcurrentTestCase(false), TestCase::QUICK);
         AddTestCase(new ConcurrentTestCase(true), TestCase::QUICK);
     }

@@ -6,6 +6,7 @@
 #include "reduction.h"
 
 #include "ns3/log.h"
+#include "ns3/nstime.h"
 #include "ns3/simulator.h"
 #include "ns3/trace-source-accessor.h"
 #include "ns3/uinteger.h"
@@ -126,6 +127,21 @@ CollectiveEngine::GetTypeId()
                             UintegerValue(0),
                             MakeUintegerAccessor(&CollectiveEngine::m_chunksInFlight),
                             MakeUintegerChecker<uint32_t>())
+              .AddAttribute("LaunchLatency",
+                            "A collective's fixed cost before its first step on every rank "
+                            "(NCCL's tuning model: its base latency, 8.4 us for the ring with "
+                            "the Simple protocol in NCCL 2.8)",
+                            TimeValue(Seconds(0)),
+                            MakeTimeAccessor(&CollectiveEngine::m_launchLatency),
+                            MakeTimeChecker(Seconds(0), Seconds(1)))
+              .AddAttribute("StepLatency",
+                            "A step's fixed cost between its start and its sends, per step "
+                            "of every lane and chunk (NCCL's tuning model: its hardware "
+                            "latency per step, 3.4 us over NVLink, 9.6 us over the network "
+                            "for the ring with the Simple protocol in NCCL 2.8)",
+                            TimeValue(Seconds(0)),
+                            MakeTimeAccessor(&CollectiveEngine::m_stepLatency),
+                            MakeTimeChecker(Seconds(0), Seconds(1)))
               .AddTraceSource("Done",
                               "A collective finished on every rank",
                               MakeTraceSourceAccessor(&CollectiveEngine::m_doneTrace),
@@ -254,11 +270,25 @@ CollectiveEngine::Start(const Communicator& comm, CollectiveRequest request, Don
     NS_LOG_INFO("collective " << id << ": " << ToString(req.op) << " " << ToString(req.algorithm)
                               << " of " << req.bytes << " bytes on " << n << " ranks, "
                               << schedule.lanes.size() << " lanes");
-    for (uint32_t r = 0; r < n; ++r)
+    if (m_launchLatency.IsStrictlyPositive())
+    {
+        Simulator::Schedule(m_launchLatency, &CollectiveEngine::Launch, this, id);
+    }
+    else
+    {
+        Launch(id);
+    }
+    return id;
+}
+
+void
+CollectiveEngine::Launch(uint32_t id)
+{
+    Instance& inst = m_instances.at(id);
+    for (uint32_t r = 0; r < inst.comm.GetSize(); ++r)
     {
         StartChunks(inst, r);
     }
-    return id;
 }
 
 std::shared_ptr<const CollectiveEngine::Schedule>
@@ -432,50 +462,107 @@ CollectiveEngine::Wake(Instance& inst, uint32_t lane, uint32_t rank)
     Enter(inst, next, rank, step);
 }
 
+FabricPayload
+CollectiveEngine::ReadPayload(const Instance& inst,
+                              uint32_t rank,
+                              const CollectiveStep& step,
+                              const CollectiveTransfer& t) const
+{
+    if (inst.work.empty())
+    {
+        return FabricPayload(); // timing mode
+    }
+    const std::vector<uint8_t>& from
+        = step.sendFromInput ? inst.request.inputs[rank] : inst.work[rank];
+    return std::make_shared<const std::vector<uint8_t>>(from.begin() + t.srcOffset,
+                                                        from.begin() + t.srcOffset + t.bytes);
+}
+
 void
 CollectiveEngine::PostSends(
     Instance& inst, uint32_t lane, uint32_t rank, uint32_t index, const CollectiveStep& step)
 {
-    Ptr<FabricEndpoint> ep = m_endpoints[inst.comm.ranks[rank]];
+    if (!m_stepLatency.IsStrictlyPositive() || step.sends.empty())
+    {
+        for (const auto& t : step.sends)
+        {
+            SendOne(inst, lane, rank, index, step.vc, t, ReadPayload(inst, rank, step, t));
+        }
+        return;
+    }
+    // The payloads are read now, as the step starts: the receives it applies
+    // while its sends wait must not reach them.
+    std::vector<Outgoing> messages;
+    messages.reserve(step.sends.size());
     for (const auto& t : step.sends)
     {
-        FabricPayload data;
-        if (!inst.work.empty())
-        {
-            const std::vector<uint8_t>& from
-                = step.sendFromInput ? inst.request.inputs[rank] : inst.work[rank];
-            data = std::make_shared<const std::vector<uint8_t>>(
-                from.begin() + t.srcOffset, from.begin() + t.srcOffset + t.bytes);
-        }
-        uint32_t dstAddress = inst.comm.ranks[t.peer];
-        // The lane's connection: the two trees of a double binary tree have
-        // their own (NCCL's channels) and do not queue behind each other
-        // where they send to the same peer; every other lane uses 0.
-        uint32_t msgId = ep->Send(dstAddress,
-                                  t.bytes,
-                                  inst.comm.tc,
-                                  FabricEndpoint::MessageCallback(),
-                                  data,
-                                  step.vc,
-                                  inst.schedule->lanes[lane].connection);
-        uint64_t key = (uint64_t(inst.comm.ranks[rank]) << 32) | msgId;
-        m_envelopes[key] = Envelope{inst.id, lane, t.peerStep, rank, t.peer, t.offset, t.bytes};
-        inst.record.bytesSent[rank] += t.bytes;
-        ++inst.record.messages;
-        if (!m_stepSendTrace.IsEmpty())
-        {
-            m_stepSendTrace(StepSend{inst.id,
-                                     lane,
-                                     inst.schedule->lanes[lane].chunk,
-                                     index,
-                                     t.peerStep,
-                                     rank,
-                                     t.peer,
-                                     inst.comm.ranks[rank],
-                                     dstAddress,
-                                     msgId,
-                                     t.bytes});
-        }
+        messages.push_back(Outgoing{t, ReadPayload(inst, rank, step, t)});
+    }
+    Simulator::Schedule(m_stepLatency,
+                        &CollectiveEngine::Transmit,
+                        this,
+                        inst.id,
+                        lane,
+                        rank,
+                        index,
+                        step.vc,
+                        std::move(messages));
+}
+
+void
+CollectiveEngine::Transmit(uint32_t id,
+                           uint32_t lane,
+                           uint32_t rank,
+                           uint32_t index,
+                           uint8_t vc,
+                           const std::vector<Outgoing>& messages)
+{
+    // (the collective is still running: its receivers wait for these messages)
+    Instance& inst = m_instances.at(id);
+    for (const auto& m : messages)
+    {
+        SendOne(inst, lane, rank, index, vc, m.transfer, m.data);
+    }
+}
+
+void
+CollectiveEngine::SendOne(Instance& inst,
+                          uint32_t lane,
+                          uint32_t rank,
+                          uint32_t index,
+                          uint8_t vc,
+                          const CollectiveTransfer& t,
+                          const FabricPayload& data)
+{
+    Ptr<FabricEndpoint> ep = m_endpoints[inst.comm.ranks[rank]];
+    uint32_t dstAddress = inst.comm.ranks[t.peer];
+    // The lane's connection: the two trees of a double binary tree have
+    // their own (NCCL's channels) and do not queue behind each other
+    // where they send to the same peer; every other lane uses 0.
+    uint32_t msgId = ep->Send(dstAddress,
+                              t.bytes,
+                              inst.comm.tc,
+                              FabricEndpoint::MessageCallback(),
+                              data,
+                              vc,
+                              inst.schedule->lanes[lane].connection);
+    uint64_t key = (uint64_t(inst.comm.ranks[rank]) << 32) | msgId;
+    m_envelopes[key] = Envelope{inst.id, lane, t.peerStep, rank, t.peer, t.offset, t.bytes};
+    inst.record.bytesSent[rank] += t.bytes;
+    ++inst.record.messages;
+    if (!m_stepSendTrace.IsEmpty())
+    {
+        m_stepSendTrace(StepSend{inst.id,
+                                 lane,
+                                 inst.schedule->lanes[lane].chunk,
+                                 index,
+                                 t.peerStep,
+                                 rank,
+                                 t.peer,
+                                 inst.comm.ranks[rank],
+                                 dstAddress,
+                                 msgId,
+                                 t.bytes});
     }
 }
 

@@ -33,7 +33,11 @@ namespace ns3
  * step after step; a step posts its sends (which read the buffer then) and
  * completes when all its receives have arrived and been reduced or copied.
  * Messages that arrive for a later step wait until the rank gets there.
- * Several collectives may run at once (each on its communicator's traffic
+ * A communication library's own costs, which the network does not see,
+ * are two optional delays (attributes, 0 by default): LaunchLatency before
+ * a collective's first step, StepLatency between a step's start and its
+ * sends (NCCL's tuning model calls them its base and per-step hardware
+ * latencies). Several collectives may run at once (each on its communicator's traffic
  * class). The engine owns the receive callbacks of the endpoints it uses.
  *
  * A message's collective, lane and step travel beside it in the simulator
@@ -213,8 +217,37 @@ private:
     void Enter(Instance& inst, uint32_t lane, uint32_t rank, uint32_t step);
     bool Gated(Instance& inst, uint32_t lane, uint32_t rank, uint32_t step);
     void Wake(Instance& inst, uint32_t lane, uint32_t rank);
+    /// A step's message, its payload read when the step posts it.
+    struct Outgoing
+    {
+        CollectiveTransfer transfer;
+        FabricPayload data;
+    };
+
+    /// Launch: start every rank's first chunks (after LaunchLatency).
+    void Launch(uint32_t id);
     void PostSends(
         Instance& inst, uint32_t lane, uint32_t rank, uint32_t index, const CollectiveStep& step);
+    /// \return a send's payload as the buffer holds it now (none in timing mode)
+    FabricPayload ReadPayload(const Instance& inst,
+                              uint32_t rank,
+                              const CollectiveStep& step,
+                              const CollectiveTransfer& transfer) const;
+    /// Send one message of a step and note its envelope.
+    void SendOne(Instance& inst,
+                 uint32_t lane,
+                 uint32_t rank,
+                 uint32_t index,
+                 uint8_t vc,
+                 const CollectiveTransfer& transfer,
+                 const FabricPayload& data);
+    /// Hand a step's messages to the endpoint (after StepLatency).
+    void Transmit(uint32_t id,
+                  uint32_t lane,
+                  uint32_t rank,
+                  uint32_t index,
+                  uint8_t vc,
+                  const std::vector<Outgoing>& messages);
     void Apply(Instance& inst, uint32_t lane, uint32_t rank, const Early& arrival);
     void LaneDone(Instance& inst, uint32_t lane, uint32_t rank);
     void Finish(uint32_t id);
@@ -225,6 +258,8 @@ private:
     std::map<ScheduleKey, std::shared_ptr<const Schedule>> m_schedules; //!< by request shape
     uint32_t m_chunks;                                                  //!< Chunks attribute
     uint32_t m_chunksInFlight; //!< ChunksInFlight attribute
+    Time m_launchLatency;      //!< LaunchLatency attribute
+    Time m_stepLatency;        //!< StepLatency attribute
     uint32_t m_nextId{0};
     CollectiveStep m_stepScratch;  //!< Enter: a step of a lane that makes them on demand
     CollectiveStep m_applyScratch; //!< Apply: likewise
