@@ -65,6 +65,8 @@ PlanOptions()
                                                    "blocking-pipeline-sends",
                                                    "interleaved-send-with-backward",
                                                    "vocab-parallel-all-reduces",
+                                                   "tied-embedding-copy",
+                                                   "local-ddp-copies",
                                                    "order"};
     return names;
 }
@@ -452,6 +454,8 @@ TrainingConfig::MakePlan() const
     p.pipelineSendsBlock = blockingPipelineSends;
     p.interleavedSendWithBackward = interleavedSendWithBackward;
     p.vocabParallelAllReduces = vocabParallelAllReduces;
+    p.tiedEmbeddingCopy = tiedEmbeddingCopy;
+    p.localDdpCopies = localDdpCopies;
     p.order.clear();
     for (const auto& d : dlnet::ParseList("order", order, {"tp", "pp", "dp"}))
     {
@@ -867,6 +871,17 @@ TrainingOptions()
                           "Megatron-LM's: a TP all-reduce of the embedding output (forward) and "
                           "of the logits' input gradient (backward)",
                           &C::vocabParallelAllReduces),
+            BoolOption<C>("tied-embedding-copy",
+                          "a transformer's tied word embedding under pipeline parallelism as "
+                          "Megatron-LM's: the last stage's copy joins its data-parallel "
+                          "all-reduce and optimizer, and the first and last stages all-reduce "
+                          "its gradient",
+                          &C::tiedEmbeddingCopy),
+            BoolOption<C>("local-ddp-copies",
+                          "Megatron-LM's local DDP: with overlap off, the gradients are "
+                          "flattened and scaled before the data-parallel all-reduce and copied "
+                          "back after it, on the compute stream",
+                          &C::localDdpCopies),
             TextOption<C>("order",
                           "placement of the dimensions, innermost first: a permutation "
                           "of tp,pp,dp",

@@ -76,6 +76,11 @@ struct ModelLayer
     /// A mixture-of-experts MLP: its number of experts (parameters counts them
     /// all; FLOPs are per token of one expert, top-1 routing); 0 for any other layer.
     uint32_t experts = 0;
+    /// Weights it shares with the first layer and does not count in
+    /// parameters: a transformer's logits use the word embedding's V·h
+    /// (tied); 0 for any other layer. Under pipeline parallelism Megatron-LM's
+    /// last stage keeps a copy of them (TrainingPlan::tiedEmbeddingCopy).
+    uint64_t tiedParameters = 0;
     /// The kernels its passes run, one after another (LayerPassTime sums their
     /// roofline times); empty: each pass is one roofline of the layer's FLOPs
     /// and an estimate of its traffic.

@@ -240,6 +240,7 @@ MakeTransformer(const std::string& name, const TransformerConfig& config, DataTy
     // this layer adds to the embedding's
     model.layers.push_back(WeightLayer(
         "logits", LayerKind::LINEAR, 2 * s * h * v, 0, config.sequence * config.vocabulary, false));
+    model.layers.back().tiedParameters = config.vocabulary * config.hidden;
     if (config.kernels)
     {
         model.layers.back().kernels

@@ -488,6 +488,51 @@ private:
                || (l + 1 == m_model.layers.size() && kind == LayerKind::LINEAR);
     }
 
+    /// \return whether the last stage keeps a copy of the tied word embedding
+    /// (tiedEmbeddingCopy): a model whose top layer shares the first layer's weights
+    bool TiedEmbeddingCopy() const
+    {
+        return m_plan.tiedEmbeddingCopy && m_P > 1 && m_model.layers.size() >= 2
+               && m_model.layers.back().tiedParameters > 0;
+    }
+
+    /// \return the parameters of layer l whose gradients the stage reduces over
+    /// its DP group and updates: the tied logits' copy of the embedding too
+    uint64_t GradientParameters(uint32_t l) const
+    {
+        if (l + 1 == m_model.layers.size() && TiedEmbeddingCopy())
+        {
+            return TiedCopyParameters();
+        }
+        return LocalParameters(l);
+    }
+
+    /// \return the last stage's shard of the tied embedding's copy (vocabulary-parallel)
+    uint64_t TiedCopyParameters() const
+    {
+        return CeilDiv(m_model.layers.back().tiedParameters, m_T);
+    }
+
+    /// Emit the first and the last stage's AllReduce of the tied embedding's
+    /// gradient (TiedEmbeddingCopy), after their DP reductions.
+    void EmitTiedEmbeddingAllReduce(uint32_t iteration);
+    /// Emit per compute unit of stage k a memory-bound task of `passes` reads and
+    /// writes of its local gradients (localDdpCopies), after its reductions so far.
+    void EmitGradientCopy(uint32_t k,
+                          uint32_t iteration,
+                          uint32_t passes,
+                          const std::string& label);
+    /// Add a compute task (duration, label, phase, iteration set) of stage k's
+    /// unit u after each of its ranks' reductions so far and last compute, plus
+    /// what perRank adds for a rank; it becomes their last compute.
+    /// \return its id
+    uint32_t AddUnitCompute(uint32_t k,
+                            const ComputeUnit& u,
+                            TrainingTask task,
+                            const std::function<void(uint32_t, TrainingTask&)>& perRank = {});
+    /// Emit stage k's optimizer step (and ZeRO-1/2's gathers after it).
+    void EmitOptimizer(uint32_t k, uint32_t iteration);
+
     /// \return the layer whose output (forward) or input gradient (backward)
     /// chunk c sends to the next (previous) chunk
     uint32_t BoundaryLayer(uint32_t c, bool backward) const
@@ -548,8 +593,10 @@ private:
     std::vector<uint32_t> m_pendingEmbGrad; //!< per rank: embedding-gradient AllToAll (backward)
     std::vector<std::vector<uint32_t>> m_startDeps;   //!< per rank: the iteration's first compute
     std::vector<std::vector<uint32_t>> m_reduceTasks; //!< per rank: DP bucket reductions
-    std::vector<std::vector<uint32_t>> m_histLast;    //!< [k x T + t]: last compute over d
-    std::vector<std::vector<uint32_t>> m_histBefore;  //!< [k x T + t]: the one before
+    /// TiedEmbeddingCopy: the first or the last stage has reduced and waits for the other
+    std::vector<bool> m_tiedStageReduced;
+    std::vector<std::vector<uint32_t>> m_histLast;   //!< [k x T + t]: last compute over d
+    std::vector<std::vector<uint32_t>> m_histBefore; //!< [k x T + t]: the one before
 };
 
 void
@@ -678,7 +725,7 @@ GraphBuilder::Setup()
             Bucket cur;
             for (uint32_t l = ch.end; l-- > ch.begin;)
             {
-                uint64_t params = LocalParameters(l);
+                uint64_t params = GradientParameters(l);
                 if (l == m_embLayer)
                 {
                     m_stageEmbParams[k] += params; // a local gradient: no bucket
@@ -1346,11 +1393,124 @@ GraphBuilder::EmitStageEnd(uint32_t k, uint32_t iteration)
 {
     if (m_D > 1 && !m_plan.overlap)
     {
+        if (m_plan.localDdpCopies)
+        {
+            EmitGradientCopy(k, iteration, 2, "flatten grads"); // flatten, then scale by 1/dp
+        }
         for (uint32_t bi = 0; bi < m_buckets[k].size(); ++bi)
         {
             EmitBucket(k, m_buckets[k][bi], bi, iteration);
         }
+        if (m_plan.localDdpCopies)
+        {
+            EmitGradientCopy(k, iteration, 1, "copy back grads");
+        }
     }
+    if (TiedEmbeddingCopy() && (k == 0 || k + 1 == m_P))
+    {
+        const uint32_t other = k == 0 ? m_P - 1 : 0;
+        m_tiedStageReduced.resize(m_P, false);
+        if (!m_tiedStageReduced[other])
+        {
+            m_tiedStageReduced[k] = true; // its optimizer waits for the other stage's reduction
+            return;
+        }
+        m_tiedStageReduced[other] = false;
+        EmitTiedEmbeddingAllReduce(iteration);
+        EmitOptimizer(other, iteration);
+    }
+    EmitOptimizer(k, iteration);
+}
+
+void
+GraphBuilder::EmitGradientCopy(uint32_t k,
+                               uint32_t iteration,
+                               uint32_t passes,
+                               const std::string& label)
+{
+    // each pass reads and writes every local gradient once
+    const double bytes = 2.0 * passes * m_elem * static_cast<double>(m_stageParams[k]);
+    const Time duration = RooflineTime(0, bytes, m_device, m_type);
+    for (const ComputeUnit& u : ComputeUnits())
+    {
+        TrainingTask task;
+        task.duration = duration;
+        task.label = label;
+        task.phase = TrainingPhase::BACKWARD;
+        task.iteration = iteration;
+        AddUnitCompute(k, u, std::move(task));
+    }
+}
+
+uint32_t
+GraphBuilder::AddUnitCompute(uint32_t k,
+                             const ComputeUnit& u,
+                             TrainingTask task,
+                             const std::function<void(uint32_t, TrainingTask&)>& perRank)
+{
+    task.kind = TrainingTaskKind::COMPUTE;
+    for (uint32_t t = u.t0; t < u.t0 + u.shards; ++t)
+    {
+        const uint32_t r = RankOf(t, k, u.d);
+        task.ranks.push_back(r);
+        task.deps.insert(task.deps.end(), m_reduceTasks[r].begin(), m_reduceTasks[r].end());
+        task.deps.push_back(m_lastCompute[r]);
+        if (perRank)
+        {
+            perRank(r, task);
+        }
+    }
+    if (u.shards > 1)
+    {
+        std::sort(task.deps.begin(), task.deps.end());
+        task.deps.erase(std::unique(task.deps.begin(), task.deps.end()), task.deps.end());
+    }
+    const uint32_t id = m_graph.Add(std::move(task));
+    for (uint32_t t = u.t0; t < u.t0 + u.shards; ++t)
+    {
+        m_lastCompute[RankOf(t, k, u.d)] = id;
+    }
+    return id;
+}
+
+void
+GraphBuilder::EmitTiedEmbeddingAllReduce(uint32_t iteration)
+{
+    for (uint32_t d = 0; d < m_D; ++d)
+    {
+        for (uint32_t t = 0; t < m_T; ++t)
+        {
+            const std::vector<uint32_t> members{RankOf(t, 0, d), RankOf(t, m_P - 1, d)};
+            TrainingTask a;
+            Collective(a,
+                       members,
+                       CollectiveOp::ALL_REDUCE,
+                       TiedCopyParameters() * m_elem,
+                       TrainingDimension::DP,
+                       "emb" + std::to_string(d * m_T + t));
+            a.label = "AR embedding";
+            a.phase = TrainingPhase::BACKWARD;
+            a.layer = 0;
+            a.iteration = iteration;
+            for (uint32_t r : members)
+            {
+                a.deps.insert(a.deps.end(), m_reduceTasks[r].begin(), m_reduceTasks[r].end());
+                a.deps.push_back(m_lastCompute[r]);
+            }
+            std::sort(a.deps.begin(), a.deps.end());
+            a.deps.erase(std::unique(a.deps.begin(), a.deps.end()), a.deps.end());
+            const uint32_t id = m_graph.Add(std::move(a));
+            for (uint32_t r : members)
+            {
+                m_reduceTasks[r].push_back(id);
+            }
+        }
+    }
+}
+
+void
+GraphBuilder::EmitOptimizer(uint32_t k, uint32_t iteration)
+{
     // the optimizer step: the plan's FLOPs (at the fp32 rate) and memory
     // traffic per local parameter (mixed-precision Adam: about 12 FLOPs and
     // 16 bytes: fp32 master weight, two moments, the gradient); ZeRO (any
@@ -1361,46 +1521,34 @@ GraphBuilder::EmitStageEnd(uint32_t k, uint32_t iteration)
     const Time optimizer = RooflineTime(
         m_plan.optimizerFlops * local, m_plan.optimizerBytes * local, m_device, DataType::FP32);
     std::vector<uint32_t> optimizerTask(m_R, NONE);
-    for (const auto& [t0, lockstep, d] : ComputeUnits())
+    for (const ComputeUnit& u : ComputeUnits())
     {
         TrainingTask task;
-        task.kind = TrainingTaskKind::COMPUTE;
         task.duration = optimizer;
         task.label = "optimizer";
         task.phase = TrainingPhase::OPTIMIZER;
         task.iteration = iteration;
-        for (uint32_t t = t0; t < t0 + lockstep; ++t)
+        const uint32_t id = AddUnitCompute(k,
+                                           u,
+                                           std::move(task),
+                                           [this](uint32_t r, TrainingTask& t)
+                                           {
+                                               m_reduceTasks[r].clear();
+                                               for (auto* pending : {&m_pendingEmb,
+                                                                     &m_pendingEmbGrad,
+                                                                     &m_pendingTp})
+                                               {
+                                                   if ((*pending)[r] != NONE)
+                                                   {
+                                                       t.deps.push_back((*pending)[r]);
+                                                       (*pending)[r] = NONE;
+                                                   }
+                                               }
+                                           });
+        for (uint32_t t = u.t0; t < u.t0 + u.shards; ++t)
         {
-            const uint32_t r = RankOf(t, k, d);
-            task.ranks.push_back(r);
-            task.deps.insert(task.deps.end(), m_reduceTasks[r].begin(), m_reduceTasks[r].end());
-            task.deps.push_back(m_lastCompute[r]);
-            m_reduceTasks[r].clear();
-            for (auto* pending : {&m_pendingEmb, &m_pendingEmbGrad})
-            {
-                if ((*pending)[r] != NONE)
-                {
-                    task.deps.push_back((*pending)[r]);
-                    (*pending)[r] = NONE;
-                }
-            }
-            if (m_pendingTp[r] != NONE)
-            {
-                task.deps.push_back(m_pendingTp[r]);
-                m_pendingTp[r] = NONE;
-            }
-        }
-        if (lockstep > 1)
-        {
-            std::sort(task.deps.begin(), task.deps.end());
-            task.deps.erase(std::unique(task.deps.begin(), task.deps.end()), task.deps.end());
-        }
-        const uint32_t id = m_graph.Add(std::move(task));
-        for (uint32_t t = t0; t < t0 + lockstep; ++t)
-        {
-            const uint32_t r = RankOf(t, k, d);
+            const uint32_t r = RankOf(t, k, u.d);
             optimizerTask[r] = id;
-            m_lastCompute[r] = id;
             m_startDeps[r] = {id};
         }
     }

@@ -87,6 +87,19 @@ struct TrainingPlan
     /// b·s·h output in forward (VocabParallelEmbedding) and of the logits'
     /// b·s·h input gradient in backward (parallel_lm_logits). Off: neither.
     bool vocabParallelAllReduces{false};
+    /// A transformer's tied word embedding under pipeline parallelism as
+    /// Megatron-LM keeps it: the last stage holds a copy of the embedding's
+    /// shard for its logits, whose gradient joins that stage's DP buckets
+    /// and its optimizer step, and after the DP reduction the first and the
+    /// last stage all-reduce that gradient (train_step's embedding group;
+    /// dimension DP). Off: the first stage's only. No effect with pp = 1.
+    bool tiedEmbeddingCopy{false};
+    /// Megatron-LM's local DDP without contiguous buffers (its allreduce_gradients):
+    /// before a stage's reduction that runs after its backward (overlap off,
+    /// dp > 1) the gradients are flattened into one buffer and scaled by
+    /// 1/dp, and after it copied back; each of the three passes reads and
+    /// writes every local gradient once, on the compute stream. Off: none.
+    bool localDdpCopies{false};
     std::vector<TrainingDimension> order{
         TrainingDimension::TP, TrainingDimension::PP, TrainingDimension::DP}; //!< innermost first
     uint32_t iterations{1};
@@ -139,6 +152,14 @@ struct TrainingPlan
  *   layer and microbatch instead of 4. No collective for the embedding or logits,
  *   unless vocabParallelAllReduces: then one after the embedding's forward and one
  *   after the logits' backward, each of b·s·h elements.
+ * - tiedEmbeddingCopy (pp > 1, a transformer whose logits are tied to its
+ *   embedding): the last stage's buckets and optimizer also hold the
+ *   embedding's shard; after both stages' DP reductions, per (TP, DP) index,
+ *   an AllReduce of the shard's gradient between the first and the last
+ *   stage ("AR embedding", group "emb<i>"), which their optimizer steps wait for.
+ * - localDdpCopies (overlap off, dp > 1): per compute unit of a stage, a
+ *   compute task "flatten grads" (two passes over the stage's gradients)
+ *   before its buckets and "copy back grads" (one pass) after them.
  * - PP: a SEND of the chunk's output activation (b x its activationElements)
  *   per microbatch and TP rank to the next chunk's stage, and the gradient
  *   back; every TP rank sends the whole activation. pipelineScatterGather:

@@ -1542,3 +1542,193 @@ TEST(TrainingPlan, VocabParallelAllReduces)
     p.vocabParallelAllReduces = true;
     EXPECT_EQ(Build(m, p).tasks.size(), one);
 }
+
+TEST(TrainingPlan, TiedEmbeddingCopy)
+{
+    // Megatron-LM with pp > 1: the last stage keeps a copy of the tied word embedding for
+    // its logits; its gradient joins that stage's data-parallel all-reduce and optimizer, and
+    // after the DP all-reduce the first and the last stage all-reduce it (train_step)
+    Model m = Tiny(3);
+    TrainingPlan p;
+    p.tp = 2;
+    p.pp = 3;
+    p.dp = 2;
+    p.microbatches = 3;
+    p.overlap = false; // Megatron's local DDP: one all-reduce after the stage's backward
+    p.bucketBytes = 1ull << 40;
+    const uint64_t shard = TINY.vocabulary * TINY.hidden / p.tp * 2; // V·h/tp at fp16
+    TrainingGraph without = Build(m, p);
+    p.tiedEmbeddingCopy = true;
+    TrainingGraph with = Build(m, p);
+    auto stage = [&p](uint32_t rank)
+    {
+        return rank / p.tp % p.pp; // order tp, pp, dp (innermost first)
+    };
+    // DP all-reduce bytes per stage: the last stage's grow by the shard per TP index
+    auto dpBytes = [&](const TrainingGraph& g, bool embedding)
+    {
+        std::vector<uint64_t> bytes(p.pp, 0);
+        for (const TrainingTask* t :
+             Collectives(g, TrainingDimension::DP, CollectiveOp::ALL_REDUCE))
+        {
+            if ((t->label == "AR embedding") == embedding)
+            {
+                bytes[stage(t->ranks[0])] += t->bytes;
+            }
+        }
+        return bytes;
+    };
+    const std::vector<uint64_t> before = dpBytes(without, false);
+    const std::vector<uint64_t> after = dpBytes(with, false);
+    EXPECT_EQ(after[0], before[0]);
+    EXPECT_EQ(after[1], before[1]);
+    EXPECT_EQ(after[2], before[2] + p.tp * shard);
+    EXPECT_EQ(dpBytes(without, true), (std::vector<uint64_t>{0, 0, 0}));
+    // one first-last all-reduce of the shard per (TP, DP) index, after both stages' DP
+    // all-reduces, and the optimizer steps of both stages wait for it
+    std::vector<uint32_t> embeddingTasks;
+    for (uint32_t i = 0; i < with.tasks.size(); ++i)
+    {
+        const TrainingTask& t = with.tasks[i];
+        if (t.label != "AR embedding")
+        {
+            continue;
+        }
+        embeddingTasks.push_back(i);
+        EXPECT_EQ(t.op, CollectiveOp::ALL_REDUCE);
+        EXPECT_EQ(t.bytes, shard);
+        ASSERT_EQ(t.ranks.size(), 2u);
+        EXPECT_EQ(stage(t.ranks[0]), 0u);
+        EXPECT_EQ(stage(t.ranks[1]), p.pp - 1);
+        EXPECT_EQ(t.ranks[1] - t.ranks[0], (p.pp - 1) * p.tp) << "same TP and DP index";
+        for (uint32_t r : t.ranks)
+        {
+            bool afterDp = false;
+            for (uint32_t dep : t.deps)
+            {
+                const TrainingTask& d = with.tasks[dep];
+                afterDp = afterDp
+                          || (IsCollective(d, TrainingDimension::DP, CollectiveOp::ALL_REDUCE)
+                              && std::find(d.ranks.begin(), d.ranks.end(), r) != d.ranks.end());
+            }
+            EXPECT_TRUE(afterDp) << "rank " << r << "'s DP all-reduce comes first";
+            bool optimizerWaits = false;
+            for (const auto& u : with.tasks)
+            {
+                optimizerWaits
+                    = optimizerWaits
+                      || (u.label == "optimizer"
+                          && std::find(u.ranks.begin(), u.ranks.end(), r) != u.ranks.end()
+                          && std::find(u.deps.begin(), u.deps.end(), embeddingTasks.back())
+                                 != u.deps.end());
+            }
+            EXPECT_TRUE(optimizerWaits) << "rank " << r << "'s optimizer waits for it";
+        }
+    }
+    EXPECT_EQ(embeddingTasks.size(), p.tp * p.dp);
+    // the last stage's optimizer updates the copy too; the first and middle ones are unchanged
+    auto optimizerTime = [&](const TrainingGraph& g, uint32_t k)
+    {
+        for (const auto& t : g.tasks)
+        {
+            if (t.label == "optimizer" && stage(t.ranks[0]) == k)
+            {
+                return t.duration;
+            }
+        }
+        return Time();
+    };
+    EXPECT_EQ(optimizerTime(with, 0), optimizerTime(without, 0));
+    EXPECT_EQ(optimizerTime(with, 1), optimizerTime(without, 1));
+    EXPECT_GT(optimizerTime(with, 2), optimizerTime(without, 2));
+    // one stage: the embedding and the logits share one copy, nothing changes
+    p.pp = 1;
+    p.tiedEmbeddingCopy = false;
+    TrainingGraph one = Build(m, p);
+    p.tiedEmbeddingCopy = true;
+    ExpectSameTasks(one, Build(m, p));
+}
+
+TEST(TrainingPlan, LocalDdpCopies)
+{
+    // Megatron-LM's local DDP without contiguous buffers: flatten the gradients into one
+    // buffer and scale it by 1/dp before the all-reduce, copy it back after; each pass
+    // reads and writes every fp16 gradient once (4 bytes per parameter)
+    Model m = Tiny(4);
+    TrainingPlan p;
+    p.tp = 2;
+    p.pp = 2;
+    p.dp = 2;
+    p.microbatches = 2;
+    p.overlap = false;
+    p.bucketBytes = 1ull << 40;
+    TrainingGraph without = Build(m, p);
+    p.localDdpCopies = true;
+    TrainingGraph with = Build(m, p);
+    const double bandwidth = MakeDevice("h100").memoryBandwidth;
+    uint32_t flattens = 0;
+    uint32_t copies = 0;
+    for (uint32_t i = 0; i < with.tasks.size(); ++i)
+    {
+        const TrainingTask& t = with.tasks[i];
+        if (t.label != "flatten grads" && t.label != "copy back grads")
+        {
+            continue;
+        }
+        ASSERT_EQ(t.ranks.size(), 1u);
+        const uint32_t r = t.ranks[0];
+        // the rank's one bucket: its stage's gradients, 2 bytes per parameter
+        const TrainingTask* bucket = nullptr;
+        uint32_t bucketId = 0;
+        for (uint32_t j = 0; j < with.tasks.size(); ++j)
+        {
+            const TrainingTask& u = with.tasks[j];
+            if (IsCollective(u, TrainingDimension::DP, CollectiveOp::ALL_REDUCE)
+                && u.iteration == t.iteration
+                && std::find(u.ranks.begin(), u.ranks.end(), r) != u.ranks.end())
+            {
+                bucket = &u;
+                bucketId = j;
+            }
+        }
+        ASSERT_NE(bucket, nullptr);
+        const bool flatten = t.label == "flatten grads";
+        const double passes = flatten ? 2 : 1;
+        EXPECT_NEAR(t.duration.GetSeconds(), passes * 2 * double(bucket->bytes) / bandwidth, 1e-12)
+            << t.label;
+        if (flatten)
+        {
+            ++flattens;
+            EXPECT_NE(std::find(bucket->deps.begin(), bucket->deps.end(), i), bucket->deps.end())
+                << "the all-reduce waits for the flatten";
+        }
+        else
+        {
+            ++copies;
+            EXPECT_NE(std::find(t.deps.begin(), t.deps.end(), bucketId), t.deps.end())
+                << "the copy back waits for the all-reduce";
+            bool optimizerWaits = false;
+            for (const auto& u : with.tasks)
+            {
+                optimizerWaits = optimizerWaits
+                                 || (u.label == "optimizer" && u.ranks == t.ranks
+                                     && std::find(u.deps.begin(), u.deps.end(), i) != u.deps.end());
+            }
+            EXPECT_TRUE(optimizerWaits) << "rank " << r;
+        }
+    }
+    const uint32_t ranks = p.tp * p.pp * p.dp;
+    EXPECT_EQ(flattens, ranks * p.iterations);
+    EXPECT_EQ(copies, ranks * p.iterations);
+    EXPECT_EQ(with.tasks.size(), without.tasks.size() + 2 * ranks * p.iterations);
+    // PyTorch DDP's buckets as backward produces them, or no data parallelism: nothing
+    for (auto [overlap, dp] : {std::pair<bool, uint32_t>{true, 2}, {false, 1}})
+    {
+        p.overlap = overlap;
+        p.dp = dp;
+        p.localDdpCopies = false;
+        TrainingGraph off = Build(m, p);
+        p.localDdpCopies = true;
+        ExpectSameTasks(off, Build(m, p));
+    }
+}

@@ -1022,6 +1022,8 @@ def run_training(
     blocking_pipeline_sends: bool = False,
     interleaved_send_with_backward: bool = False,
     vocab_parallel_all_reduces: bool = False,
+    tied_embedding_copy: bool = False,
+    local_ddp_copies: bool = False,
     order: str = 'tp,pp,dp',
     iterations: int | str = 2,
     workload_file: str = '',

@@ -139,6 +139,28 @@ def test_send_rendezvous_reaches_the_simulation():
     assert dlnet.run_training(**SMALL)["config"]["send-rendezvous"] is False
 
 
+def test_tied_embedding_copy_adds_a_first_last_all_reduce():
+    # SMALL: tp 2, pp 2, dp 2, 2 iterations: per iteration one all-reduce of the embedding's
+    # gradient between the first and the last stage per (TP, DP) index, of V·h/tp elements
+    def dp_all_reduces(out):
+        return [c for c in out["comms"] if c["dimension"] == "dp" and c["op"] == "allreduce"]
+    base = dlnet.run_training(**SMALL)
+    more = dlnet.run_training(**SMALL, tied_embedding_copy=True)
+    assert more["config"]["tied-embedding-copy"] is True
+    assert len(dp_all_reduces(more)) == len(dp_all_reduces(base)) + 2 * 2 * 2
+    assert more["jobs"][0]["iteration_s"] > base["jobs"][0]["iteration_s"]
+
+
+def test_local_ddp_copies_add_two_compute_tasks_per_rank():
+    # overlap off (one all-reduce after backward): a flatten before it, a copy back after,
+    # so the iteration is longer and the compute time grows
+    base = dlnet.run_training(**SMALL, overlap=False)
+    more = dlnet.run_training(**SMALL, overlap=False, local_ddp_copies=True)
+    assert more["config"]["local-ddp-copies"] is True
+    assert more["jobs"][0]["iteration_s"] > base["jobs"][0]["iteration_s"]
+    assert more["jobs"][0]["compute_s"] > base["jobs"][0]["compute_s"]
+
+
 def test_vocab_parallel_all_reduces_add_two_per_microbatch():
     # SMALL: tp 2, pp 2, dp 2, 2 microbatches, 2 iterations: one embedding all-reduce per
     # microbatch on the first stage, one logits all-reduce on the last, per DP index
