@@ -7,7 +7,8 @@
 // size, interleaved 1F1B and full recomputation, Megatron's kernels timed by
 // the roofline at one compute efficiency for every row (default: what PyTorch's
 // fp16 matmul achieves on an A100, 73.7% of peak), HBM and NVLink at the rates
-// measured kernels and NCCL reach (defaults 1800 GB/s, 230 GB/s). Prints the simulated
+// measured kernels and NCCL reach (defaults 1800 GB/s, 230 GB/s), NCCL 2.8's
+// latencies and Megatron-LM's pipeline and gradient traffic. Prints the simulated
 // TFLOP/s per GPU (the paper's FLOP count over the simulated iteration)
 // beside the published one, with where the time goes; writes megatron.csv
 // and megatron.png under --results.
@@ -37,6 +38,9 @@ main(int argc, char* argv[])
             std::string withBackwardText = settings.sendWithBackward ? "true" : "false";
             std::string rendezvousText = settings.rendezvous ? "true" : "false";
             std::string vocabText = settings.vocabAllReduces ? "true" : "false";
+            std::string ncclLatencyText = settings.ncclLatency ? "true" : "false";
+            std::string tiedText = settings.tiedEmbedding ? "true" : "false";
+            std::string copiesText = settings.localDdpCopies ? "true" : "false";
             std::string results = "results/megatron";
             ExperimentCommandLine cmd(__FILE__);
             // the ranges are what every row can run (megatron-scaling.h)
@@ -82,6 +86,22 @@ main(int argc, char* argv[])
                          "the TP all-reduces of the vocabulary-parallel embedding's output and "
                          "of the logits' input gradient, as Megatron-LM runs them (false: none)",
                          vocabText);
+            cmd.AddValue("tied-embedding",
+                         "the pipelined rows' last stage keeps a copy of the tied word "
+                         "embedding, in its data-parallel all-reduce and optimizer, and "
+                         "all-reduces its gradient with the first stage, as Megatron-LM "
+                         "(false: the first stage's only)",
+                         tiedText);
+            cmd.AddValue("local-ddp-copies",
+                         "the rows with Megatron-LM's local DDP flatten and scale their "
+                         "gradients before the data-parallel all-reduce and copy them back "
+                         "after (false: neither)",
+                         copiesText);
+            cmd.AddValue("nccl-latency",
+                         "NCCL 2.8's ring latencies, 8.4 us per collective and 3.4 us per "
+                         "step, and its ring for tensor parallelism (false: no latencies, and "
+                         "halving-doubling)",
+                         ncclLatencyText);
             cmd.AddValue("results", "folder for megatron.csv and megatron.png", results);
             cmd.Parse(argc, argv);
             std::vector<MegatronRow> chosen = ParseMegatronRows("rows", rows);
@@ -93,12 +113,15 @@ main(int argc, char* argv[])
             settings.sendWithBackward = dlnet::ParseBool("send-with-backward", withBackwardText);
             settings.rendezvous = dlnet::ParseBool("rendezvous", rendezvousText);
             settings.vocabAllReduces = dlnet::ParseBool("vocab-all-reduces", vocabText);
+            settings.ncclLatency = dlnet::ParseBool("nccl-latency", ncclLatencyText);
+            settings.tiedEmbedding = dlnet::ParseBool("tied-embedding", tiedText);
+            settings.localDdpCopies = dlnet::ParseBool("local-ddp-copies", copiesText);
             settings.Validate();
             CheckResultsDir("results", results);
 
             std::printf(
                 "Megatron-LM weak scaling (SC'21 Table 1) at %s level, efficiency %.4f, "
-                "HBM %g GB/s, NVLink %s, pipeline messages %s and %s%s%s, overlap slowdown %g\n",
+                "HBM %g GB/s, NVLink %s, pipeline messages %s and %s%s%s, overlap slowdown %g%s\n",
                 settings.network.c_str(),
                 settings.efficiency,
                 settings.memoryGBps,
@@ -107,7 +130,8 @@ main(int argc, char* argv[])
                 settings.blockingSends ? "blocking" : "asynchronous",
                 settings.sendWithBackward ? ", interleaved ones after the next backward" : "",
                 settings.rendezvous ? ", each with its receive" : "",
-                settings.overlapSlowdown);
+                settings.overlapSlowdown,
+                settings.ncclLatency ? ", NCCL's ring latencies" : "");
             std::printf("%-5s %7s %3s %3s %3s %5s %5s %3s %4s %2s %9s %8s %8s %7s %8s %8s %8s %8s "
                         "%8s %8s\n",
                         "row",

@@ -170,6 +170,33 @@ private:
             MegatronTrainingConfig(row, MegatronSettings()).MakePlan().vocabParallelAllReduces,
             true,
             "default: the embedding's and the logits' TP all-reduces");
+        NS_TEST_EXPECT_MSG_EQ(
+            MegatronTrainingConfig(row, MegatronSettings()).MakePlan().tiedEmbeddingCopy,
+            true,
+            "default: the last stage's copy of the tied embedding");
+        NS_TEST_EXPECT_MSG_EQ(MegatronTrainingConfig(MegatronTable()[4], MegatronSettings())
+                                  .MakePlan()
+                                  .localDdpCopies,
+                              true,
+                              "default: local DDP's gradient copies (39B)");
+        {
+            const TrainingConfig nccl = MegatronTrainingConfig(row, MegatronSettings());
+            NS_TEST_EXPECT_MSG_EQ(nccl.backends[uint32_t(TrainingDimension::TP)],
+                                  "ring",
+                                  "default: NCCL's ring for TP");
+            Ns3Attributes latencies{{"ns3::CollectiveEngine::LaunchLatency", "8.4us"},
+                                    {"ns3::CollectiveEngine::StepLatency", "3.4us"}};
+            NS_TEST_EXPECT_MSG_EQ((nccl.ns3Attributes == latencies),
+                                  true,
+                                  "default: NCCL 2.8's ring latencies reach the engine");
+            MegatronSettings none;
+            none.ncclLatency = false;
+            const TrainingConfig plain = MegatronTrainingConfig(row, none);
+            NS_TEST_EXPECT_MSG_EQ(plain.ns3Attributes.empty(), true, "no latencies when off");
+            NS_TEST_EXPECT_MSG_EQ(plain.backends[uint32_t(TrainingDimension::TP)],
+                                  "halving-doubling",
+                                  "off: halving-doubling for TP");
+        }
         MegatronSettings old;
         old.scatterGather = false;
         old.blockingSends = false;

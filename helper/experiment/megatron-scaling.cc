@@ -162,11 +162,15 @@ MegatronTrainingConfig(const MegatronRow& row, const MegatronSettings& settings)
     c.sendRendezvous = settings.rendezvous; // NCCL: a send completes with its receive
     // VocabParallelEmbedding's reduce of its output, parallel_lm_logits' of its input gradient
     c.vocabParallelAllReduces = settings.vocabAllReduces;
+    // with a pipeline, the last stage's copy of the word embedding for the logits
+    c.tiedEmbeddingCopy = settings.tiedEmbedding;
     if (row.localDdp)
     {
         // Megatron's local DDP: one all-reduce of the stage's gradients after its backward
         c.overlap = false;
         c.bucketBytes = 1ull << 40;
+        // without contiguous buffers (the sc21 scripts ask for none): flatten, scale, copy back
+        c.localDdpCopies = settings.localDdpCopies;
     }
     else
     {
@@ -174,10 +178,19 @@ MegatronTrainingConfig(const MegatronRow& row, const MegatronSettings& settings)
         c.bucketBytes = 25ull << 20;
     }
     // Data parallelism: NCCL's ring (one channel). Tensor parallelism inside a server:
-    // halving-doubling, which on the NVSwitch crossbar takes NCCL's ring's time (its
-    // bandwidth term is the ring's; at 64-256 MiB they agree within 0.1% at flow level,
+    // NCCL's ring too when NCCL's per-step latency counts; without it halving-doubling,
+    // which on the NVSwitch crossbar takes the ring's time (its bandwidth term is the
+    // ring's; at 64-256 MiB they agree within 0.1% at flow level,
     // doc/megatron-validation.md) with 48 messages per AllReduce of 8 instead of 112
-    c.backends[uint32_t(TrainingDimension::TP)] = "halving-doubling";
+    c.backends[uint32_t(TrainingDimension::TP)]
+        = settings.ncclLatency ? "ring" : "halving-doubling";
+    if (settings.ncclLatency)
+    {
+        c.ns3Attributes.emplace_back("ns3::CollectiveEngine::LaunchLatency",
+                                     NCCL_RING_LAUNCH_LATENCY);
+        c.ns3Attributes.emplace_back("ns3::CollectiveEngine::StepLatency",
+                                     NCCL_RING_NVLINK_STEP_LATENCY);
+    }
     c.backends[uint32_t(TrainingDimension::DP)] = "ring";
     c.iterations = 1;
     c.trace = false;
@@ -339,6 +352,24 @@ MegatronFields()
          [](const R& r)
          {
              return nlohmann::json(r.settings.vocabAllReduces);
+         }},
+        {"tied_embedding",
+         "",
+         [](const R& r)
+         {
+             return nlohmann::json(r.settings.tiedEmbedding);
+         }},
+        {"local_ddp_copies",
+         "",
+         [](const R& r)
+         {
+             return nlohmann::json(r.settings.localDdpCopies);
+         }},
+        {"nccl_latency",
+         "",
+         [](const R& r)
+         {
+             return nlohmann::json(r.settings.ncclLatency);
          }},
         {"iteration_s",
          "s",

@@ -90,16 +90,29 @@ constexpr double A100_ACHIEVED_HBM_GBPS = 1800;
  */
 constexpr const char* A100_NCCL_NVLINK_RATE = "230GBps";
 
+/**
+ * NCCL 2.8's latencies of its ring with the Simple protocol (the release in
+ * the PyTorch 20.12 container of the sc21 runs; src/graph/tuning.cc, baseLat
+ * and hwLat): 8.4 us per collective and 3.4 us per step over NVLink
+ * (CollectiveEngine::LaunchLatency and StepLatency). Over the network NCCL
+ * takes 9.6 us per step; the engine has one step latency, so the
+ * data-parallel rings' steps between servers are given the NVLink figure.
+ */
+constexpr const char* NCCL_RING_LAUNCH_LATENCY = "8.4us";
+constexpr const char* NCCL_RING_NVLINK_STEP_LATENCY = "3.4us";
+
 /*
  * The ranges of the settings: what every row of the table can run, the 1T row
  * (the largest) included.
  * - The training layer refuses a graph whose tasks sum to more than 4e6 s (the
  *   picosecond clock holds 9.2e6 s). At the defaults the tasks sum to 30,820 s
  *   for the 1T row, 13,498 s for 530B, 99 s for 1.7B (TrainingConfig::MakeGraph,
- *   measured). A kernel takes max(FLOPs / (peak x efficiency), bytes / bandwidth),
- *   so lowering the efficiency by a factor a and the bandwidth by b makes every
- *   task at most max(a, b) times longer: from the defaults (0.737, 1800 GB/s) to
- *   the floors 0.01 and 25 GB/s is a = 73.7 and b = 72, at most 2.27e6 s for 1T.
+ *   measured before local DDP's copies, which add 12 bytes per parameter and
+ *   GPU at the HBM rate: about 40 s for 1T). A kernel takes
+ *   max(FLOPs / (peak x efficiency), bytes / bandwidth), so lowering the
+ *   efficiency by a factor a and the bandwidth by b makes every task at most
+ *   max(a, b) times longer: from the defaults (0.737, 1800 GB/s) to the
+ *   floors 0.01 and 25 GB/s is a = 73.7 and b = 72, at most 2.28e6 s for 1T.
  *   Lower floors refused the large rows with a message about device: (the
  *   efficiency 1e-6 the option once took refused even the 1.7B row).
  * - A run stops at 1 day of simulated time (dlnet::MAX_TIME_SECONDS). The 1T
@@ -156,6 +169,20 @@ struct MegatronSettings
     /// The TP all-reduces of the vocabulary-parallel embedding's output and of
     /// the logits' input gradient (TrainingPlan::vocabParallelAllReduces)
     bool vocabAllReduces{true};
+    /// The last stage's copy of the tied word embedding in its DP all-reduce and
+    /// optimizer, and the first-last all-reduce of its gradient
+    /// (TrainingPlan::tiedEmbeddingCopy; megatron/training.py's train_step)
+    bool tiedEmbedding{true};
+    /// The rows with Megatron's local DDP: its flatten and scale of the
+    /// gradients before their all-reduce and copy back after
+    /// (TrainingPlan::localDdpCopies; megatron/model/distributed.py)
+    bool localDdpCopies{true};
+    /// NCCL's own latencies (NCCL_RING_LAUNCH_LATENCY per collective,
+    /// NCCL_RING_NVLINK_STEP_LATENCY per step) and NCCL's ring for tensor
+    /// parallelism, 2 (TP - 1) steps per all-reduce (false: no latencies, and
+    /// halving-doubling, which takes the ring's time on the NVSwitch crossbar
+    /// with fewer messages)
+    bool ncclLatency{true};
 
     /// Throw std::invalid_argument naming the field (efficiency, memory-bandwidth,
     /// nvlink-rate, network, overlap-slowdown) and what it allows.
