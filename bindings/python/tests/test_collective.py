@@ -134,6 +134,20 @@ def test_ring_allreduce_time_matches_formula():
     assert r["bound_s"] == pytest.approx(expected, rel=0.02)
 
 
+def test_library_latencies_from_python():
+    # ns3_attributes reach the collective engine: 8.4 us once and 3.4 us per step,
+    # 2(N-1) steps of the ring on 4 ranks
+    base = dict(topology="star", hosts=4, op="allreduce", algorithm="ring",
+                min_bytes="1MiB", max_bytes="1MiB")
+    plain = rows_of(dlnet.run_collective(**base))[0]["time_s"]
+    slow = rows_of(dlnet.run_collective(**base, ns3_attributes={
+        "ns3::CollectiveEngine::LaunchLatency": "8.4us",
+        "ns3::CollectiveEngine::StepLatency": "3.4us"}))[0]["time_s"]
+    assert slow - plain == pytest.approx(8.4e-6 + 6 * 3.4e-6, abs=1e-9)
+    with pytest.raises(ValueError, match="ns3::CollectiveEngine::StepLatency"):
+        dlnet.run_collective(**base, ns3_attributes={"ns3::CollectiveEngine::StepLatency": "-1us"})
+
+
 # (c) auto picks the algorithm the alpha-beta model predicts to be fastest.
 
 
