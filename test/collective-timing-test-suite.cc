@@ -237,15 +237,20 @@ private:
 } // namespace
 
 /// A library's own latencies (LaunchLatency, StepLatency) on every rank of a
-/// symmetric schedule: each of the ranks' steps starts later by the same
-/// amount, so the time grows by exactly launch + steps x step.
+/// symmetric schedule in one chunk: each of the ranks' steps starts later by
+/// the same amount, so the time grows by exactly launch + steps x step; a
+/// point-to-point send takes neither.
 class LibraryLatencyTestCase : public TestCase
 {
 public:
-    LibraryLatencyTestCase(std::string alg, std::string network, bool functional)
-        : TestCase("allreduce " + alg + " on a star of 8 at " + network + " level"
+    LibraryLatencyTestCase(std::string op, std::string alg, std::string network, bool functional)
+        : TestCase(op + " " + alg + " on a star of 8 at " + network + " level"
                    + (functional ? ", functional" : "")
-                   + ": LaunchLatency 8.4 us and StepLatency 3.4 us add launch + steps x step")
+                   + (op == "sendrecv"
+                          ? ": LaunchLatency and StepLatency leave a send as it was"
+                          : ": LaunchLatency 8.4 us and StepLatency 3.4 us add launch + steps x "
+                            "step"))
+        , m_op(op)
         , m_alg(alg)
         , m_network(network)
         , m_functional(functional)
@@ -255,7 +260,7 @@ public:
 private:
     double Run(bool latencies)
     {
-        CollectiveConfig c = Star(8, 4 << 20, 4096, "allreduce", m_alg);
+        CollectiveConfig c = Star(8, 4 << 20, 4096, m_op, m_alg);
         c.topology.network = m_network;
         c.functional = m_functional;
         if (latencies)
@@ -279,12 +284,13 @@ private:
         double with = Run(true);
         // 2(N-1) steps for the ring, 2 log2 N for halving-doubling
         double steps = m_alg == "ring" ? 2 * 7 : 2 * 3;
-        double expected = without + 8.4e-6 + steps * 3.4e-6;
+        double expected = m_op == "sendrecv" ? without : without + 8.4e-6 + steps * 3.4e-6;
         std::cout << "measured: " << GetName() << ": " << without * 1e6 << " us without, "
                   << with * 1e6 << " us with, formula " << expected * 1e6 << " us" << std::endl;
         NS_TEST_ASSERT_MSG_EQ_TOL(with, expected, 2e-9, "launch + steps x step, to the ns");
     }
 
+    std::string m_op;
     std::string m_alg;
     std::string m_network;
     bool m_functional;
@@ -320,10 +326,14 @@ public:
         {
             for (const char* alg : {"ring", "halving-doubling"})
             {
-                AddTestCase(new LibraryLatencyTestCase(alg, network, false), TestCase::QUICK);
+                AddTestCase(new LibraryLatencyTestCase("allreduce", alg, network, false),
+                            TestCase::QUICK);
             }
+            AddTestCase(new LibraryLatencyTestCase("sendrecv", "ring", network, false),
+                        TestCase::QUICK);
         }
-        AddTestCase(new LibraryLatencyTestCase("ring", "packet", true), TestCase::QUICK);
+        AddTestCase(new LibraryLatencyTestCase("allreduce", "ring", "packet", true),
+                    TestCase::QUICK);
         AddTestCase(new ConcurrentTestCase(false), TestCase::QUICK);
         AddTestCase(new ConcurrentTestCase(true), TestCase::QUICK);
     }

@@ -5,6 +5,7 @@
 
 #include "reduction.h"
 
+#include "ns3/config-parse.h"
 #include "ns3/log.h"
 #include "ns3/nstime.h"
 #include "ns3/simulator.h"
@@ -130,18 +131,19 @@ CollectiveEngine::GetTypeId()
               .AddAttribute("LaunchLatency",
                             "A collective's fixed cost before its first step on every rank "
                             "(NCCL's tuning model: its base latency, 8.4 us for the ring with "
-                            "the Simple protocol in NCCL 2.8)",
+                            "the Simple protocol in NCCL 2.8); not for point-to-point sends",
                             TimeValue(Seconds(0)),
                             MakeTimeAccessor(&CollectiveEngine::m_launchLatency),
-                            MakeTimeChecker(Seconds(0), Seconds(1)))
+                            MakeTimeChecker(Seconds(0), Seconds(dlnet::MAX_TIME_SECONDS)))
               .AddAttribute("StepLatency",
-                            "A step's fixed cost between its start and its sends, per step "
-                            "of every lane and chunk (NCCL's tuning model: its hardware "
-                            "latency per step, 3.4 us over NVLink, 9.6 us over the network "
-                            "for the ring with the Simple protocol in NCCL 2.8)",
+                            "A collective step's fixed cost between its start and its sends, "
+                            "per step of every lane and chunk (NCCL's tuning model: its "
+                            "hardware latency per step, 3.4 us over NVLink, 9.6 us over the "
+                            "network for the ring with the Simple protocol in NCCL 2.8); not "
+                            "for point-to-point sends",
                             TimeValue(Seconds(0)),
                             MakeTimeAccessor(&CollectiveEngine::m_stepLatency),
-                            MakeTimeChecker(Seconds(0), Seconds(1)))
+                            MakeTimeChecker(Seconds(0), Seconds(dlnet::MAX_TIME_SECONDS)))
               .AddTraceSource("Done",
                               "A collective finished on every rank",
                               MakeTraceSourceAccessor(&CollectiveEngine::m_doneTrace),
@@ -270,7 +272,9 @@ CollectiveEngine::Start(const Communicator& comm, CollectiveRequest request, Don
     NS_LOG_INFO("collective " << id << ": " << ToString(req.op) << " " << ToString(req.algorithm)
                               << " of " << req.bytes << " bytes on " << n << " ranks, "
                               << schedule.lanes.size() << " lanes");
-    if (m_launchLatency.IsStrictlyPositive())
+    // (NCCL's tuning model has these for its collectives; its send and receive are not in it)
+    inst.delayed = req.op != CollectiveOp::SEND_RECV;
+    if (inst.delayed && m_launchLatency.IsStrictlyPositive())
     {
         Simulator::Schedule(m_launchLatency, &CollectiveEngine::Launch, this, id);
     }
@@ -284,10 +288,14 @@ CollectiveEngine::Start(const Communicator& comm, CollectiveRequest request, Don
 void
 CollectiveEngine::Launch(uint32_t id)
 {
-    Instance& inst = m_instances.at(id);
-    for (uint32_t r = 0; r < inst.comm.GetSize(); ++r)
+    auto it = m_instances.find(id);
+    if (it == m_instances.end())
     {
-        StartChunks(inst, r);
+        return; // disposed meanwhile
+    }
+    for (uint32_t r = 0; r < it->second.comm.GetSize(); ++r)
+    {
+        StartChunks(it->second, r);
     }
 }
 
@@ -482,7 +490,7 @@ void
 CollectiveEngine::PostSends(
     Instance& inst, uint32_t lane, uint32_t rank, uint32_t index, const CollectiveStep& step)
 {
-    if (!m_stepLatency.IsStrictlyPositive() || step.sends.empty())
+    if (!inst.delayed || !m_stepLatency.IsStrictlyPositive() || step.sends.empty())
     {
         for (const auto& t : step.sends)
         {
@@ -517,11 +525,16 @@ CollectiveEngine::Transmit(uint32_t id,
                            uint8_t vc,
                            const std::vector<Outgoing>& messages)
 {
-    // (the collective is still running: its receivers wait for these messages)
-    Instance& inst = m_instances.at(id);
+    // (the collective is still running, its receivers waiting for these messages,
+    // unless the engine was disposed meanwhile)
+    auto it = m_instances.find(id);
+    if (it == m_instances.end())
+    {
+        return;
+    }
     for (const auto& m : messages)
     {
-        SendOne(inst, lane, rank, index, vc, m.transfer, m.data);
+        SendOne(it->second, lane, rank, index, vc, m.transfer, m.data);
     }
 }
 

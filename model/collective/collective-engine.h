@@ -37,8 +37,9 @@ namespace ns3
  * are two optional delays (attributes, 0 by default): LaunchLatency before
  * a collective's first step, StepLatency between a step's start and its
  * sends (NCCL's tuning model calls them its base and per-step hardware
- * latencies). Several collectives may run at once (each on its communicator's traffic
- * class). The engine owns the receive callbacks of the endpoints it uses.
+ * latencies). Point-to-point sends (SEND_RECV) take neither. Several
+ * collectives may run at once (each on its communicator's traffic class).
+ * The engine owns the receive callbacks of the endpoints it uses.
  *
  * A message's collective, lane and step travel beside it in the simulator
  * (like the envelope of an MPI message), not as bytes on the wire.
@@ -195,6 +196,7 @@ private:
         std::unordered_map<uint64_t, std::pair<uint32_t, uint32_t>> waiting; //!< lane << 32 | rank
         std::vector<std::vector<uint8_t>> work;
         uint32_t ranksDone{0};
+        bool delayed{false}; //!< LaunchLatency and StepLatency apply (not to SEND_RECV)
         CollectiveRecord record;
     };
 

@@ -911,7 +911,8 @@ GraphBuilder::EmitPass(uint32_t k, const PipeOp& op, uint32_t iteration, Trainin
         std::vector<uint32_t> fetch(m_T, NONE);
         if (m_perLayerFetch && !recompute)
         {
-            uint64_t bytes = LocalParameters(g.begin) * m_elem;
+            // (the tied logits fetch their copy of the embedding, tiedEmbeddingCopy)
+            uint64_t bytes = GradientParameters(g.begin) * m_elem;
             for (uint32_t t = 0; bytes > 0 && t < m_T; ++t)
             {
                 std::vector<uint32_t> members(m_D);

@@ -1641,6 +1641,33 @@ TEST(TrainingPlan, TiedEmbeddingCopy)
     EXPECT_EQ(optimizerTime(with, 0), optimizerTime(without, 0));
     EXPECT_EQ(optimizerTime(with, 1), optimizerTime(without, 1));
     EXPECT_GT(optimizerTime(with, 2), optimizerTime(without, 2));
+    // ZeRO-3 gathers the copy's weights for the logits, as every layer's, per microbatch
+    // and pass; without the copy the logits gather nothing
+    const uint32_t logits = m.layers.size() - 1;
+    auto logitsGathers = [&](const TrainingGraph& g)
+    {
+        std::vector<uint64_t> bytes;
+        for (const TrainingTask* t :
+             Collectives(g, TrainingDimension::DP, CollectiveOp::ALL_GATHER))
+        {
+            if (t->layer == static_cast<int32_t>(logits))
+            {
+                bytes.push_back(t->bytes);
+            }
+        }
+        return bytes;
+    };
+    p.zero = 3;
+    p.tiedEmbeddingCopy = false;
+    EXPECT_TRUE(logitsGathers(Build(m, p)).empty());
+    p.tiedEmbeddingCopy = true;
+    const std::vector<uint64_t> gathers = logitsGathers(Build(m, p));
+    EXPECT_FALSE(gathers.empty());
+    for (uint64_t b : gathers)
+    {
+        EXPECT_EQ(b, shard);
+    }
+    p.zero = 0;
     // one stage: the embedding and the logits share one copy, nothing changes
     p.pp = 1;
     p.tiedEmbeddingCopy = false;
