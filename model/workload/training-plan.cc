@@ -1410,7 +1410,6 @@ GraphBuilder::EmitStageEnd(uint32_t k, uint32_t iteration)
     if (TiedEmbeddingCopy() && (k == 0 || k + 1 == m_P))
     {
         const uint32_t other = k == 0 ? m_P - 1 : 0;
-        m_tiedStageReduced.resize(m_P, false);
         if (!m_tiedStageReduced[other])
         {
             m_tiedStageReduced[k] = true; // its optimizer waits for the other stage's reduction
@@ -1529,23 +1528,22 @@ GraphBuilder::EmitOptimizer(uint32_t k, uint32_t iteration)
         task.label = "optimizer";
         task.phase = TrainingPhase::OPTIMIZER;
         task.iteration = iteration;
-        const uint32_t id = AddUnitCompute(k,
-                                           u,
-                                           std::move(task),
-                                           [this](uint32_t r, TrainingTask& t)
-                                           {
-                                               m_reduceTasks[r].clear();
-                                               for (auto* pending : {&m_pendingEmb,
-                                                                     &m_pendingEmbGrad,
-                                                                     &m_pendingTp})
-                                               {
-                                                   if ((*pending)[r] != NONE)
-                                                   {
-                                                       t.deps.push_back((*pending)[r]);
-                                                       (*pending)[r] = NONE;
-                                                   }
-                                               }
-                                           });
+        const uint32_t id = AddUnitCompute(
+            k,
+            u,
+            std::move(task),
+            [this](uint32_t r, TrainingTask& t)
+            {
+                m_reduceTasks[r].clear();
+                for (auto* pending : {&m_pendingEmb, &m_pendingEmbGrad, &m_pendingTp})
+                {
+                    if ((*pending)[r] != NONE)
+                    {
+                        t.deps.push_back((*pending)[r]);
+                        (*pending)[r] = NONE;
+                    }
+                }
+            });
         for (uint32_t t = u.t0; t < u.t0 + u.shards; ++t)
         {
             const uint32_t r = RankOf(t, k, u.d);
@@ -1776,6 +1774,7 @@ GraphBuilder::Build()
     m_pendingEmbGrad.assign(m_R, NONE);
     m_startDeps.assign(m_R, {});
     m_reduceTasks.assign(m_R, {});
+    m_tiedStageReduced.assign(m_P, false);
     m_histLast.assign(static_cast<uint64_t>(m_P) * m_T, {});
     m_histBefore.assign(static_cast<uint64_t>(m_P) * m_T, {});
     m_lastBwdTask.assign(static_cast<uint64_t>(m_model.layers.size()) * m_R, NONE);

@@ -117,6 +117,16 @@ ExpectSameTasks(const TrainingGraph& a, const TrainingGraph& b)
     }
 }
 
+/// Expect a plan option to leave the graph of plan p as it was, task by task.
+void
+ExpectOptionChangesNothing(const Model& m, TrainingPlan p, bool TrainingPlan::*option)
+{
+    p.*option = false;
+    TrainingGraph off = Build(m, p);
+    p.*option = true;
+    ExpectSameTasks(off, Build(m, p));
+}
+
 } // namespace
 
 TEST(ComputeModel, PresetsByName)
@@ -1324,10 +1334,7 @@ TEST(TrainingPlan, PipelineScatterGatherSendsAPartAndGathersIt)
     }
     // with tp = 1 the option changes nothing
     p.tp = 1;
-    p.pipelineScatterGather = false;
-    TrainingGraph one = Build(m, p);
-    p.pipelineScatterGather = true;
-    ExpectSameTasks(one, Build(m, p));
+    ExpectOptionChangesNothing(m, p, &TrainingPlan::pipelineScatterGather);
 }
 
 TEST(TrainingPlan, BlockingPipelineSends)
@@ -1670,10 +1677,7 @@ TEST(TrainingPlan, TiedEmbeddingCopy)
     p.zero = 0;
     // one stage: the embedding and the logits share one copy, nothing changes
     p.pp = 1;
-    p.tiedEmbeddingCopy = false;
-    TrainingGraph one = Build(m, p);
-    p.tiedEmbeddingCopy = true;
-    ExpectSameTasks(one, Build(m, p));
+    ExpectOptionChangesNothing(m, p, &TrainingPlan::tiedEmbeddingCopy);
 }
 
 TEST(TrainingPlan, LocalDdpCopies)
@@ -1753,9 +1757,6 @@ TEST(TrainingPlan, LocalDdpCopies)
     {
         p.overlap = overlap;
         p.dp = dp;
-        p.localDdpCopies = false;
-        TrainingGraph off = Build(m, p);
-        p.localDdpCopies = true;
-        ExpectSameTasks(off, Build(m, p));
+        ExpectOptionChangesNothing(m, p, &TrainingPlan::localDdpCopies);
     }
 }
