@@ -98,9 +98,9 @@ main(int argc, char* argv[])
                          "after (false: neither)",
                          copiesText);
             cmd.AddValue("nccl-latency",
-                         "NCCL 2.8's ring latencies, 8.4 us per collective and 3.4 us per "
-                         "step, and its ring for tensor parallelism (false: no latencies, and "
-                         "halving-doubling)",
+                         "NCCL 2.8's ring latencies, 8.4 us per collective, 3.4 us per step "
+                         "inside a server and 9.6 us per step that leaves it, and its ring for "
+                         "tensor parallelism (false: no latencies, and halving-doubling)",
                          ncclLatencyText);
             cmd.AddValue("results", "folder for megatron.csv and megatron.png", results);
             cmd.Parse(argc, argv);

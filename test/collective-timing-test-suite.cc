@@ -258,7 +258,7 @@ public:
     }
 
 private:
-    double Run(bool latencies)
+    CollectiveRow Run(bool latencies)
     {
         CollectiveConfig c = Star(8, 4 << 20, 4096, m_op, m_alg);
         c.topology.network = m_network;
@@ -275,25 +275,204 @@ private:
             NS_TEST_EXPECT_MSG_EQ(r.rows[0].checked, true, "the result was checked");
             NS_TEST_EXPECT_MSG_EQ(r.rows[0].correct, true, "every rank holds the sum");
         }
-        return r.rows[0].time;
+        return r.rows[0];
     }
 
     void DoRun() override
     {
-        double without = Run(false);
-        double with = Run(true);
+        CollectiveRow without = Run(false);
+        CollectiveRow with = Run(true);
         // 2(N-1) steps for the ring, 2 log2 N for halving-doubling
         double steps = m_alg == "ring" ? 2 * 7 : 2 * 3;
-        double expected = m_op == "sendrecv" ? without : without + 8.4e-6 + steps * 3.4e-6;
-        std::cout << "measured: " << GetName() << ": " << without * 1e6 << " us without, "
-                  << with * 1e6 << " us with, formula " << expected * 1e6 << " us" << std::endl;
-        NS_TEST_ASSERT_MSG_EQ_TOL(with, expected, 2e-9, "launch + steps x step, to the ns");
+        double added = m_op == "sendrecv" ? 0 : 8.4e-6 + steps * 3.4e-6;
+        std::cout << "measured: " << GetName() << ": " << without.time * 1e6 << " us without, "
+                  << with.time * 1e6 << " us with, formula " << (without.time + added) * 1e6
+                  << " us; bound " << without.bound * 1e6 << " -> " << with.bound * 1e6
+                  << " us, estimate " << without.estimate * 1e6 << " -> " << with.estimate * 1e6
+                  << " us" << std::endl;
+        NS_TEST_ASSERT_MSG_EQ_TOL(
+            with.time, without.time + added, 2e-9, "launch + steps x step, to the ns");
+        // the bound and the estimate count the same steps (every rank alike on the star)
+        NS_TEST_ASSERT_MSG_EQ_TOL(with.bound, without.bound + added, 1e-12, "bound");
+        NS_TEST_ASSERT_MSG_EQ_TOL(with.estimate, without.estimate + added, 1e-12, "estimate");
     }
 
     std::string m_op;
     std::string m_alg;
     std::string m_network;
     bool m_functional;
+};
+
+/// NetworkStepLatency for the steps that send to another host, StepLatency for
+/// the others: a ring of 8 on a star whose ranks 0-3 and 4-7 are two hosts.
+/// Rank r's step k starts when rank r-1's step k-1 message has arrived, so
+/// rank r ends after the latencies of the 2(N-1) senders before it on the
+/// ring, and the collective after the largest such sum (computed here).
+class HostLatencyTestCase : public TestCase
+{
+public:
+    explicit HostLatencyTestCase(std::string network)
+        : TestCase("allreduce ring on a star of 8 at " + network
+                   + " level in two hosts of 4: steps that leave a host take "
+                     "NetworkStepLatency, the others StepLatency")
+        , m_network(network)
+    {
+    }
+
+private:
+    /// \return the all-reduce's time with the given hosts and latencies (us; 0: unset)
+    double Run(const std::vector<uint32_t>& hosts, double step, double network)
+    {
+        SimulationScope scope(1, 1);
+        TopologyConfig t;
+        t.kind = "star";
+        t.hosts = 8;
+        t.network = m_network;
+        Cluster cluster = BuildCluster(t);
+        Ptr<CollectiveEngine> engine = CreateObject<CollectiveEngine>();
+        engine->SetEndpoints(cluster.endpoints);
+        engine->SetHosts(hosts);
+        if (step > 0)
+        {
+            engine->SetAttribute("LaunchLatency", TimeValue(NanoSeconds(8400)));
+            engine->SetAttribute("StepLatency", TimeValue(NanoSeconds(std::llround(step * 1000))));
+        }
+        if (network > 0)
+        {
+            engine->SetAttribute("NetworkStepLatency",
+                                 TimeValue(NanoSeconds(std::llround(network * 1000))));
+        }
+        double time = 0;
+        CollectiveRequest req;
+        req.bytes = 4 << 20;
+        engine->Start(Communicator::World(8),
+                      req,
+                      CollectiveEngine::DoneCallback(
+                          [&time](const CollectiveRecord& r)
+                          {
+                              time = (r.end - r.start).GetSeconds();
+                          }));
+        Simulator::Run();
+        engine->Dispose();
+        return time * 1e6;
+    }
+
+    /// \return 8.4 + the largest sum over ranks of the 14 senders' latencies before it (us)
+    static double Expected(const std::vector<uint32_t>& hosts, double step, double network)
+    {
+        const uint32_t n = 8;
+        auto host = [&hosts](uint32_t r)
+        {
+            return hosts.empty() ? r : hosts[r];
+        };
+        double largest = 0;
+        for (uint32_t r = 0; r < n; ++r)
+        {
+            double sum = 0;
+            for (uint32_t j = 1; j <= 2 * (n - 1); ++j)
+            {
+                uint32_t sender = (r + 2 * n - j) % n; // sends to sender + 1
+                bool leaves = host(sender) != host((sender + 1) % n);
+                sum += leaves && network > 0 ? network : step;
+            }
+            largest = std::max(largest, sum);
+        }
+        return 8.4 + largest;
+    }
+
+    void DoRun() override
+    {
+        std::vector<uint32_t> two{0, 0, 0, 0, 1, 1, 1, 1};
+        double without = Run(two, 0, 0);
+        struct Case
+        {
+            std::vector<uint32_t> hosts;
+            double network;
+            std::string what;
+        };
+        for (const Case& c : {Case{two, 9.6, "two hosts"},
+                              Case{{}, 9.6, "every rank a host"},
+                              Case{two, 0, "NetworkStepLatency unset"}})
+        {
+            double with = Run(c.hosts, 3.4, c.network);
+            double expected = without + Expected(c.hosts, 3.4, c.network);
+            std::cout << "measured: " << m_network << ", " << c.what << ": " << without
+                      << " us without, " << with << " us with, formula " << expected << " us"
+                      << std::endl;
+            NS_TEST_ASSERT_MSG_EQ_TOL(with, expected, 2e-3, c.what + ", to the ns");
+        }
+        // the formula's cases: two ranks of eight leave their host (3 -> 4, 7 -> 0) and a
+        // rank's 14 senders count them up to four times; every rank a host: 14 x 9.6
+        NS_TEST_ASSERT_MSG_EQ_TOL(Expected(two, 3.4, 9.6), 8.4 + 4 * 9.6 + 10 * 3.4, 1e-9, "");
+        NS_TEST_ASSERT_MSG_EQ_TOL(Expected({}, 3.4, 9.6), 8.4 + 14 * 9.6, 1e-9, "");
+        SimulationScope scope(1, 1);
+        TopologyConfig t;
+        t.kind = "star";
+        t.hosts = 8;
+        Cluster cluster = BuildCluster(t);
+        Ptr<CollectiveEngine> engine = CreateObject<CollectiveEngine>();
+        engine->SetEndpoints(cluster.endpoints);
+        bool refused = false;
+        try
+        {
+            engine->SetHosts({0, 0, 1});
+        }
+        catch (const std::invalid_argument& e)
+        {
+            refused = std::string(e.what()).find("hosts: got 3 entries") != std::string::npos;
+        }
+        engine->Dispose();
+        NS_TEST_ASSERT_MSG_EQ(refused, true, "a host map of the wrong size is refused");
+    }
+
+    std::string m_network;
+};
+
+/// The topology tells the engine its hosts (Topology::GetHostOf): a ring of 8
+/// GPUs in one server takes StepLatency at every step, a ring of 8 one-GPU
+/// servers NetworkStepLatency (both symmetric: launch + 14 steps x latency).
+class ServerHostsLatencyTestCase : public TestCase
+{
+public:
+    explicit ServerHostsLatencyTestCase(uint32_t servers)
+        : TestCase("allreduce ring on rail-optimised " + std::to_string(servers) + " x "
+                   + std::to_string(8 / servers) + " GPUs: every step takes "
+                   + (servers == 1 ? "StepLatency (one host)" : "NetworkStepLatency (8 hosts)"))
+        , m_servers(servers)
+    {
+    }
+
+private:
+    double Run(bool latencies)
+    {
+        CollectiveConfig c;
+        c.topology.kind = "rail-optimised";
+        c.topology.servers = m_servers;
+        c.topology.gpusPerServer = 8 / m_servers;
+        c.topology.network = "flow";
+        c.op = "allreduce";
+        c.algorithm = "ring";
+        c.minBytes = c.maxBytes = 4 << 20;
+        if (latencies)
+        {
+            c.ns3Attributes = {{"ns3::CollectiveEngine::LaunchLatency", "8.4us"},
+                               {"ns3::CollectiveEngine::StepLatency", "3.4us"},
+                               {"ns3::CollectiveEngine::NetworkStepLatency", "9.6us"}};
+        }
+        return RunCollective(c).rows[0].time;
+    }
+
+    void DoRun() override
+    {
+        double without = Run(false);
+        double with = Run(true);
+        double expected = without + 8.4e-6 + 14 * (m_servers == 1 ? 3.4e-6 : 9.6e-6);
+        std::cout << "measured: " << GetName() << ": " << without * 1e6 << " us without, "
+                  << with * 1e6 << " us with, formula " << expected * 1e6 << " us" << std::endl;
+        NS_TEST_ASSERT_MSG_EQ_TOL(with, expected, 2e-9, "launch + 14 steps, to the ns");
+    }
+
+    uint32_t m_servers;
 };
 
 class CollectiveTimingTestSuite : public TestSuite
@@ -334,6 +513,14 @@ public:
         }
         AddTestCase(new LibraryLatencyTestCase("allreduce", "ring", "packet", true),
                     TestCase::QUICK);
+        for (const char* network : {"packet", "flow"})
+        {
+            AddTestCase(new HostLatencyTestCase(network), TestCase::QUICK);
+        }
+        for (uint32_t servers : {1u, 8u})
+        {
+            AddTestCase(new ServerHostsLatencyTestCase(servers), TestCase::QUICK);
+        }
         AddTestCase(new ConcurrentTestCase(false), TestCase::QUICK);
         AddTestCase(new ConcurrentTestCase(true), TestCase::QUICK);
     }

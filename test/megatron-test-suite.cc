@@ -185,7 +185,8 @@ private:
                                   "ring",
                                   "default: NCCL's ring for TP");
             Ns3Attributes latencies{{"ns3::CollectiveEngine::LaunchLatency", "8.4us"},
-                                    {"ns3::CollectiveEngine::StepLatency", "3.4us"}};
+                                    {"ns3::CollectiveEngine::StepLatency", "3.4us"},
+                                    {"ns3::CollectiveEngine::NetworkStepLatency", "9.6us"}};
             NS_TEST_EXPECT_MSG_EQ((nccl.ns3Attributes == latencies),
                                   true,
                                   "default: NCCL 2.8's ring latencies reach the engine");

@@ -843,7 +843,8 @@ class GpuGridTestCase : public TestCase
 {
 public:
     GpuGridTestCase()
-        : TestCase("GPU servers: the grid is GPUs x servers at the NVLink and NIC rates")
+        : TestCase("GPU servers: the grid is GPUs x servers at the NVLink and NIC rates; a "
+                   "server is a host")
     {
     }
 
@@ -857,6 +858,15 @@ private:
         NS_TEST_ASSERT_MSG_EQ(g.dim1Rate, 450e9 * 8, "NVLink");
         NS_TEST_ASSERT_MSG_EQ(g.dim2Rate, 400e9, "NIC");
         NS_TEST_ASSERT_MSG_EQ(MakeTopology(rail)->GetRankRate(), 400e9, "rank rate: the NIC");
+        // a server is a host (NCCL's node): GPUs 0-7, 8-15, ...; elsewhere every rank its own
+        Ptr<const Topology> t = MakeTopology(rail);
+        NS_TEST_ASSERT_MSG_EQ(t->GetHostOf(7), 0u, "GPU 7 on server 0");
+        NS_TEST_ASSERT_MSG_EQ(t->GetHostOf(8), 1u, "GPU 8 on server 1");
+        NS_TEST_ASSERT_MSG_EQ(t->GetHostOf(31), 3u, "GPU 31 on server 3");
+        TopologyConfig star;
+        star.kind = "star";
+        star.hosts = 4;
+        NS_TEST_ASSERT_MSG_EQ(MakeTopology(star)->GetHostOf(3), 3u, "a star's host 3");
         // 2:1 oversubscribed leaves: 16 NICs of 400G share 2 spines x 1.6T
         TopologyConfig ls = GpuServers(false, 4, 8, 2);
         ls.fabricLinkRate = "1600Gbps";

@@ -139,15 +139,38 @@ ParseCommunicator(const std::string& text, uint32_t clusterRanks)
     return comm;
 }
 
+LibraryLatencies
+LatenciesOf(const Ns3Attributes& attributes)
+{
+    LibraryLatencies l = CollectiveEngine::GetDefaultLatencies();
+    const std::string engine = "ns3::CollectiveEngine::";
+    for (const auto& [name, value] : attributes)
+    {
+        double* field = name == engine + "LaunchLatency"        ? &l.launch
+                        : name == engine + "StepLatency"        ? &l.step
+                        : name == engine + "NetworkStepLatency" ? &l.networkStep
+                                                                : nullptr;
+        if (field)
+        {
+            CheckNs3Attribute(name, value); // (names the attribute and its range)
+            *field = Time(value).GetSeconds();
+        }
+    }
+    return l;
+}
+
 NetworkModel
-ModelOf(const TopologyConfig& config, const std::vector<uint32_t>& ranks)
+ModelOf(const TopologyConfig& config,
+        const std::vector<uint32_t>& ranks,
+        const LibraryLatencies& latencies)
 {
     Ptr<const Topology> t = MakeTopology(config);
     NetworkModel m
         = MakeNetworkModel(*t,
                            ranks,
                            dlnet::ParseTime("switch-latency", config.switchLatency).GetSeconds(),
-                           config.mtu);
+                           config.mtu,
+                           latencies);
     return m;
 }
 
@@ -282,7 +305,7 @@ CollectiveConfig::Validate() const
         throw std::invalid_argument("max-bytes: functional mode keeps each rank's buffer in "
                                     "memory; at most 2 GiB over all ranks");
     }
-    NetworkModel model = ModelOf(topology, comm.ranks);
+    NetworkModel model = ModelOf(topology, comm.ranks, LatenciesOf(ns3Attributes));
     Ptr<CollectiveBackend> backend = kind ? MakeBackend(algorithm) : nullptr;
     for (uint64_t bytes : Sizes(*this))
     {
@@ -420,7 +443,8 @@ RunCollective(const CollectiveConfig& c)
     comm.tc = c.tc;
     uint32_t n = comm.GetSize();
     result.ranks = n;
-    result.model = ModelOf(c.topology, comm.ranks);
+    const LibraryLatencies latencies = LatenciesOf(c.ns3Attributes);
+    result.model = ModelOf(c.topology, comm.ranks, latencies);
     uint32_t es = ElementSize(ParseDataType("type", c.type));
 
     for (uint64_t bytes : Sizes(c))
@@ -470,7 +494,8 @@ RunCollective(const CollectiveConfig& c)
                 if (!phases.empty())
                 {
                     LinkLoadEstimate estimate = EstimateLinkLoad(cluster, phases);
-                    row.estimate = estimate.seconds;
+                    row.estimate = estimate.seconds
+                                   + LibraryLatencyOfPhases(req.op, phases, *topology, latencies);
                     row.busiestLink = estimate.busiestLink;
                 }
             }
@@ -490,7 +515,8 @@ RunCollective(const CollectiveConfig& c)
                 auto schedule = DynamicCast<ScheduleBackend>(backend);
                 if (schedule && !c.timeline.empty()) // (the rank times need no step)
                 {
-                    timeline.ConnectSteps(schedule->GetEngine(cluster)); // slices by step
+                    timeline.ConnectSteps(
+                        schedule->GetEngine(cluster, *topology)); // slices by step
                 }
             }
             bool finished = false;

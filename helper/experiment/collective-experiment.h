@@ -150,8 +150,21 @@ const std::vector<ExperimentOption<CollectiveConfig>>& CollectiveOptions();
  */
 CollectiveResult RunCollective(const CollectiveConfig& config);
 
-/// \return the alpha-beta model of a topology for a communicator (used by auto and the tests)
-NetworkModel ModelOf(const TopologyConfig& topology, const std::vector<uint32_t>& ranks);
+/**
+ * \param attributes a run's ns-3 attribute defaults
+ * \return the collective engine's latencies a run with them will have (its
+ *         defaults, then the attributes in order); std::invalid_argument naming a bad one
+ */
+LibraryLatencies LatenciesOf(const Ns3Attributes& attributes);
+
+/**
+ * \param topology the topology \param ranks the communicator
+ * \param latencies the library's latencies (LatenciesOf)
+ * \return the alpha-beta model of a topology for a communicator (used by auto and the tests)
+ */
+NetworkModel ModelOf(const TopologyConfig& topology,
+                     const std::vector<uint32_t>& ranks,
+                     const LibraryLatencies& latencies = LibraryLatencies());
 
 /// \return the communicator a ranks text names ("" = all), validated against the topology
 Communicator ParseCommunicator(const std::string& text, uint32_t clusterRanks);

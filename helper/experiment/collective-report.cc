@@ -154,6 +154,8 @@ CollectiveSummaryFields()
                       {"alpha2_s", r.model.alpha2},
                       {"dim1_bandwidth_Bps", r.model.dim1Bandwidth},
                       {"dim2_bandwidth_Bps", r.model.dim2Bandwidth},
+                      {"launch_latency_s", r.model.launch},
+                      {"library_step_latency_s", r.model.libraryStep},
                       {"grid", {r.model.grid.dim1, r.model.grid.dim2}},
                       {"bidirectional", r.model.grid.bidirectional}}; }},
     };

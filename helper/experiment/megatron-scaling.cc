@@ -190,6 +190,8 @@ MegatronTrainingConfig(const MegatronRow& row, const MegatronSettings& settings)
                                      NCCL_RING_LAUNCH_LATENCY);
         c.ns3Attributes.emplace_back("ns3::CollectiveEngine::StepLatency",
                                      NCCL_RING_NVLINK_STEP_LATENCY);
+        c.ns3Attributes.emplace_back("ns3::CollectiveEngine::NetworkStepLatency",
+                                     NCCL_RING_NET_STEP_LATENCY);
     }
     c.backends[uint32_t(TrainingDimension::DP)] = "ring";
     c.iterations = 1;

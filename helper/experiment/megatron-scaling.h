@@ -93,13 +93,13 @@ constexpr const char* A100_NCCL_NVLINK_RATE = "230GBps";
 /**
  * NCCL 2.8's latencies of its ring with the Simple protocol (the release in
  * the PyTorch 20.12 container of the sc21 runs; src/graph/tuning.cc, baseLat
- * and hwLat): 8.4 us per collective and 3.4 us per step over NVLink
- * (CollectiveEngine::LaunchLatency and StepLatency). Over the network NCCL
- * takes 9.6 us per step; the engine has one step latency, so the
- * data-parallel rings' steps between servers are given the NVLink figure.
+ * and hwLat): 8.4 us per collective, 3.4 us per step over NVLink and 9.6 us
+ * per step over the network (CollectiveEngine::LaunchLatency, StepLatency
+ * and NetworkStepLatency: a step that sends to another server).
  */
 constexpr const char* NCCL_RING_LAUNCH_LATENCY = "8.4us";
 constexpr const char* NCCL_RING_NVLINK_STEP_LATENCY = "3.4us";
+constexpr const char* NCCL_RING_NET_STEP_LATENCY = "9.6us";
 
 /*
  * The ranges of the settings: what every row of the table can run, the 1T row
@@ -178,7 +178,8 @@ struct MegatronSettings
     /// (TrainingPlan::localDdpCopies; megatron/model/distributed.py)
     bool localDdpCopies{true};
     /// NCCL's own latencies (NCCL_RING_LAUNCH_LATENCY per collective,
-    /// NCCL_RING_NVLINK_STEP_LATENCY per step) and NCCL's ring for tensor
+    /// NCCL_RING_NVLINK_STEP_LATENCY per step inside a server,
+    /// NCCL_RING_NET_STEP_LATENCY per step that leaves it) and NCCL's ring for tensor
     /// parallelism, 2 (TP - 1) steps per all-reduce (false: no latencies, and
     /// halving-doubling, which takes the ring's time on the NVSwitch crossbar
     /// with fewer messages)

@@ -45,6 +45,17 @@ PredictCollectiveTime(CollectiveOp op,
                       uint32_t chunks,
                       const NetworkModel& m)
 {
+    if (op != CollectiveOp::SEND_RECV
+        && (m.launch > 0 || m.libraryStep > 0 || m.libraryStep1 > 0 || m.libraryStep2 > 0))
+    {
+        // the library's step latency rides on every alpha of a collective's steps
+        NetworkModel network = m;
+        network.alpha = m.alpha + m.libraryStep;
+        network.alpha1 = (m.alpha1 > 0 ? m.alpha1 : m.alpha) + m.libraryStep1;
+        network.alpha2 = (m.alpha2 > 0 ? m.alpha2 : m.alpha) + m.libraryStep2;
+        network.launch = network.libraryStep = network.libraryStep1 = network.libraryStep2 = 0;
+        return (n <= 1 ? 0 : m.launch) + PredictCollectiveTime(op, alg, n, bytes, chunks, network);
+    }
     double s = double(bytes);
     double a = m.alpha;
     double b = m.bandwidth;
@@ -164,13 +175,34 @@ RingAlpha(const Topology& t,
     return sum / group.size();
 }
 
+/// Mean library step latency between ring neighbours of a group, as RingAlpha
+/// averages the network's: NetworkStepLatency for a neighbour on another host.
+double
+RingLibraryStep(const Topology& t,
+                const std::vector<uint32_t>& group,
+                const LibraryLatencies& library)
+{
+    if (group.size() < 2)
+    {
+        return 0;
+    }
+    double sum = 0;
+    for (std::size_t i = 0; i < group.size(); ++i)
+    {
+        bool leaves = t.GetHostOf(group[i]) != t.GetHostOf(group[(i + 1) % group.size()]);
+        sum += leaves && library.networkStep > 0 ? library.networkStep : library.step;
+    }
+    return sum / group.size();
+}
+
 } // namespace
 
 NetworkModel
 MakeNetworkModel(const Topology& t,
                  const std::vector<uint32_t>& ranks,
                  double switchLatency,
-                 uint32_t mtu)
+                 uint32_t mtu,
+                 const LibraryLatencies& library)
 {
     double bits = mtu * 8.0;
     double efficiency = double(mtu - FabricHeader::SERIALIZED_SIZE) / mtu;
@@ -178,6 +210,8 @@ MakeNetworkModel(const Topology& t,
     m.bandwidth = t.GetRankRate() * efficiency / 8;
     m.linkRate = t.GetRankRate() / 8;
     m.alpha = RingAlpha(t, ranks, switchLatency, bits);
+    m.launch = library.launch;
+    m.libraryStep = m.libraryStep1 = m.libraryStep2 = RingLibraryStep(t, ranks, library);
     TopologyGrid grid = t.GetGrid();
     bool world = ranks.size() == t.GetNRanks();
     for (uint32_t i = 0; world && i < ranks.size(); ++i)
@@ -205,6 +239,8 @@ MakeNetworkModel(const Topology& t,
     }
     m.alpha1 = RingAlpha(t, row, switchLatency, bits);
     m.alpha2 = RingAlpha(t, col, switchLatency, bits);
+    m.libraryStep1 = RingLibraryStep(t, row, library);
+    m.libraryStep2 = RingLibraryStep(t, col, library);
     m.dim1Bandwidth = grid.dim1Rate * efficiency / 8;
     m.dim2Bandwidth = grid.dim2Rate * efficiency / 8;
     return m;

@@ -16,12 +16,25 @@ namespace ns3
 
 /**
  * \ingroup dlnet
+ * \brief A communication library's own costs, which the network does not see
+ * (the CollectiveEngine's latency attributes), in seconds.
+ */
+struct LibraryLatencies
+{
+    double launch{0};      //!< s once per collective (CollectiveEngine::LaunchLatency)
+    double step{0};        //!< s per step (StepLatency)
+    double networkStep{0}; //!< s per step that leaves a host (NetworkStepLatency); 0: step
+};
+
+/**
+ * \ingroup dlnet
  * \brief What the alpha-beta model knows of the network between ranks.
  *
  * alpha is the fixed cost of one step between neighbours (propagation,
  * switching, and the store-and-forward of one packet per extra hop); the
  * bandwidths are payload bytes per second (the link rate times the share
- * of payload in a full packet).
+ * of payload in a full packet); the library's latencies come on top of the
+ * network's for a collective's steps.
  */
 struct NetworkModel
 {
@@ -36,6 +49,12 @@ struct NetworkModel
     double linkRate{
         12.5e9};         //!< raw link rate of a rank, B/s (in-network packets are not Mtu-sized)
     CollectiveGrid grid; //!< shape, when the communicator is a full grid
+    double launch{0};    //!< s once per collective: the library's LaunchLatency
+    /// s per step of a collective: the library's step latency, mean over ring
+    /// neighbours (NetworkStepLatency between hosts); not in alpha, which a send takes alone
+    double libraryStep{0};
+    double libraryStep1{0}; //!< hierarchical: the same along dimension 1
+    double libraryStep2{0}; //!< hierarchical: the same along dimension 2
 };
 
 /**
@@ -47,15 +66,20 @@ struct NetworkModel
  * \param ranks the group, by communicator index
  * \param switchLatency s per switch
  * \param mtu bytes of a full packet, FabricHeader included
+ * \param library the library's latencies (Topology::GetHostOf tells which steps
+ *        leave a host)
  * \return the model
  */
 NetworkModel MakeNetworkModel(const Topology& topology,
                               const std::vector<uint32_t>& ranks,
                               double switchLatency,
-                              uint32_t mtu);
+                              uint32_t mtu,
+                              const LibraryLatencies& library = LibraryLatencies());
 
 /**
- * Predicted time of a collective under the alpha-beta model.
+ * Predicted time of a collective under the alpha-beta model: the library's
+ * launch latency once and its step latency with every alpha, except for a
+ * point-to-point send (SEND_RECV), which takes neither (as in the engine).
  * \param op operation
  * \param algorithm a concrete algorithm that implements op
  * \param n ranks

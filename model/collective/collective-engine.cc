@@ -138,11 +138,20 @@ CollectiveEngine::GetTypeId()
               .AddAttribute("StepLatency",
                             "A collective step's fixed cost between its start and its sends, "
                             "per step of every lane and chunk (NCCL's tuning model: its "
-                            "hardware latency per step, 3.4 us over NVLink, 9.6 us over the "
-                            "network for the ring with the Simple protocol in NCCL 2.8); not "
+                            "hardware latency per step, 3.4 us over NVLink for the ring with "
+                            "the Simple protocol in NCCL 2.8); for a step that sends to "
+                            "another host NetworkStepLatency instead, once that is set; not "
                             "for point-to-point sends",
                             TimeValue(Seconds(0)),
                             MakeTimeAccessor(&CollectiveEngine::m_stepLatency),
+                            MakeTimeChecker(Seconds(0), Seconds(dlnet::MAX_TIME_SECONDS)))
+              .AddAttribute("NetworkStepLatency",
+                            "The fixed cost of a collective step that sends to a rank of "
+                            "another host (SetHosts; NCCL's node), in place of StepLatency "
+                            "(NCCL 2.8: 9.6 us over the network for the ring with the Simple "
+                            "protocol); 0: such steps take StepLatency too",
+                            TimeValue(Seconds(0)),
+                            MakeTimeAccessor(&CollectiveEngine::m_networkStepLatency),
                             MakeTimeChecker(Seconds(0), Seconds(dlnet::MAX_TIME_SECONDS)))
               .AddTraceSource("Done",
                               "A collective finished on every rank",
@@ -182,6 +191,51 @@ CollectiveEngine::SetEndpoints(const std::vector<Ptr<FabricEndpoint>>& endpoints
     {
         ep->SetReceiveCallback(MakeCallback(&CollectiveEngine::Receive, this));
     }
+}
+
+void
+CollectiveEngine::SetHosts(const std::vector<uint32_t>& hostOfRank)
+{
+    if (!hostOfRank.empty() && hostOfRank.size() != m_endpoints.size())
+    {
+        throw std::invalid_argument("hosts: got " + std::to_string(hostOfRank.size())
+                                    + " entries; expected one per rank ("
+                                    + std::to_string(m_endpoints.size()) + ") or none");
+    }
+    m_hostOf = hostOfRank;
+}
+
+bool
+CollectiveEngine::LeavesHost(const Instance& inst, uint32_t rank, const CollectiveStep& step) const
+{
+    const std::vector<uint32_t>& ranks = inst.comm.ranks;
+    for (const auto& t : step.sends)
+    {
+        uint32_t a = ranks[rank];
+        uint32_t b = ranks[t.peer];
+        // without a host map every rank is a host of its own
+        if (m_hostOf.empty() ? a != b : m_hostOf[a] != m_hostOf[b])
+        {
+            return true;
+        }
+    }
+    return false;
+}
+
+LibraryLatencies
+CollectiveEngine::GetDefaultLatencies()
+{
+    TypeId tid = GetTypeId();
+    auto read = [&tid](const std::string& name)
+    {
+        TypeId::AttributeInformation info;
+        if (!tid.LookupAttributeByName(name, &info))
+        {
+            throw std::logic_error("CollectiveEngine has no attribute " + name);
+        }
+        return DynamicCast<const TimeValue>(info.initialValue)->Get().GetSeconds();
+    };
+    return LibraryLatencies{read("LaunchLatency"), read("StepLatency"), read("NetworkStepLatency")};
 }
 
 uint32_t
@@ -490,7 +544,10 @@ void
 CollectiveEngine::PostSends(
     Instance& inst, uint32_t lane, uint32_t rank, uint32_t index, const CollectiveStep& step)
 {
-    if (!inst.delayed || !m_stepLatency.IsStrictlyPositive() || step.sends.empty())
+    Time latency = m_networkStepLatency.IsStrictlyPositive() && LeavesHost(inst, rank, step)
+                       ? m_networkStepLatency
+                       : m_stepLatency;
+    if (!inst.delayed || !latency.IsStrictlyPositive() || step.sends.empty())
     {
         for (const auto& t : step.sends)
         {
@@ -506,7 +563,7 @@ CollectiveEngine::PostSends(
     {
         messages.push_back(Outgoing{t, ReadPayload(inst, rank, step, t)});
     }
-    Simulator::Schedule(m_stepLatency,
+    Simulator::Schedule(latency,
                         &CollectiveEngine::Transmit,
                         this,
                         inst.id,

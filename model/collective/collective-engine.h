@@ -4,6 +4,7 @@
 #ifndef DLNET_COLLECTIVE_ENGINE_H
 #define DLNET_COLLECTIVE_ENGINE_H
 
+#include "alpha-beta-model.h"
 #include "collective-request.h"
 #include "collective-schedule.h"
 #include "collective-types.h"
@@ -37,7 +38,10 @@ namespace ns3
  * are two optional delays (attributes, 0 by default): LaunchLatency before
  * a collective's first step, StepLatency between a step's start and its
  * sends (NCCL's tuning model calls them its base and per-step hardware
- * latencies). Point-to-point sends (SEND_RECV) take neither. Several
+ * latencies), NetworkStepLatency instead for a step that sends to another
+ * host (SetHosts), as NCCL's model has one latency for its steps inside a
+ * node and another for those between nodes. Point-to-point sends
+ * (SEND_RECV) take none of them. Several
  * collectives may run at once (each on its communicator's traffic class).
  * The engine owns the receive callbacks of the endpoints it uses.
  *
@@ -88,6 +92,13 @@ public:
     void SetEndpoints(const std::vector<Ptr<FabricEndpoint>>& endpoints);
 
     /**
+     * Which ranks share a host (a server: NCCL's node), for NetworkStepLatency.
+     * \param hostOfRank the host of each cluster rank, one entry per endpoint
+     *        (SetEndpoints first); empty: every rank a host of its own (the default)
+     */
+    void SetHosts(const std::vector<uint32_t>& hostOfRank);
+
+    /**
      * Start a collective now. Validates first (std::invalid_argument).
      *
      * Functional mode keeps the inputs while the collective runs, plus work
@@ -113,6 +124,10 @@ public:
 
     /// \return collectives started and not finished
     uint32_t GetRunning() const;
+
+    /// \return the latency attributes' defaults as they are set now (Config::SetDefault),
+    ///         what a new engine takes: for predictors that run before the engine exists
+    static LibraryLatencies GetDefaultLatencies();
 
 protected:
     void DoDispose() override;
@@ -226,6 +241,8 @@ private:
         FabricPayload data;
     };
 
+    /// \return whether a step of a rank sends to a rank of another host
+    bool LeavesHost(const Instance& inst, uint32_t rank, const CollectiveStep& step) const;
     /// Launch: start every rank's first chunks (after LaunchLatency).
     void Launch(uint32_t id);
     void PostSends(
@@ -259,9 +276,11 @@ private:
     std::unordered_map<uint64_t, Envelope> m_envelopes; //!< (source address << 32 | message id)
     std::map<ScheduleKey, std::shared_ptr<const Schedule>> m_schedules; //!< by request shape
     uint32_t m_chunks;                                                  //!< Chunks attribute
-    uint32_t m_chunksInFlight; //!< ChunksInFlight attribute
-    Time m_launchLatency;      //!< LaunchLatency attribute
-    Time m_stepLatency;        //!< StepLatency attribute
+    uint32_t m_chunksInFlight;      //!< ChunksInFlight attribute
+    Time m_launchLatency;           //!< LaunchLatency attribute
+    Time m_stepLatency;             //!< StepLatency attribute
+    Time m_networkStepLatency;      //!< NetworkStepLatency attribute
+    std::vector<uint32_t> m_hostOf; //!< host of each cluster rank (SetHosts); empty: its own
     uint32_t m_nextId{0};
     CollectiveStep m_stepScratch;  //!< Enter: a step of a lane that makes them on demand
     CollectiveStep m_applyScratch; //!< Apply: likewise

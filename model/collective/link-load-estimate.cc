@@ -495,4 +495,32 @@ EstimateCollectiveOnLinks(const Cluster& cluster,
     return EstimateLinkLoad(cluster, CollectivePhases(comm, request));
 }
 
+double
+LibraryLatencyOfPhases(CollectiveOp op,
+                       const std::vector<LinkPhase>& phases,
+                       const Topology& topology,
+                       const LibraryLatencies& library)
+{
+    if (op == CollectiveOp::SEND_RECV || phases.empty())
+    {
+        return 0;
+    }
+    double seconds = library.launch;
+    for (const auto& phase : phases)
+    {
+        if (phase.messages.empty())
+        {
+            continue;
+        }
+        double sum = 0;
+        for (const auto& m : phase.messages)
+        {
+            bool leaves = topology.GetHostOf(m.src) != topology.GetHostOf(m.dst);
+            sum += leaves && library.networkStep > 0 ? library.networkStep : library.step;
+        }
+        seconds += sum / phase.messages.size();
+    }
+    return seconds;
+}
+
 } // namespace ns3

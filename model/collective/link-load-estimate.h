@@ -8,6 +8,7 @@
 #include "communicator.h"
 
 #include "ns3/cluster.h"
+#include "ns3/topology.h"
 
 #include <cstdint>
 #include <limits>
@@ -123,6 +124,23 @@ std::vector<LinkPhase> CollectivePhases(const Communicator& comm, const Collecti
 LinkLoadEstimate EstimateCollectiveOnLinks(const Cluster& cluster,
                                            const Communicator& comm,
                                            const CollectiveRequest& request);
+
+/**
+ * The communication library's share of a collective's time over its phases:
+ * its launch latency once, and per phase the mean over the phase's messages
+ * of its step latency (NetworkStepLatency for a message to another host), as
+ * the estimate's fixed costs average the paths'. A point-to-point send
+ * (SEND_RECV) takes none, as in the engine.
+ * \param op the operation
+ * \param phases its phases (CollectivePhases)
+ * \param topology which ranks share a host (Topology::GetHostOf)
+ * \param library the latencies
+ * \return seconds to add to the estimate
+ */
+double LibraryLatencyOfPhases(CollectiveOp op,
+                              const std::vector<LinkPhase>& phases,
+                              const Topology& topology,
+                              const LibraryLatencies& library);
 
 } // namespace ns3
 

@@ -134,7 +134,7 @@ ScheduleBackend::Start(const Cluster& cluster,
 {
     CollectiveRequest r = Resolved(request);
     r.inputs = std::move(request.inputs);
-    GetEngine(cluster)->Start(comm, std::move(r), done);
+    GetEngine(cluster, topology)->Start(comm, std::move(r), done);
 }
 
 Ptr<CollectiveEngine>
@@ -144,7 +144,7 @@ ScheduleBackend::GetEngine() const
 }
 
 Ptr<CollectiveEngine>
-ScheduleBackend::GetEngine(const Cluster& cluster)
+ScheduleBackend::GetEngine(const Cluster& cluster, const Topology& topology)
 {
     if (!m_engine || m_directory != cluster.directory)
     {
@@ -154,6 +154,12 @@ ScheduleBackend::GetEngine(const Cluster& cluster)
         {
             shared.engine = CreateObject<CollectiveEngine>();
             shared.engine->SetEndpoints(cluster.endpoints);
+            std::vector<uint32_t> hosts(cluster.endpoints.size());
+            for (uint32_t r = 0; r < hosts.size(); ++r)
+            {
+                hosts[r] = topology.GetHostOf(r);
+            }
+            shared.engine->SetHosts(hosts);
         }
         ++shared.users;
         m_engine = shared.engine;

@@ -47,9 +47,10 @@ public:
      * Take the cluster's engine now (Start would take it), so that its trace
      * sources (StepSend, Done) can be connected before the first Start.
      * \param cluster the cluster Start will be given
+     * \param topology its topology (which ranks share a host: SetHosts)
      * \return the engine Start will use on it
      */
-    Ptr<CollectiveEngine> GetEngine(const Cluster& cluster);
+    Ptr<CollectiveEngine> GetEngine(const Cluster& cluster, const Topology& topology);
 
 protected:
     void DoDispose() override;

@@ -231,6 +231,12 @@ GpuServerTopology::GetRankRate() const
     return m_nicRate.GetBitRate();
 }
 
+uint32_t
+GpuServerTopology::GetHostOf(uint32_t rank) const
+{
+    return rank / m_gpus;
+}
+
 TopologyGrid
 GpuServerTopology::GetGrid() const
 {

@@ -50,6 +50,8 @@ public:
     /// \return nic-rate: a GPU's only way out of its server (see the .cc)
     double GetRankRate() const override;
     TopologyGrid GetGrid() const override;
+    /// \return the server of a GPU: rank / gpus-per-server
+    uint32_t GetHostOf(uint32_t rank) const override;
 
     /// \param rank a rank \return the leaf its NIC is on
     uint32_t LeafOf(uint32_t rank) const;

@@ -44,6 +44,12 @@ Topology::GetGrid() const
     return TopologyGrid{};
 }
 
+uint32_t
+Topology::GetHostOf(uint32_t rank) const
+{
+    return rank;
+}
+
 AggregationTree
 Topology::GetAggregationTree(const std::vector<uint32_t>& ranks, uint32_t job) const
 {

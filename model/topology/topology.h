@@ -120,6 +120,14 @@ public:
     virtual TopologyGrid GetGrid() const;
 
     /**
+     * \param rank a rank (below GetNRanks)
+     * \return the host (server) that holds it: ranks of one host reach each
+     *         other without the network (NCCL's node); by default every rank
+     *         is a host of its own
+     */
+    virtual uint32_t GetHostOf(uint32_t rank) const;
+
+    /**
      * \param ranks a group (distinct cluster ranks)
      * \param job the job number (spreads roots over equal switches)
      * \return the switches that aggregate the group, or an empty tree when

@@ -275,7 +275,8 @@ TrainingSimulation::ResolveBackend(uint32_t job,
         = MakeNetworkModel(*s.topology,
                            comm.ranks,
                            dlnet::ParseTime("switch-latency", config.switchLatency).GetSeconds(),
-                           config.mtu);
+                           config.mtu,
+                           CollectiveEngine::GetDefaultLatencies()); // the run's own
     std::string name = CollectiveRegistry::ChooseAuto(request, *s.topology, comm, model);
     s.autoChoice.emplace(key, name);
     return name;

@@ -470,6 +470,75 @@ TEST(AlphaBeta, RingFormulaAndAutoChoice)
               CollectiveRegistry::Create(big)->Bound(request, world, m));
 }
 
+TEST(AlphaBeta, LibraryLatencies)
+{
+    NetworkModel m;
+    m.alpha = 1e-6;
+    m.bandwidth = 10e9;
+    const double s = 1 << 20;
+    double plain = PredictCollectiveTime(
+        CollectiveOp::ALL_REDUCE, CollectiveAlgorithm::RING, 8, 1 << 20, 1, m);
+    double send = PredictCollectiveTime(
+        CollectiveOp::SEND_RECV, CollectiveAlgorithm::RING, 2, 1 << 20, 1, m);
+    m.launch = 8.4e-6;
+    m.libraryStep = m.libraryStep1 = m.libraryStep2 = 3.4e-6;
+    // launch once, the step latency beside every alpha of the 2(N - 1) steps
+    EXPECT_DOUBLE_EQ(PredictCollectiveTime(
+                         CollectiveOp::ALL_REDUCE, CollectiveAlgorithm::RING, 8, 1 << 20, 1, m),
+                     8.4e-6 + 2 * 7 * (1e-6 + 3.4e-6) + 2.0 * 7 / 8 * s / 10e9);
+    EXPECT_DOUBLE_EQ(plain + 8.4e-6 + 14 * 3.4e-6,
+                     PredictCollectiveTime(
+                         CollectiveOp::ALL_REDUCE, CollectiveAlgorithm::RING, 8, 1 << 20, 1, m));
+    EXPECT_DOUBLE_EQ(
+        PredictCollectiveTime(
+            CollectiveOp::ALL_REDUCE, CollectiveAlgorithm::HALVING_DOUBLING, 8, 1 << 20, 1, m),
+        8.4e-6 + 2 * 3 * (1e-6 + 3.4e-6) + 2.0 * 7 / 8 * s / 10e9);
+    // a send takes neither, as in the engine
+    EXPECT_DOUBLE_EQ(
+        PredictCollectiveTime(CollectiveOp::SEND_RECV, CollectiveAlgorithm::RING, 2, 1 << 20, 1, m),
+        send);
+
+    // the hosts: two servers of 4 GPUs, a ring's neighbours 3 -> 4 and 7 -> 0 cross
+    TopologyConfig rail;
+    rail.kind = "rail-optimised";
+    rail.servers = 2;
+    rail.gpusPerServer = 4;
+    Ptr<const Topology> t = MakeTopology(rail);
+    std::vector<uint32_t> world{0, 1, 2, 3, 4, 5, 6, 7};
+    LibraryLatencies nccl{8.4e-6, 3.4e-6, 9.6e-6};
+    NetworkModel g = MakeNetworkModel(*t, world, 0, 4096, nccl);
+    EXPECT_DOUBLE_EQ(g.launch, 8.4e-6);
+    EXPECT_DOUBLE_EQ(g.libraryStep, (2 * 9.6e-6 + 6 * 3.4e-6) / 8);
+    EXPECT_DOUBLE_EQ(g.libraryStep1, 3.4e-6); // inside a server
+    EXPECT_DOUBLE_EQ(g.libraryStep2, 9.6e-6); // GPU i of each server
+    // NetworkStepLatency 0: every step takes StepLatency
+    EXPECT_DOUBLE_EQ(MakeNetworkModel(*t, world, 0, 4096, {8.4e-6, 3.4e-6, 0}).libraryStep, 3.4e-6);
+    EXPECT_DOUBLE_EQ(MakeNetworkModel(*t, world, 0, 4096).libraryStep, 0);
+    // hierarchical: each dimension's ring steps with its own latency
+    double hier = PredictCollectiveTime(
+        CollectiveOp::ALL_REDUCE, CollectiveAlgorithm::HIERARCHICAL, 8, 1 << 20, 1, g);
+    double b1 = g.dim1Bandwidth;
+    double b2 = g.dim2Bandwidth;
+    double a1 = g.alpha1 + 3.4e-6;
+    double a2 = g.alpha2 + 9.6e-6;
+    EXPECT_NEAR(
+        hier, 8.4e-6 + 2 * (3 * a1 + 3 * s / 4 / b1) + 2 * (1 * a2 + 1 * (s / 4) / 2 / b2), 1e-15);
+
+    // the latencies a run will have: the engine's defaults, then its attributes
+    LibraryLatencies l = LatenciesOf({{"ns3::CollectiveEngine::StepLatency", "3.4us"},
+                                      {"ns3::CollectiveEngine::NetworkStepLatency", "1us"},
+                                      {"ns3::CollectiveEngine::NetworkStepLatency", "9.6us"}});
+    EXPECT_EQ(l.launch, 0);
+    EXPECT_NEAR(l.step, 3.4e-6, 1e-15); // (a Time: picoseconds)
+    EXPECT_NEAR(l.networkStep, 9.6e-6, 1e-15);
+    ExpectInvalid(
+        []
+        {
+            LatenciesOf({{"ns3::CollectiveEngine::StepLatency", "-1us"}});
+        },
+        {"ns3::CollectiveEngine::StepLatency"});
+}
+
 TEST(ParallelGroups, FredPlacementMp2Dp5Pp2)
 {
     std::vector<uint32_t> npus;

@@ -144,6 +144,12 @@ def test_library_latencies_from_python():
         "ns3::CollectiveEngine::LaunchLatency": "8.4us",
         "ns3::CollectiveEngine::StepLatency": "3.4us"}))[0]["time_s"]
     assert slow - plain == pytest.approx(8.4e-6 + 6 * 3.4e-6, abs=1e-9)
+    # a star's hosts are its ranks, so every step leaves its host: NetworkStepLatency
+    net = rows_of(dlnet.run_collective(**base, ns3_attributes={
+        "ns3::CollectiveEngine::LaunchLatency": "8.4us",
+        "ns3::CollectiveEngine::StepLatency": "3.4us",
+        "ns3::CollectiveEngine::NetworkStepLatency": "9.6us"}))[0]["time_s"]
+    assert net - plain == pytest.approx(8.4e-6 + 6 * 9.6e-6, abs=1e-9)
     with pytest.raises(ValueError, match="ns3::CollectiveEngine::StepLatency"):
         dlnet.run_collective(**base, ns3_attributes={"ns3::CollectiveEngine::StepLatency": "-1us"})
 
