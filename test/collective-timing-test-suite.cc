@@ -320,8 +320,11 @@ public:
     }
 
 private:
-    /// \return the all-reduce's time with the given hosts and latencies (us; 0: unset)
-    double Run(const std::vector<uint32_t>& hosts, double step, double network)
+    /// \return the all-reduce's time on comm with the given hosts and latencies (us; 0: unset)
+    double Run(const Communicator& comm,
+               const std::vector<uint32_t>& hosts,
+               double step,
+               double network)
     {
         SimulationScope scope(1, 1);
         TopologyConfig t;
@@ -345,7 +348,7 @@ private:
         double time = 0;
         CollectiveRequest req;
         req.bytes = 4 << 20;
-        engine->Start(Communicator::World(8),
+        engine->Start(comm,
                       req,
                       CollectiveEngine::DoneCallback(
                           [&time](const CollectiveRecord& r)
@@ -358,12 +361,16 @@ private:
     }
 
     /// \return 8.4 + the largest sum over ranks of the 14 senders' latencies before it (us)
-    static double Expected(const std::vector<uint32_t>& hosts, double step, double network)
+    static double Expected(const Communicator& comm,
+                           const std::vector<uint32_t>& hosts,
+                           double step,
+                           double network)
     {
-        const uint32_t n = 8;
-        auto host = [&hosts](uint32_t r)
+        const uint32_t n = comm.GetSize();
+        // by member index, hosts by cluster rank
+        auto host = [&](uint32_t i)
         {
-            return hosts.empty() ? r : hosts[r];
+            return hosts.empty() ? comm.ranks[i] : hosts[comm.ranks[i]];
         };
         double largest = 0;
         for (uint32_t r = 0; r < n; ++r)
@@ -371,7 +378,7 @@ private:
             double sum = 0;
             for (uint32_t j = 1; j <= 2 * (n - 1); ++j)
             {
-                uint32_t sender = (r + 2 * n - j) % n; // sends to sender + 1
+                uint32_t sender = (r + 2 * n - j) % n; // a member; sends to the next
                 bool leaves = host(sender) != host((sender + 1) % n);
                 sum += leaves && network > 0 ? network : step;
             }
@@ -383,19 +390,24 @@ private:
     void DoRun() override
     {
         std::vector<uint32_t> two{0, 0, 0, 0, 1, 1, 1, 1};
-        double without = Run(two, 0, 0);
+        const Communicator world = Communicator::World(8);
+        Communicator middle; // cluster ranks 2-5: 3 -> 4 and 5 -> 2 leave their hosts
+        middle.ranks = {2, 3, 4, 5};
         struct Case
         {
+            Communicator comm;
             std::vector<uint32_t> hosts;
             double network;
             std::string what;
         };
-        for (const Case& c : {Case{two, 9.6, "two hosts"},
-                              Case{{}, 9.6, "every rank a host"},
-                              Case{two, 0, "NetworkStepLatency unset"}})
+        for (const Case& c : {Case{world, two, 9.6, "two hosts"},
+                              Case{world, {}, 9.6, "every rank a host"},
+                              Case{world, two, 0, "NetworkStepLatency unset"},
+                              Case{middle, two, 9.6, "ranks 2-5 of two hosts"}})
         {
-            double with = Run(c.hosts, 3.4, c.network);
-            double expected = without + Expected(c.hosts, 3.4, c.network);
+            double without = Run(c.comm, c.hosts, 0, 0);
+            double with = Run(c.comm, c.hosts, 3.4, c.network);
+            double expected = without + Expected(c.comm, c.hosts, 3.4, c.network);
             std::cout << "measured: " << m_network << ", " << c.what << ": " << without
                       << " us without, " << with << " us with, formula " << expected << " us"
                       << std::endl;
@@ -403,8 +415,12 @@ private:
         }
         // the formula's cases: two ranks of eight leave their host (3 -> 4, 7 -> 0) and a
         // rank's 14 senders count them up to four times; every rank a host: 14 x 9.6
-        NS_TEST_ASSERT_MSG_EQ_TOL(Expected(two, 3.4, 9.6), 8.4 + 4 * 9.6 + 10 * 3.4, 1e-9, "");
-        NS_TEST_ASSERT_MSG_EQ_TOL(Expected({}, 3.4, 9.6), 8.4 + 14 * 9.6, 1e-9, "");
+        NS_TEST_ASSERT_MSG_EQ_TOL(
+            Expected(world, two, 3.4, 9.6), 8.4 + 4 * 9.6 + 10 * 3.4, 1e-9, "");
+        NS_TEST_ASSERT_MSG_EQ_TOL(Expected(world, {}, 3.4, 9.6), 8.4 + 14 * 9.6, 1e-9, "");
+        // ranks 2-5: senders 3 and 5 leave, every other member, in a ring of 6 steps
+        NS_TEST_ASSERT_MSG_EQ_TOL(
+            Expected(middle, two, 3.4, 9.6), 8.4 + 3 * 9.6 + 3 * 3.4, 1e-9, "");
         SimulationScope scope(1, 1);
         TopologyConfig t;
         t.kind = "star";

@@ -15,6 +15,7 @@
 #include "ns3/simulator.h"
 #include "ns3/sparsity.h"
 #include "ns3/string.h"
+#include "ns3/time-resolution.h"
 
 #include <algorithm>
 #include <chrono>
@@ -153,7 +154,8 @@ LatenciesOf(const Ns3Attributes& attributes)
         if (field)
         {
             CheckNs3Attribute(name, value); // (names the attribute and its range)
-            *field = Time(value).GetSeconds();
+            dlnet::UsePicoseconds();        // as the run will: 100ps is not 0
+            *field = dlnet::ParseTime(name, value).GetSeconds();
         }
     }
     return l;
@@ -495,7 +497,7 @@ RunCollective(const CollectiveConfig& c)
                 {
                     LinkLoadEstimate estimate = EstimateLinkLoad(cluster, phases);
                     row.estimate = estimate.seconds
-                                   + LibraryLatencyOfPhases(req.op, phases, *topology, latencies);
+                                   + backend->LibraryLatency(req, phases, *topology, latencies);
                     row.busiestLink = estimate.busiestLink;
                 }
             }

@@ -67,6 +67,7 @@ PlanOptions()
                                                    "vocab-parallel-all-reduces",
                                                    "tied-embedding-copy",
                                                    "local-ddp-copies",
+                                                   "ddp-bucket-copies",
                                                    "order"};
     return names;
 }
@@ -456,6 +457,7 @@ TrainingConfig::MakePlan() const
     p.vocabParallelAllReduces = vocabParallelAllReduces;
     p.tiedEmbeddingCopy = tiedEmbeddingCopy;
     p.localDdpCopies = localDdpCopies;
+    p.ddpBucketCopies = ddpBucketCopies;
     p.order.clear();
     for (const auto& d : dlnet::ParseList("order", order, {"tp", "pp", "dp"}))
     {
@@ -882,6 +884,11 @@ TrainingOptions()
                           "flattened and scaled before the data-parallel all-reduce and copied "
                           "back after it, on the compute stream",
                           &C::localDdpCopies),
+            BoolOption<C>("ddp-bucket-copies",
+                          "PyTorch DDP's copies: with overlap on, each bucket's gradients are "
+                          "copied (scaled) into it before its data-parallel all-reduce, and "
+                          "back after them all, on the compute stream",
+                          &C::ddpBucketCopies),
             TextOption<C>("order",
                           "placement of the dimensions, innermost first: a permutation "
                           "of tp,pp,dp",

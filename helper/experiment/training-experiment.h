@@ -66,6 +66,7 @@ struct TrainingConfig
     bool vocabParallelAllReduces{false};     //!< TrainingPlan::vocabParallelAllReduces
     bool tiedEmbeddingCopy{false};           //!< TrainingPlan::tiedEmbeddingCopy
     bool localDdpCopies{false};              //!< TrainingPlan::localDdpCopies
+    bool ddpBucketCopies{false};             //!< TrainingPlan::ddpBucketCopies
     std::string order{"tp,pp,dp"};           //!< placement, innermost first
     uint32_t iterations{2};                  //!< simulated; the first is the warm-up
     std::string workloadFile{""};   //!< ASTRA-sim 1.0 text, SimAI or Chakra JSON instead of model

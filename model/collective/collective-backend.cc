@@ -69,6 +69,15 @@ CollectiveBackend::Phases(const CollectiveRequest& request, const Communicator& 
     return {};
 }
 
+double
+CollectiveBackend::LibraryLatency(const CollectiveRequest& request,
+                                  const std::vector<LinkPhase>& phases,
+                                  const Topology& topology,
+                                  const LibraryLatencies& library) const
+{
+    return 0;
+}
+
 void
 CollectiveBackend::MakeInputs(CollectiveRequest& request, uint32_t n, uint32_t seed) const
 {

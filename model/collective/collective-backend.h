@@ -97,6 +97,19 @@ public:
                                           const Communicator& comm) const;
 
     /**
+     * The communication library's share of the estimate: its latencies
+     * (CollectiveEngine's attributes) over the phases, LibraryLatencyOfPhases
+     * with the request as the backend runs it; 0 for a backend that does not
+     * run on the collective engine (the default).
+     * \param request the request \param phases its Phases
+     * \param topology which ranks share a host \param library the latencies
+     */
+    virtual double LibraryLatency(const CollectiveRequest& request,
+                                  const std::vector<LinkPhase>& phases,
+                                  const Topology& topology,
+                                  const LibraryLatencies& library) const;
+
+    /**
      * Functional mode: fill request.inputs (one buffer per member) with the
      * values the backend's check expects. The default: CollectiveInputValue.
      * \param request the request (op, type, bytes set) \param n members \param seed the run's

@@ -187,6 +187,7 @@ void
 CollectiveEngine::SetEndpoints(const std::vector<Ptr<FabricEndpoint>>& endpoints)
 {
     m_endpoints = endpoints;
+    m_hostOf.clear(); // (SetHosts again for these endpoints)
     for (auto& ep : m_endpoints)
     {
         ep->SetReceiveCallback(MakeCallback(&CollectiveEngine::Receive, this));

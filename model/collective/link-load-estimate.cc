@@ -372,20 +372,30 @@ EstimateLinkLoad(const Cluster& cluster, const std::vector<LinkPhase>& phases)
     return e;
 }
 
+namespace
+{
+/// \return the chunks as CollectiveEngine::Start resolves them (its attributes at 0)
+uint32_t
+PhaseChunks(const CollectiveRequest& req)
+{
+    if (req.chunks != 0)
+    {
+        return req.chunks;
+    }
+    bool partitioned = req.op == CollectiveOp::REDUCE_SCATTER || req.op == CollectiveOp::ALL_GATHER
+                       || req.op == CollectiveOp::ALL_TO_ALL;
+    uint32_t chunks = partitioned ? 1 : CollectiveEngine::DefaultChunks(req.op, req.algorithm);
+    return std::max<uint64_t>(1, std::min<uint64_t>(chunks, req.bytes / ElementSize(req.type)));
+}
+} // namespace
+
 std::vector<LinkPhase>
 CollectivePhases(const Communicator& comm, const CollectiveRequest& request)
 {
     uint32_t n = comm.GetSize();
-    // the chunks as CollectiveEngine::Start resolves them (attributes at 0)
     CollectiveRequest req = request;
     uint32_t es = ElementSize(req.type);
-    bool partitioned = req.op == CollectiveOp::REDUCE_SCATTER || req.op == CollectiveOp::ALL_GATHER
-                       || req.op == CollectiveOp::ALL_TO_ALL;
-    if (req.chunks == 0)
-    {
-        req.chunks = partitioned ? 1 : CollectiveEngine::DefaultChunks(req.op, req.algorithm);
-        req.chunks = std::max<uint64_t>(1, std::min<uint64_t>(req.chunks, req.bytes / es));
-    }
+    req.chunks = PhaseChunks(req);
     if (req.chunksInFlight == 0)
     {
         req.chunksInFlight = req.chunks;
@@ -496,29 +506,40 @@ EstimateCollectiveOnLinks(const Cluster& cluster,
 }
 
 double
-LibraryLatencyOfPhases(CollectiveOp op,
+LibraryLatencyOfPhases(const CollectiveRequest& request,
                        const std::vector<LinkPhase>& phases,
                        const Topology& topology,
                        const LibraryLatencies& library)
 {
-    if (op == CollectiveOp::SEND_RECV || phases.empty())
+    if (request.op == CollectiveOp::SEND_RECV || phases.empty())
     {
         return 0;
     }
+    // in several chunks the other chunks' transfers hide the steps' latencies: one counts
+    const bool chunked = PhaseChunks(request) > 1;
     double seconds = library.launch;
     for (const auto& phase : phases)
     {
-        if (phase.messages.empty())
+        // a sender's step waits NetworkStepLatency when any of its messages leaves its host
+        std::map<uint32_t, bool> leaves;
+        for (const auto& m : phase.messages)
+        {
+            leaves[m.src] = leaves[m.src] || topology.GetHostOf(m.src) != topology.GetHostOf(m.dst);
+        }
+        if (leaves.empty())
         {
             continue;
         }
         double sum = 0;
-        for (const auto& m : phase.messages)
+        for (const auto& [src, away] : leaves)
         {
-            bool leaves = topology.GetHostOf(m.src) != topology.GetHostOf(m.dst);
-            sum += leaves && library.networkStep > 0 ? library.networkStep : library.step;
+            sum += away && library.networkStep > 0 ? library.networkStep : library.step;
         }
-        seconds += sum / phase.messages.size();
+        seconds += sum / leaves.size();
+        if (chunked)
+        {
+            break;
+        }
     }
     return seconds;
 }

@@ -127,17 +127,18 @@ LinkLoadEstimate EstimateCollectiveOnLinks(const Cluster& cluster,
 
 /**
  * The communication library's share of a collective's time over its phases:
- * its launch latency once, and per phase the mean over the phase's messages
- * of its step latency (NetworkStepLatency for a message to another host), as
- * the estimate's fixed costs average the paths'. A point-to-point send
- * (SEND_RECV) takes none, as in the engine.
- * \param op the operation
+ * its launch latency once, and per phase the mean over the phase's senders
+ * of their step latency (NetworkStepLatency for a sender with a message to
+ * another host), as the estimate's fixed costs average the paths'; in
+ * several chunks only the first phase's, since the other chunks' transfers
+ * hide the rest. A point-to-point send (SEND_RECV) takes none, as in the engine.
+ * \param request the collective (its chunks resolved as CollectivePhases does)
  * \param phases its phases (CollectivePhases)
  * \param topology which ranks share a host (Topology::GetHostOf)
  * \param library the latencies
  * \return seconds to add to the estimate
  */
-double LibraryLatencyOfPhases(CollectiveOp op,
+double LibraryLatencyOfPhases(const CollectiveRequest& request,
                               const std::vector<LinkPhase>& phases,
                               const Topology& topology,
                               const LibraryLatencies& library);

@@ -125,6 +125,15 @@ ScheduleBackend::Phases(const CollectiveRequest& request, const Communicator& co
     return CollectivePhases(comm, Resolved(request));
 }
 
+double
+ScheduleBackend::LibraryLatency(const CollectiveRequest& request,
+                                const std::vector<LinkPhase>& phases,
+                                const Topology& topology,
+                                const LibraryLatencies& library) const
+{
+    return LibraryLatencyOfPhases(Resolved(request), phases, topology, library);
+}
+
 void
 ScheduleBackend::Start(const Cluster& cluster,
                        const Topology& topology,

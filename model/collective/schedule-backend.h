@@ -34,6 +34,10 @@ public:
                  const NetworkModel& model) const override;
     std::vector<LinkPhase> Phases(const CollectiveRequest& request,
                                   const Communicator& comm) const override;
+    double LibraryLatency(const CollectiveRequest& request,
+                          const std::vector<LinkPhase>& phases,
+                          const Topology& topology,
+                          const LibraryLatencies& library) const override;
     void Start(const Cluster& cluster,
                const Topology& topology,
                const Communicator& comm,

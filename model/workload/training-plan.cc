@@ -523,13 +523,15 @@ private:
                           uint32_t passes,
                           const std::string& label);
     /// Add a compute task (duration, label, phase, iteration set) of stage k's
-    /// unit u after each of its ranks' reductions so far and last compute, plus
-    /// what perRank adds for a rank; it becomes their last compute.
+    /// unit u after each of its ranks' last compute and (afterReductions) their
+    /// reductions so far, plus what perRank adds for a rank; it becomes their
+    /// last compute.
     /// \return its id
     uint32_t AddUnitCompute(uint32_t k,
                             const ComputeUnit& u,
                             TrainingTask task,
-                            const std::function<void(uint32_t, TrainingTask&)>& perRank = {});
+                            const std::function<void(uint32_t, TrainingTask&)>& perRank = {},
+                            bool afterReductions = true);
     /// Emit stage k's optimizer step (and ZeRO-1/2's gathers after it).
     void EmitOptimizer(uint32_t k, uint32_t iteration);
 
@@ -548,6 +550,9 @@ private:
     }
     void EmitPass(uint32_t k, const PipeOp& op, uint32_t iteration, TrainingPhase phase);
     void EmitBucket(uint32_t k, const Bucket& b, uint32_t index, uint32_t iteration);
+    /// Emit per compute unit of stage k the copy of bucket b's gradients into it
+    /// (ddpBucketCopies) after the unit's last compute, which the bucket's reduction waits for.
+    void EmitBucketCopy(uint32_t k, const Bucket& b, uint32_t index, uint32_t iteration);
     /// \return the communicators (members, name) that reduce bucket b of stage k
     std::vector<std::pair<std::vector<uint32_t>, std::string>> BucketGroups(uint32_t k,
                                                                             const Bucket& b) const;
@@ -1225,6 +1230,10 @@ GraphBuilder::EmitPass(uint32_t k, const PipeOp& op, uint32_t iteration, Trainin
             {
                 if (buckets[bi].lowest >= g.begin && buckets[bi].lowest < g.end)
                 {
+                    if (m_plan.ddpBucketCopies)
+                    {
+                        EmitBucketCopy(k, buckets[bi], bi, iteration);
+                    }
                     EmitBucket(k, buckets[bi], bi, iteration);
                 }
             }
@@ -1367,7 +1376,11 @@ GraphBuilder::EmitBucket(uint32_t k, const Bucket& b, uint32_t index, uint32_t i
         a.iteration = iteration;
         for (uint32_t r : members)
         {
-            if (m_plan.overlap)
+            if (m_plan.overlap && m_plan.ddpBucketCopies)
+            {
+                a.deps.push_back(m_lastCompute[r]); // the copy into the bucket
+            }
+            else if (m_plan.overlap)
             {
                 for (uint32_t l : b.layers)
                 {
@@ -1407,6 +1420,10 @@ GraphBuilder::EmitStageEnd(uint32_t k, uint32_t iteration)
             EmitGradientCopy(k, iteration, 1, "copy back grads");
         }
     }
+    if (m_D > 1 && m_plan.overlap && m_plan.ddpBucketCopies)
+    {
+        EmitGradientCopy(k, iteration, 1, "copy back grads");
+    }
     if (TiedEmbeddingCopy() && (k == 0 || k + 1 == m_P))
     {
         const uint32_t other = k == 0 ? m_P - 1 : 0;
@@ -1442,18 +1459,39 @@ GraphBuilder::EmitGradientCopy(uint32_t k,
     }
 }
 
+void
+GraphBuilder::EmitBucketCopy(uint32_t k, const Bucket& b, uint32_t index, uint32_t iteration)
+{
+    // one pass: read each gradient, write it scaled into the bucket (b.bytes per rank)
+    const Time duration = RooflineTime(0, 2.0 * static_cast<double>(b.bytes), m_device, m_type);
+    for (const ComputeUnit& u : ComputeUnits())
+    {
+        TrainingTask task;
+        task.duration = duration;
+        task.label = "copy to bucket" + std::to_string(index);
+        task.phase = TrainingPhase::BACKWARD;
+        task.layer = b.lowest;
+        task.iteration = iteration;
+        AddUnitCompute(k, u, std::move(task), {}, false); // the reductions overlap it
+    }
+}
+
 uint32_t
 GraphBuilder::AddUnitCompute(uint32_t k,
                              const ComputeUnit& u,
                              TrainingTask task,
-                             const std::function<void(uint32_t, TrainingTask&)>& perRank)
+                             const std::function<void(uint32_t, TrainingTask&)>& perRank,
+                             bool afterReductions)
 {
     task.kind = TrainingTaskKind::COMPUTE;
     for (uint32_t t = u.t0; t < u.t0 + u.shards; ++t)
     {
         const uint32_t r = RankOf(t, k, u.d);
         task.ranks.push_back(r);
-        task.deps.insert(task.deps.end(), m_reduceTasks[r].begin(), m_reduceTasks[r].end());
+        if (afterReductions)
+        {
+            task.deps.insert(task.deps.end(), m_reduceTasks[r].begin(), m_reduceTasks[r].end());
+        }
         task.deps.push_back(m_lastCompute[r]);
         if (perRank)
         {

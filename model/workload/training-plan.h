@@ -100,6 +100,13 @@ struct TrainingPlan
     /// 1/dp, and after it copied back; each of the three passes reads and
     /// writes every local gradient once, on the compute stream. Off: none.
     bool localDdpCopies{false};
+    /// PyTorch DDP without gradient_as_bucket_view (its Reducer's
+    /// copy_grad_to_bucket and copy_bucket_to_grad): with overlap on and
+    /// dp > 1, each bucket's gradients are copied into the bucket, scaled by
+    /// 1/dp, on the compute stream before its reduction, and every gradient
+    /// is copied back after all of them; each copy reads and writes the
+    /// gradients once. Off: none.
+    bool ddpBucketCopies{false};
     std::vector<TrainingDimension> order{
         TrainingDimension::TP, TrainingDimension::PP, TrainingDimension::DP}; //!< innermost first
     uint32_t iterations{1};
@@ -160,6 +167,11 @@ struct TrainingPlan
  * - localDdpCopies (overlap off, dp > 1): per compute unit of a stage, a
  *   compute task "flatten grads" (two passes over the stage's gradients)
  *   before its buckets and "copy back grads" (one pass) after them.
+ * - ddpBucketCopies (overlap on, dp > 1): per compute unit and bucket a
+ *   compute task "copy to bucket<i>" (one pass over the bucket's bytes)
+ *   after the backward step that completes the bucket, which its reduction
+ *   waits for, and per compute unit "copy back grads" (one pass over the
+ *   stage's gradients) after the stage's reductions, before its optimizer.
  * - PP: a SEND of the chunk's output activation (b x its activationElements)
  *   per microbatch and TP rank to the next chunk's stage, and the gradient
  *   back; every TP rank sends the whole activation. pipelineScatterGather:

@@ -493,6 +493,33 @@ TEST(AlphaBeta, LibraryLatencies)
         PredictCollectiveTime(
             CollectiveOp::ALL_REDUCE, CollectiveAlgorithm::HALVING_DOUBLING, 8, 1 << 20, 1, m),
         8.4e-6 + 2 * 3 * (1e-6 + 3.4e-6) + 2.0 * 7 / 8 * s / 10e9);
+    // in 4 chunks the others' transfers hide part of the steps' latencies: the larger of
+    // the network's bound and the first chunk's alone with them
+    NetworkModel plainModel;
+    plainModel.alpha = 1e-6;
+    plainModel.bandwidth = 10e9;
+    EXPECT_DOUBLE_EQ(
+        PredictCollectiveTime(CollectiveOp::BROADCAST, CollectiveAlgorithm::RING, 8, 1 << 20, 4, m),
+        8.4e-6
+            + std::max(
+                PredictCollectiveTime(
+                    CollectiveOp::BROADCAST, CollectiveAlgorithm::RING, 8, 1 << 20, 4, plainModel),
+                7 * (1e-6 + 3.4e-6 + s / 4 / 10e9)));
+    // a model that sets only libraryStep: every dimension takes it
+    NetworkModel only;
+    only.alpha = 1e-6;
+    only.bandwidth = 10e9;
+    only.libraryStep = 3.4e-6;
+    only.grid.dim1 = 4;
+    only.grid.dim2 = 2;
+    EXPECT_DOUBLE_EQ(
+        PredictCollectiveTime(
+            CollectiveOp::ALL_REDUCE, CollectiveAlgorithm::HIERARCHICAL, 8, 1 << 20, 1, only),
+        2 * (3 * 4.4e-6 + 3 * s / 4 / 10e9) + 2 * (4.4e-6 + (s / 4) / 2 / 10e9));
+    // the engine launches a collective of one rank too
+    EXPECT_DOUBLE_EQ(PredictCollectiveTime(
+                         CollectiveOp::ALL_REDUCE, CollectiveAlgorithm::RING, 1, 1 << 20, 1, m),
+                     8.4e-6);
     // a send takes neither, as in the engine
     EXPECT_DOUBLE_EQ(
         PredictCollectiveTime(CollectiveOp::SEND_RECV, CollectiveAlgorithm::RING, 2, 1 << 20, 1, m),
@@ -537,6 +564,11 @@ TEST(AlphaBeta, LibraryLatencies)
             LatenciesOf({{"ns3::CollectiveEngine::StepLatency", "-1us"}});
         },
         {"ns3::CollectiveEngine::StepLatency"});
+    // as the run reads them: spaces around, picoseconds
+    LibraryLatencies fine = LatenciesOf({{"ns3::CollectiveEngine::StepLatency", " 3us "},
+                                         {"ns3::CollectiveEngine::LaunchLatency", "1500ps"}});
+    EXPECT_NEAR(fine.step, 3e-6, 1e-15);
+    EXPECT_NEAR(fine.launch, 1.5e-9, 1e-18);
 }
 
 TEST(ParallelGroups, FredPlacementMp2Dp5Pp2)

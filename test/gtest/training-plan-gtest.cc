@@ -1760,3 +1760,92 @@ TEST(TrainingPlan, LocalDdpCopies)
         ExpectOptionChangesNothing(m, p, &TrainingPlan::localDdpCopies);
     }
 }
+
+TEST(TrainingPlan, DdpBucketCopies)
+{
+    // PyTorch DDP without gradient_as_bucket_view: each bucket's gradients are copied
+    // (scaled by 1/dp) into it before its all-reduce, and all copied back after: one pass
+    // each, a read and a write of every fp16 gradient (4 bytes per parameter per pass)
+    Model m = Tiny(4);
+    TrainingPlan p;
+    p.tp = 2;
+    p.pp = 2;
+    p.dp = 2;
+    p.microbatches = 2;
+    p.overlap = true;
+    p.bucketBytes = 1; // a bucket per layer
+    TrainingGraph without = Build(m, p);
+    p.ddpBucketCopies = true;
+    TrainingGraph with = Build(m, p);
+    const double bandwidth = MakeDevice("h100").memoryBandwidth;
+    uint32_t toBucket = 0;
+    uint32_t back = 0;
+    uint32_t buckets = 0;
+    for (uint32_t i = 0; i < with.tasks.size(); ++i)
+    {
+        const TrainingTask& t = with.tasks[i];
+        if (IsCollective(t, TrainingDimension::DP, CollectiveOp::ALL_REDUCE))
+        {
+            ++buckets;
+            // each rank's reduction waits for its copy into this bucket, of its bytes
+            for (uint32_t r : t.ranks)
+            {
+                bool found = false;
+                for (uint32_t d : t.deps)
+                {
+                    const TrainingTask& c = with.tasks[d];
+                    if (c.label.rfind("copy to bucket", 0) == 0
+                        && std::find(c.ranks.begin(), c.ranks.end(), r) != c.ranks.end())
+                    {
+                        found = true;
+                        EXPECT_NEAR(
+                            c.duration.GetSeconds(), 2 * double(t.bytes) / bandwidth, 1e-12);
+                        EXPECT_EQ(c.layer, t.layer) << "the bucket's lowest layer";
+                    }
+                }
+                EXPECT_TRUE(found) << t.label << " rank " << r;
+            }
+        }
+        if (t.label.rfind("copy to bucket", 0) == 0)
+        {
+            ++toBucket;
+            // it follows the backward step that completed the bucket, not the reductions
+            ASSERT_EQ(t.deps.size(), 1u);
+            const TrainingTask& before = with.tasks[t.deps[0]];
+            EXPECT_EQ(before.kind, TrainingTaskKind::COMPUTE) << before.label;
+        }
+        if (t.label == "copy back grads")
+        {
+            ++back;
+            ASSERT_EQ(t.ranks.size(), 1u);
+            // after every reduction of the rank in the iteration, before its optimizer
+            for (uint32_t j = 0; j < with.tasks.size(); ++j)
+            {
+                const TrainingTask& u = with.tasks[j];
+                if (IsCollective(u, TrainingDimension::DP, CollectiveOp::ALL_REDUCE)
+                    && u.iteration == t.iteration
+                    && std::find(u.ranks.begin(), u.ranks.end(), t.ranks[0]) != u.ranks.end())
+                {
+                    EXPECT_NE(std::find(t.deps.begin(), t.deps.end(), j), t.deps.end());
+                }
+                if (u.label == "optimizer" && u.ranks == t.ranks && u.iteration == t.iteration)
+                {
+                    EXPECT_NE(std::find(u.deps.begin(), u.deps.end(), i), u.deps.end());
+                }
+            }
+        }
+    }
+    const uint32_t ranks = p.tp * p.pp * p.dp;
+    // a copy per rank and bucket it is in (each all-reduce has dp members)
+    EXPECT_EQ(toBucket, buckets * p.dp);
+    EXPECT_EQ(back, ranks * p.iterations);
+    EXPECT_EQ(with.tasks.size(), without.tasks.size() + toBucket + back);
+    EXPECT_GT(toBucket, ranks * p.iterations) << "several buckets per stage";
+    // Megatron's local DDP (overlap off), or no data parallelism: nothing
+    for (auto [overlap, dp] : {std::pair<bool, uint32_t>{false, 2}, {true, 1}})
+    {
+        p.overlap = overlap;
+        p.dp = dp;
+        ExpectOptionChangesNothing(m, p, &TrainingPlan::ddpBucketCopies);
+    }
+}

@@ -1024,6 +1024,7 @@ def run_training(
     vocab_parallel_all_reduces: bool = False,
     tied_embedding_copy: bool = False,
     local_ddp_copies: bool = False,
+    ddp_bucket_copies: bool = False,
     order: str = 'tp,pp,dp',
     iterations: int | str = 2,
     workload_file: str = '',

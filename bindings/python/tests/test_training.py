@@ -161,6 +161,19 @@ def test_local_ddp_copies_add_two_compute_tasks_per_rank():
     assert more["jobs"][0]["compute_s"] > base["jobs"][0]["compute_s"]
 
 
+def test_ddp_bucket_copies_add_compute_beside_overlapped_buckets():
+    # overlap on (PyTorch DDP's buckets): a copy into each bucket before its all-reduce and
+    # a copy back after them all, on the compute stream; with overlap off nothing changes
+    base = dlnet.run_training(**SMALL, overlap=True)
+    more = dlnet.run_training(**SMALL, overlap=True, ddp_bucket_copies=True)
+    assert more["config"]["ddp-bucket-copies"] is True
+    assert more["jobs"][0]["compute_s"] > base["jobs"][0]["compute_s"]
+    assert more["jobs"][0]["iteration_s"] > base["jobs"][0]["iteration_s"]
+    off = dlnet.run_training(**SMALL, overlap=False, ddp_bucket_copies=True)
+    assert off["jobs"][0]["iteration_s"] == dlnet.run_training(
+        **SMALL, overlap=False)["jobs"][0]["iteration_s"]
+
+
 def test_vocab_parallel_all_reduces_add_two_per_microbatch():
     # SMALL: tp 2, pp 2, dp 2, 2 microbatches, 2 iterations: one embedding all-reduce per
     # microbatch on the first stage, one logits all-reduce on the last, per DP index
