@@ -203,8 +203,7 @@ RingLibraryStep(const Topology& t,
     double sum = 0;
     for (std::size_t i = 0; i < group.size(); ++i)
     {
-        bool leaves = t.GetHostOf(group[i]) != t.GetHostOf(group[(i + 1) % group.size()]);
-        sum += leaves && library.networkStep > 0 ? library.networkStep : library.step;
+        sum += library.StepOf(t.GetHostOf(group[i]) != t.GetHostOf(group[(i + 1) % group.size()]));
     }
     return sum / group.size();
 }

@@ -24,6 +24,12 @@ struct LibraryLatencies
     double launch{0};      //!< s once per collective (CollectiveEngine::LaunchLatency)
     double step{0};        //!< s per step (StepLatency)
     double networkStep{0}; //!< s per step that leaves a host (NetworkStepLatency); 0: step
+
+    /// \return the latency of a step that leaves its host or not
+    double StepOf(bool leavesHost) const
+    {
+        return leavesHost && networkStep > 0 ? networkStep : step;
+    }
 };
 
 /**

@@ -533,7 +533,7 @@ LibraryLatencyOfPhases(const CollectiveRequest& request,
         double sum = 0;
         for (const auto& [src, away] : leaves)
         {
-            sum += away && library.networkStep > 0 ? library.networkStep : library.step;
+            sum += library.StepOf(away);
         }
         seconds += sum / leaves.size();
         if (chunked)
