@@ -41,6 +41,7 @@ main(int argc, char* argv[])
             std::string ncclLatencyText = settings.ncclLatency ? "true" : "false";
             std::string tiedText = settings.tiedEmbedding ? "true" : "false";
             std::string copiesText = settings.localDdpCopies ? "true" : "false";
+            std::string bucketCopiesText = settings.ddpBucketCopies ? "true" : "false";
             std::string results = "results/megatron";
             ExperimentCommandLine cmd(__FILE__);
             // the ranges are what every row can run (megatron-scaling.h)
@@ -97,6 +98,11 @@ main(int argc, char* argv[])
                          "gradients before the data-parallel all-reduce and copy them back "
                          "after (false: neither)",
                          copiesText);
+            cmd.AddValue("ddp-bucket-copies",
+                         "the rows with PyTorch DDP copy each gradient into its bucket before "
+                         "the bucket's all-reduce and back after them all, as its Reducer "
+                         "(false: neither)",
+                         bucketCopiesText);
             cmd.AddValue("nccl-latency",
                          "NCCL 2.8's ring latencies, 8.4 us per collective, 3.4 us per step "
                          "inside a server and 9.6 us per step that leaves it, and its ring for "
@@ -116,6 +122,7 @@ main(int argc, char* argv[])
             settings.ncclLatency = dlnet::ParseBool("nccl-latency", ncclLatencyText);
             settings.tiedEmbedding = dlnet::ParseBool("tied-embedding", tiedText);
             settings.localDdpCopies = dlnet::ParseBool("local-ddp-copies", copiesText);
+            settings.ddpBucketCopies = dlnet::ParseBool("ddp-bucket-copies", bucketCopiesText);
             settings.Validate();
             CheckResultsDir("results", results);
 

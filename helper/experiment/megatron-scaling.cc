@@ -176,6 +176,8 @@ MegatronTrainingConfig(const MegatronRow& row, const MegatronSettings& settings)
     {
         c.overlap = true; // PyTorch DDP: 25 MiB buckets as backward produces them
         c.bucketBytes = 25ull << 20;
+        // its Reducer copies each gradient into the bucket and back (no bucket views then)
+        c.ddpBucketCopies = settings.ddpBucketCopies;
     }
     // Data parallelism: NCCL's ring (one channel). Tensor parallelism inside a server:
     // NCCL's ring too when NCCL's per-step latency counts; without it halving-doubling,
@@ -366,6 +368,12 @@ MegatronFields()
          [](const R& r)
          {
              return nlohmann::json(r.settings.localDdpCopies);
+         }},
+        {"ddp_bucket_copies",
+         "",
+         [](const R& r)
+         {
+             return nlohmann::json(r.settings.ddpBucketCopies);
          }},
         {"nccl_latency",
          "",

@@ -177,6 +177,10 @@ struct MegatronSettings
     /// gradients before their all-reduce and copy back after
     /// (TrainingPlan::localDdpCopies; megatron/model/distributed.py)
     bool localDdpCopies{true};
+    /// The rows with PyTorch DDP: its Reducer's copy of each gradient, scaled by
+    /// 1/DP, into its bucket before the bucket's all-reduce and back after them all
+    /// (TrainingPlan::ddpBucketCopies; torch/csrc/distributed/c10d/reducer.cpp)
+    bool ddpBucketCopies{true};
     /// NCCL's own latencies (NCCL_RING_LAUNCH_LATENCY per collective,
     /// NCCL_RING_NVLINK_STEP_LATENCY per step inside a server,
     /// NCCL_RING_NET_STEP_LATENCY per step that leaves it) and NCCL's ring for tensor
