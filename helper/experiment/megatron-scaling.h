@@ -179,7 +179,7 @@ struct MegatronSettings
     bool localDdpCopies{true};
     /// The rows with PyTorch DDP: its Reducer's copy of each gradient, scaled by
     /// 1/DP, into its bucket before the bucket's all-reduce and back after them all
-    /// (TrainingPlan::ddpBucketCopies; torch/csrc/distributed/c10d/reducer.cpp)
+    /// (TrainingPlan::ddpBucketCopies; torch/lib/c10d/reducer.cpp in PyTorch 1.8)
     bool ddpBucketCopies{true};
     /// NCCL's own latencies (NCCL_RING_LAUNCH_LATENCY per collective,
     /// NCCL_RING_NVLINK_STEP_LATENCY per step inside a server,
