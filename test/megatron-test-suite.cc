@@ -142,50 +142,40 @@ private:
         settings.memoryGBps = 2000;
         settings.nvlinkRate = "300GBps";
         TrainingConfig c = MegatronTrainingConfig(row, settings);
+        const TrainingConfig defaults = MegatronTrainingConfig(row, MegatronSettings());
         NS_TEST_EXPECT_MSG_EQ_TOL(c.MakeDevice().memoryBandwidth, 2.0e12, 1, "HBM bandwidth");
         NS_TEST_EXPECT_MSG_EQ(c.topology.nvlinkRate, "300GBps", "NVLink rate");
-        NS_TEST_EXPECT_MSG_EQ_TOL(
-            MegatronTrainingConfig(row, MegatronSettings()).MakeDevice().memoryBandwidth,
-            1.8e12,
-            1,
-            "default: the 1.8 TB/s a read kernel reaches");
-        NS_TEST_EXPECT_MSG_EQ(MegatronTrainingConfig(row, MegatronSettings()).topology.nvlinkRate,
-                              "230GBps",
-                              "default: NCCL's effective NVLink bandwidth");
-        // pipeline messages as Megatron-LM sent them, unless turned off
-        NS_TEST_EXPECT_MSG_EQ(MegatronTrainingConfig(row, MegatronSettings()).pipelineScatterGather,
-                              true,
-                              "default: scatter-gather pipeline messages");
-        NS_TEST_EXPECT_MSG_EQ(MegatronTrainingConfig(row, MegatronSettings()).blockingPipelineSends,
-                              true,
-                              "default: synchronous pipeline messages");
+        NS_TEST_EXPECT_MSG_EQ_TOL(defaults.MakeDevice().memoryBandwidth,
+                                  1.8e12,
+                                  1,
+                                  "default: the 1.8 TB/s a read kernel reaches");
         NS_TEST_EXPECT_MSG_EQ(
-            MegatronTrainingConfig(row, MegatronSettings()).MakePlan().interleavedSendWithBackward,
+            defaults.topology.nvlinkRate, "230GBps", "default: NCCL's effective NVLink bandwidth");
+        // pipeline messages as Megatron-LM sent them, unless turned off
+        NS_TEST_EXPECT_MSG_EQ(
+            defaults.pipelineScatterGather, true, "default: scatter-gather pipeline messages");
+        NS_TEST_EXPECT_MSG_EQ(
+            defaults.blockingPipelineSends, true, "default: synchronous pipeline messages");
+        const TrainingPlan defaultPlan = defaults.MakePlan();
+        NS_TEST_EXPECT_MSG_EQ(
+            defaultPlan.interleavedSendWithBackward,
             true,
             "default: the interleaved steady state's messages after the backward step");
-        NS_TEST_EXPECT_MSG_EQ(MegatronTrainingConfig(row, MegatronSettings()).sendRendezvous,
+        NS_TEST_EXPECT_MSG_EQ(
+            defaults.sendRendezvous, true, "default: a send waits for its receive");
+        NS_TEST_EXPECT_MSG_EQ(defaultPlan.vocabParallelAllReduces,
                               true,
-                              "default: a send waits for its receive");
-        NS_TEST_EXPECT_MSG_EQ(
-            MegatronTrainingConfig(row, MegatronSettings()).MakePlan().vocabParallelAllReduces,
-            true,
-            "default: the embedding's and the logits' TP all-reduces");
-        NS_TEST_EXPECT_MSG_EQ(
-            MegatronTrainingConfig(row, MegatronSettings()).MakePlan().tiedEmbeddingCopy,
-            true,
-            "default: the last stage's copy of the tied embedding");
-        NS_TEST_EXPECT_MSG_EQ(MegatronTrainingConfig(MegatronTable()[4], MegatronSettings())
-                                  .MakePlan()
-                                  .localDdpCopies,
+                              "default: the embedding's and the logits' TP all-reduces");
+        NS_TEST_EXPECT_MSG_EQ(defaultPlan.tiedEmbeddingCopy,
                               true,
-                              "default: local DDP's gradient copies (39B)");
+                              "default: the last stage's copy of the tied embedding");
         NS_TEST_EXPECT_MSG_EQ(
-            MegatronTrainingConfig(row, MegatronSettings()).MakePlan().ddpBucketCopies,
-            true,
-            "default: PyTorch DDP's bucket copies (1.7B)");
-        NS_TEST_EXPECT_MSG_EQ(MegatronTrainingConfig(MegatronTable()[4], MegatronSettings())
-                                  .MakePlan()
-                                  .ddpBucketCopies,
+            defaultPlan.ddpBucketCopies, true, "default: PyTorch DDP's bucket copies (1.7B)");
+        const TrainingPlan localDdpPlan
+            = MegatronTrainingConfig(MegatronTable()[4], MegatronSettings()).MakePlan();
+        NS_TEST_EXPECT_MSG_EQ(
+            localDdpPlan.localDdpCopies, true, "default: local DDP's gradient copies (39B)");
+        NS_TEST_EXPECT_MSG_EQ(localDdpPlan.ddpBucketCopies,
                               false,
                               "no PyTorch DDP bucket copies with local DDP (39B)");
         {
@@ -196,14 +186,13 @@ private:
                                   "ddp-bucket-copies off");
         }
         {
-            const TrainingConfig nccl = MegatronTrainingConfig(row, MegatronSettings());
-            NS_TEST_EXPECT_MSG_EQ(nccl.backends[uint32_t(TrainingDimension::TP)],
+            NS_TEST_EXPECT_MSG_EQ(defaults.backends[uint32_t(TrainingDimension::TP)],
                                   "ring",
                                   "default: NCCL's ring for TP");
             Ns3Attributes latencies{{"ns3::CollectiveEngine::LaunchLatency", "8.4us"},
                                     {"ns3::CollectiveEngine::StepLatency", "3.4us"},
                                     {"ns3::CollectiveEngine::NetworkStepLatency", "9.6us"}};
-            NS_TEST_EXPECT_MSG_EQ((nccl.ns3Attributes == latencies),
+            NS_TEST_EXPECT_MSG_EQ((defaults.ns3Attributes == latencies),
                                   true,
                                   "default: NCCL 2.8's ring latencies reach the engine");
             MegatronSettings none;
@@ -222,10 +211,7 @@ private:
         NS_TEST_EXPECT_MSG_EQ(plan.pipelineScatterGather, false, "scatter-gather off");
         NS_TEST_EXPECT_MSG_EQ(plan.pipelineSendsBlock, false, "blocking off");
         NS_TEST_EXPECT_MSG_EQ(plan.interleavedSendWithBackward, false, "send with backward off");
-        NS_TEST_EXPECT_MSG_EQ(
-            MegatronTrainingConfig(row, MegatronSettings()).MakePlan().pipelineSendsBlock,
-            true,
-            "reaches the plan");
+        NS_TEST_EXPECT_MSG_EQ(defaultPlan.pipelineSendsBlock, true, "reaches the plan");
         for (auto [field, bad] :
              std::vector<std::pair<std::string, MegatronSettings>>{{"memory-bandwidth",
                                                                     []
