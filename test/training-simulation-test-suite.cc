@@ -165,6 +165,24 @@ Span(const TrainingTaskRun& r)
     return (r.end - r.start).GetSeconds();
 }
 
+/// \return the message of the std::invalid_argument a graph of one task throws, or ""
+std::string
+ValidationError(const TrainingTask& task, uint32_t ranks = 2)
+{
+    TrainingGraph g;
+    g.ranks = ranks;
+    g.Add(task);
+    try
+    {
+        g.Validate();
+    }
+    catch (const std::invalid_argument& e)
+    {
+        return e.what();
+    }
+    return "";
+}
+
 /// The iteration time of a single-iteration graph.
 double
 Iteration(const TrainingGraph& g, const std::vector<TrainingTaskRun>& runs)
@@ -452,20 +470,11 @@ private:
         NS_TEST_EXPECT_MSG_EQ(o.runs[0][1].start, o.runs[0][0].end, "pushes: sender's FIFO");
         // pull only on sends
         TrainingGraph bad;
-        bad.ranks = 1;
         TrainingTask c = Compute(0, 1);
         c.pull = true;
-        bad.Add(c);
-        bool threw = false;
-        try
-        {
-            bad.Validate();
-        }
-        catch (const std::invalid_argument& e)
-        {
-            threw = std::string(e.what()).find("pull") != std::string::npos;
-        }
-        NS_TEST_EXPECT_MSG_EQ(threw, true, "pull on a compute names the field");
+        NS_TEST_EXPECT_MSG_NE(ValidationError(c, 1).find("pull"),
+                              std::string::npos,
+                              "pull on a compute names the field");
     }
 };
 
@@ -507,22 +516,12 @@ private:
                                   0.03 * shared,
                                   "two messages share the sender's link");
         // detached only on a send that does not pull
-        TrainingGraph bad;
-        bad.ranks = 2;
         TrainingTask c = Send(0, 1, bytes);
         c.detached = true;
         c.pull = true;
-        bad.Add(c);
-        bool threw = false;
-        try
-        {
-            bad.Validate();
-        }
-        catch (const std::invalid_argument& e)
-        {
-            threw = std::string(e.what()).find("detached") != std::string::npos;
-        }
-        NS_TEST_EXPECT_MSG_EQ(threw, true, "detached on a pull names the field");
+        NS_TEST_EXPECT_MSG_NE(ValidationError(c).find("detached"),
+                              std::string::npos,
+                              "detached on a pull names the field");
     }
 };
 
@@ -1326,22 +1325,11 @@ private:
         // blocking only on a send that neither pulls nor is detached
         for (int variant = 0; variant < 3; ++variant)
         {
-            TrainingGraph bad;
-            bad.ranks = 2;
             TrainingTask t = variant == 0 ? Compute(0, 1) : Send(0, 1, bytes);
             t.blocking = true;
             t.pull = variant == 1;
             t.detached = variant == 2;
-            bad.Add(t);
-            std::string message;
-            try
-            {
-                bad.Validate();
-            }
-            catch (const std::invalid_argument& e)
-            {
-                message = e.what();
-            }
+            const std::string message = ValidationError(t);
             NS_TEST_EXPECT_MSG_NE(message.find("blocking"),
                                   std::string::npos,
                                   "variant " << variant << " names the field: " << message);
@@ -1398,6 +1386,94 @@ private:
         async.tasks[s].blocking = false;
         Outcome free = RunJobs(Star(2), {Job(async)}, false, 0, true);
         NS_TEST_EXPECT_MSG_EQ(free.runs[0][s].start, MicroSeconds(10), "asynchronous: at once");
+    }
+};
+
+/// A batched blocking send goes out beside the blocking send before it (Megatron's
+/// batch_isend_irecv of a step's two messages): both share the sender's link.
+class BatchedSendTestCase : public TestCase
+{
+public:
+    BatchedSendTestCase()
+        : TestCase("batched send: goes out beside the blocking send before it, the sender's "
+                   "next compute waits for both (closed forms)")
+    {
+    }
+
+private:
+    void DoRun() override
+    {
+        // rank 0 computes 10 us, then blocking 1 MB sends to ranks 1 and 2, then 10 us that
+        // lists the second send in its deps; ranks 1 and 2 consume the messages
+        const uint64_t bytes = 1000000;
+        TrainingGraph g;
+        g.ranks = 3;
+        uint32_t c0 = g.Add(Compute(0, 10));
+        TrainingTask first = Send(0, 1, bytes, {c0});
+        first.blocking = true;
+        uint32_t a = g.Add(first);
+        TrainingTask second = Send(0, 2, bytes, {c0});
+        second.blocking = true;
+        second.batched = true;
+        uint32_t b = g.Add(second);
+        uint32_t c1 = g.Add(Compute(0, 10, {b}));
+        uint32_t r1 = g.Add(Compute(1, 5, {a}));
+        uint32_t r2 = g.Add(Compute(2, 5, {b}));
+        g.Validate();
+        Outcome o = RunJobs(Star(3), {Job(g)});
+        NS_TEST_ASSERT_MSG_EQ(o.finished, true, "finished");
+        NS_TEST_EXPECT_MSG_EQ(o.runs[0][a].start, MicroSeconds(10), "the first after its compute");
+        NS_TEST_EXPECT_MSG_EQ(o.runs[0][b].start, MicroSeconds(10), "the second beside it");
+        // the two share rank 0's link: the later ends after both messages' wire bytes, two
+        // links' propagation and one packet's store and forward
+        const double MB = 1e6;
+        const double both = 2 * Wire(MB) * 8 / B + 2 * D + MTU * 8 / B;
+        const double later = std::max(Span(o.runs[0][a]), Span(o.runs[0][b]));
+        std::cout << "measured: first " << Span(o.runs[0][a]) * 1e6 << " us, second "
+                  << Span(o.runs[0][b]) * 1e6 << " us, formula for both " << both * 1e6 << " us"
+                  << std::endl;
+        NS_TEST_EXPECT_MSG_EQ_TOL(later, both, 0.01 * both, "both messages on one link");
+        NS_TEST_EXPECT_MSG_GT(std::min(Span(o.runs[0][a]), Span(o.runs[0][b])),
+                              0.9 * both,
+                              "the link is shared, not one message after the other");
+        NS_TEST_EXPECT_MSG_EQ(o.runs[0][c1].start,
+                              std::max(o.runs[0][a].end, o.runs[0][b].end),
+                              "the next compute waits for both");
+        NS_TEST_EXPECT_MSG_EQ(o.runs[0][r1].start, o.runs[0][a].end, "rank 1 computes next");
+        NS_TEST_EXPECT_MSG_EQ(o.runs[0][r2].start, o.runs[0][b].end, "rank 2 computes next");
+        CheckSums(this, g, o.runs[0], true);
+
+        // not batched: the second waits for the first on the sender's streams
+        TrainingGraph serial = g;
+        serial.tasks[b].batched = false;
+        Outcome s = RunJobs(Star(3), {Job(serial)});
+        NS_TEST_ASSERT_MSG_EQ(s.finished, true, "finished");
+        NS_TEST_EXPECT_MSG_EQ(s.runs[0][b].start, s.runs[0][a].end, "serial: one after the other");
+        const double one = StarStep(MB);
+        NS_TEST_EXPECT_MSG_EQ_TOL(Span(s.runs[0][b]), one, 0.01 * one, "serial: one star step");
+
+        // SendRendezvous: each waits for its own receiver (rank 2 computes until 30 us)
+        TrainingGraph busy = g;
+        busy.tasks[r2].deps.clear();
+        busy.tasks[r2].duration = MicroSeconds(30);
+        TrainingTask consume = Compute(2, 5, {b});
+        busy.Add(consume);
+        busy.Validate();
+        Outcome w = RunJobs(Star(3), {Job(busy)}, false, 0, true);
+        NS_TEST_ASSERT_MSG_EQ(w.finished, true, "finished");
+        NS_TEST_EXPECT_MSG_EQ(w.runs[0][a].start, MicroSeconds(10), "rendezvous: rank 1 idle");
+        NS_TEST_EXPECT_MSG_EQ(w.runs[0][b].start, MicroSeconds(30), "rendezvous: rank 2 at 30 us");
+
+        // only a blocking send may be batched
+        for (int variant = 0; variant < 2; ++variant)
+        {
+            TrainingTask t = variant == 0 ? Compute(0, 1) : Send(0, 1, bytes);
+            t.batched = true;
+            const std::string message = ValidationError(t);
+            NS_TEST_EXPECT_MSG_NE(message.find("batched"),
+                                  std::string::npos,
+                                  "variant " << variant << " names the field: " << message);
+        }
     }
 };
 
@@ -1547,6 +1623,7 @@ public:
         AddTestCase(new ConsecutiveStreamsTestCase, TestCase::QUICK);
         AddTestCase(new BlockingSendTestCase, TestCase::QUICK);
         AddTestCase(new SendRendezvousTestCase, TestCase::QUICK);
+        AddTestCase(new BatchedSendTestCase, TestCase::QUICK);
         AddTestCase(new PipelineMessagesTestCase, TestCase::QUICK);
     }
 };

@@ -184,6 +184,14 @@ TrainingGraph::Validate() const
                                                                     : "detached send")
                      + " (only a send that neither pulls nor is detached may block)");
         }
+        if (t.batched && !t.blocking)
+        {
+            fail("batched",
+                 "is set on a "
+                     + std::string(t.kind != TrainingTaskKind::SEND ? ToString(t.kind)
+                                                                    : "send that does not block")
+                     + " (only a blocking send may be posted in a batch)");
+        }
         if (t.duration.IsStrictlyNegative() || t.finishDelay.IsStrictlyNegative())
         {
             fail("duration", "is negative");

@@ -86,8 +86,8 @@ std::string ToString(TrainingPhase phase);
  * COLLECTIVE the dimension's stream of every member; SEND the dimension's
  * stream of the sender only (the receiver posts no work: its consumer
  * depends on the SEND), or of the receiver only when `pull` is set, or no
- * stream when `detached` is set (and, when `blocking` is set, the sender's
- * compute stream too); STREAM the WS stream of every receiver;
+ * stream when `detached` or `batched` is set (and, when `blocking` is set
+ * without `batched`, the sender's compute stream too); STREAM the WS stream of every receiver;
  * DELAY none.
  */
 struct TrainingTask
@@ -125,6 +125,14 @@ struct TrainingTask
     /// messages: batch_isend_irecv, wait on every request, then
     /// torch.cuda.synchronize()).
     bool blocking{false};
+    /// SEND only, with `blocking`: posted in one batch with the sender's
+    /// blocking SEND added just before it (Megatron-LM's batch_isend_irecv of
+    /// a step's two messages, one to each neighbouring stage). It occupies no
+    /// stream, so the two go out together and share the sender's links;
+    /// under SendRendezvous it waits for its own receiver as any blocking
+    /// send. The sender's next compute must list it in `deps` (the stream
+    /// does not order them).
+    bool batched{false};
 };
 
 /**

@@ -467,7 +467,9 @@ private:
     void EmitOp(uint32_t k, const PipeOp& op, uint32_t iteration);
     /// Emit op's pipeline sends (if its chunk has a neighbour that way) and
     /// mark it done, which lets its consumer be emitted.
-    void EmitSend(uint32_t k, const PipeOp& op, uint32_t iteration);
+    /// batched: posted beside the step's own blocking send (TrainingTask::batched); the
+    /// sender's next compute waits for it
+    void EmitSend(uint32_t k, const PipeOp& op, uint32_t iteration, bool batched = false);
     /// Emit, per DP index, the TP AllGather that rebuilds the message op
     /// receives from its TP ranks' scattered sends (pipelineScatterGather);
     /// the send table's entries of the receivers then name the gather.
@@ -596,7 +598,9 @@ private:
     std::vector<uint32_t> m_pendingTp;      //!< per rank: TP collective the next compute needs
     std::vector<uint32_t> m_pendingEmb;     //!< per rank: embedding AllToAll (forward) not yet used
     std::vector<uint32_t> m_pendingEmbGrad; //!< per rank: embedding-gradient AllToAll (backward)
-    std::vector<std::vector<uint32_t>> m_startDeps;   //!< per rank: the iteration's first compute
+    /// per rank: what its next compute waits for besides its streams (the iteration's start,
+    /// a batched pipeline send)
+    std::vector<std::vector<uint32_t>> m_startDeps;
     std::vector<std::vector<uint32_t>> m_reduceTasks; //!< per rank: DP bucket reductions
     /// TiedEmbeddingCopy: the first or the last stage has reduced and waits for the other
     std::vector<bool> m_tiedStageReduced;
@@ -1650,12 +1654,15 @@ GraphBuilder::EmitOp(uint32_t k, const PipeOp& op, uint32_t iteration)
     }
     if (held)
     {
-        EmitSend(k, *held, iteration); // after this step's compute, beside its send
+        // after this step's compute; Megatron posts both messages in one batch_isend_irecv,
+        // so with synchronous sends the two go out together
+        const bool ownSend = !op.sendWithNext && (op.backward ? c > 0 : c + 1 < m_C);
+        EmitSend(k, *held, iteration, m_plan.pipelineSendsBlock && ownSend);
     }
 }
 
 void
-GraphBuilder::EmitSend(uint32_t k, const PipeOp& op, uint32_t iteration)
+GraphBuilder::EmitSend(uint32_t k, const PipeOp& op, uint32_t iteration, bool batched)
 {
     const uint32_t c = op.chunk;
     const uint32_t mb = op.microbatch;
@@ -1691,6 +1698,7 @@ GraphBuilder::EmitSend(uint32_t k, const PipeOp& op, uint32_t iteration)
                 s.microbatch = mb;
                 s.iteration = iteration;
                 s.blocking = m_plan.pipelineSendsBlock;
+                s.batched = batched;
                 s.deps.push_back(m_lastCompute[r]);
                 if (m_pendingTp[r] != NONE)
                 {
@@ -1703,7 +1711,12 @@ GraphBuilder::EmitSend(uint32_t k, const PipeOp& op, uint32_t iteration)
                     m_pendingEmb[r] = NONE;
                 }
                 const uint32_t receiver = s.ranks[1];
-                table[Slot(c, mb, receiver, m_M, m_R)] = m_graph.Add(std::move(s));
+                const uint32_t id = m_graph.Add(std::move(s));
+                table[Slot(c, mb, receiver, m_M, m_R)] = id;
+                if (batched)
+                {
+                    m_startDeps[r].push_back(id); // no stream orders it before that compute
+                }
             }
         }
     }

@@ -78,9 +78,11 @@ struct TrainingPlan
     /// (forward_backward_pipelining_with_interleaving): a stage computes a
     /// forward step and a backward step, then sends both steps' messages
     /// (send_forward_backward_recv_forward_backward), so a forward's output
-    /// leaves after the next backward step. Off: each step's message leaves
-    /// when the step has computed. No effect on 1F1B without interleaving,
-    /// which Megatron-LM sends at once.
+    /// leaves after the next backward step; with pipelineSendsBlock the two
+    /// messages go out together, as that call's one batch_isend_irecv posts
+    /// them (TrainingTask::batched). Off: each step's message leaves when the
+    /// step has computed. No effect on 1F1B without interleaving, which
+    /// Megatron-LM sends at once.
     bool interleavedSendWithBackward{false};
     /// A transformer's vocabulary-parallel embedding and logits under tensor
     /// parallelism as Megatron-LM runs them: an AllReduce of the embedding's
@@ -184,7 +186,9 @@ struct TrainingPlan
  *   incoming gradient as its backward does.
  *   interleavedSendWithBackward: in the interleaved schedule's steady state
  *   a forward step's SENDs are added after the next (backward) step's
- *   compute and its SENDs, and depend on that compute.
+ *   compute and its SENDs, and depend on that compute; with
+ *   pipelineSendsBlock, where that step sends too, they are `batched`
+ *   beside its SENDs and the sender's next compute depends on them.
  * - DP: buckets of at most bucketBytes (a larger layer alone) of each
  *   stage's TP-shard gradients in reverse layer order, per chunk; launched
  *   after the last microbatch's backward of their layers (overlap) or after

@@ -585,6 +585,10 @@ TrainingSimulation::StreamsOf(const TrainingTask& task)
             }
             break;
         case TrainingTaskKind::SEND:
+            if (task.batched)
+            {
+                break; // beside its batch's first send, which holds the sender's streams
+            }
             if (!task.detached)
             {
                 out.push_back(task.ranks.at(task.pull ? 1 : 0) * STREAMS

@@ -35,6 +35,26 @@ Tiny(uint32_t layers = 4)
     return MakeTransformer("tiny", c);
 }
 
+/// pp 2 with two model chunks per stage, interleaved 1F1B
+TrainingPlan
+Interleaved(uint32_t microbatches)
+{
+    TrainingPlan p;
+    p.pp = 2;
+    p.virtualStages = 2;
+    p.schedule = PipelineSchedule::INTERLEAVED;
+    p.microbatches = microbatches;
+    return p;
+}
+
+/// Megatron-LM's warm-up forward steps on stage k of the interleaved schedule
+uint32_t
+InterleavedWarmUp(const TrainingPlan& p, uint32_t k)
+{
+    return std::min((p.pp - k - 1) * 2 + (p.virtualStages - 1) * p.pp,
+                    p.microbatches * p.virtualStages);
+}
+
 /// Generate and validate the graph.
 TrainingGraph
 Build(const Model& model, const TrainingPlan& plan, const std::string& device = "h100")
@@ -552,11 +572,7 @@ TEST(TrainingPlan, OneFOneBAndGPipeOrder)
 TEST(TrainingPlan, InterleavedSchedule)
 {
     Model m = Tiny(8);
-    TrainingPlan p;
-    p.pp = 2;
-    p.virtualStages = 2;
-    p.schedule = PipelineSchedule::INTERLEAVED;
-    p.microbatches = 4;
+    TrainingPlan p = Interleaved(4);
     p.tp = 2;
     TrainingGraph g = Build(m, p);
     // 4 chunks: 3 chunk boundaries per (tp, dp) chain, each crossed forward and backward
@@ -1382,11 +1398,7 @@ TEST(TrainingPlan, InterleavedSendWithBackward)
     // Megatron-LM's interleaved steady state (megatron/schedules.py): forward step,
     // backward step, then both messages; the warm-up forwards send at once
     Model m = Tiny(8);
-    TrainingPlan p;
-    p.pp = 2;
-    p.virtualStages = 2;
-    p.schedule = PipelineSchedule::INTERLEAVED;
-    p.microbatches = 8;
+    TrainingPlan p = Interleaved(8);
     TrainingGraph early = Build(m, p);
     p.interleavedSendWithBackward = true;
     TrainingGraph late = Build(m, p);
@@ -1397,7 +1409,7 @@ TEST(TrainingPlan, InterleavedSendWithBackward)
     const uint32_t total = p.microbatches * p.virtualStages;
     for (uint32_t k = 0; k < p.pp; ++k)
     {
-        const uint32_t warm = std::min((p.pp - k - 1) * 2 + (p.virtualStages - 1) * p.pp, total);
+        const uint32_t warm = InterleavedWarmUp(p, k);
         for (uint32_t i = warm; i < total; ++i)
         {
             const uint32_t chunk = (i / p.pp) % p.virtualStages * p.pp + k;
@@ -1482,6 +1494,80 @@ TEST(TrainingPlan, InterleavedSendWithBackward)
                 }
             }
         }
+    }
+}
+
+TEST(TrainingPlan, InterleavedSendsGoOutInOneBatch)
+{
+    // send_forward_backward_recv_forward_backward posts a steady-state step's two messages
+    // in one batch_isend_irecv: with synchronous sends the held forward send is batched
+    // beside the backward step's own, and the stage's next compute waits for it
+    Model m = Tiny(8);
+    TrainingPlan p = Interleaved(8);
+    p.interleavedSendWithBackward = true;
+    TrainingGraph async = Build(m, p);
+    for (const auto& t : async.tasks)
+    {
+        EXPECT_FALSE(t.batched) << t.label << ": asynchronous sends are never batched";
+    }
+    p.pipelineSendsBlock = true;
+    TrainingGraph g = Build(m, p);
+    // the steady-state pairs whose forward has a next chunk and whose backward a previous
+    // one, from Megatron's warm-up count and chunk order
+    const uint32_t total = p.microbatches * p.virtualStages;
+    const uint32_t chunks = p.pp * p.virtualStages;
+    uint32_t expected = 0;
+    for (uint32_t k = 0; k < p.pp; ++k)
+    {
+        const uint32_t warm = InterleavedWarmUp(p, k);
+        for (uint32_t i = 0; i + warm < total; ++i)
+        {
+            const uint32_t fwd = ((warm + i) / p.pp) % p.virtualStages * p.pp + k;
+            const uint32_t bwd = (p.virtualStages - 1 - (i / p.pp) % p.virtualStages) * p.pp + k;
+            expected += fwd + 1 < chunks && bwd > 0;
+        }
+    }
+    ASSERT_EQ(expected, 12u); // 6 on each stage, counted by hand
+    uint32_t batched = 0;
+    for (uint32_t i = 0; i < g.tasks.size(); ++i)
+    {
+        const TrainingTask& s = g.tasks[i];
+        if (!s.batched)
+        {
+            continue;
+        }
+        ++batched;
+        ASSERT_GT(i, 0u);
+        const TrainingTask& own = g.tasks[i - 1];
+        EXPECT_EQ(s.kind, TrainingTaskKind::SEND) << s.label;
+        EXPECT_TRUE(s.blocking) << s.label;
+        EXPECT_EQ(s.phase, TrainingPhase::FORWARD) << s.label;
+        // beside the backward step's own send, after the same compute
+        EXPECT_EQ(own.kind, TrainingTaskKind::SEND) << s.label;
+        EXPECT_EQ(own.phase, TrainingPhase::BACKWARD) << s.label;
+        EXPECT_FALSE(own.batched) << s.label;
+        EXPECT_EQ(own.ranks[0], s.ranks[0]) << s.label;
+        EXPECT_EQ(own.deps, s.deps) << s.label;
+        // the sender's next compute lists it
+        uint32_t next = i + 1;
+        while (next < g.tasks.size()
+               && !(g.tasks[next].kind == TrainingTaskKind::COMPUTE
+                    && g.tasks[next].ranks[0] == s.ranks[0]))
+        {
+            ++next;
+        }
+        ASSERT_LT(next, g.tasks.size()) << s.label;
+        const auto& deps = g.tasks[next].deps;
+        EXPECT_NE(std::find(deps.begin(), deps.end(), i), deps.end())
+            << s.label << ": " << g.tasks[next].label << " waits for it";
+    }
+    EXPECT_EQ(batched, expected);
+    // 1F1B without interleaving sends each step's message at once: nothing batched
+    p.virtualStages = 1;
+    p.schedule = PipelineSchedule::ONE_F_ONE_B;
+    for (const auto& t : Build(m, p).tasks)
+    {
+        EXPECT_FALSE(t.batched) << t.label;
     }
 }
 
