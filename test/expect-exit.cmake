@@ -1,5 +1,6 @@
 # Run a program and check its exit status and error text:
 #   cmake -DPROGRAM=... -DARGS="a;b" -DSTATUS=2 -DPATTERN=regex -P expect-exit.cmake
+# -DSTDOUT=regex: also fail when stdout does not match it
 # -DSTDOUT_NOT=regex: also fail when stdout matches it (e.g. a run that should not have started)
 # -DABSENT=path: removed before the run; fail when the run left it there (a refused run
 # touches no file)
@@ -13,6 +14,9 @@ if(NOT status STREQUAL "${STATUS}")
 endif()
 if(DEFINED PATTERN AND NOT err MATCHES "${PATTERN}")
   message(FATAL_ERROR "stderr does not match '${PATTERN}':\n${err}")
+endif()
+if(DEFINED STDOUT AND NOT out MATCHES "${STDOUT}")
+  message(FATAL_ERROR "stdout does not match '${STDOUT}':\n${out}")
 endif()
 if(DEFINED STDOUT_NOT AND out MATCHES "${STDOUT_NOT}")
   message(FATAL_ERROR "stdout matches '${STDOUT_NOT}':\n${out}")

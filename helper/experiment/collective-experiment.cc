@@ -145,7 +145,10 @@ LatenciesOf(const Ns3Attributes& attributes)
 {
     LibraryLatencies l = CollectiveEngine::GetDefaultLatencies();
     const std::string engine = "ns3::CollectiveEngine::";
-    for (const auto& [name, value] : attributes)
+    // as SimulationScope sets them: the environment's first, the run's own after
+    Ns3Attributes all = EnvironmentNs3Attributes();
+    all.insert(all.end(), attributes.begin(), attributes.end());
+    for (const auto& [name, value] : all)
     {
         double* field = name == engine + "LaunchLatency"        ? &l.launch
                         : name == engine + "StepLatency"        ? &l.step

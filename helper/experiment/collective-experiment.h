@@ -153,7 +153,8 @@ CollectiveResult RunCollective(const CollectiveConfig& config);
 /**
  * \param attributes a run's ns-3 attribute defaults
  * \return the collective engine's latencies a run with them will have (its
- *         defaults, then the attributes in order); std::invalid_argument naming a bad one
+ *         defaults, then EnvironmentNs3Attributes, then the attributes in order);
+ *         std::invalid_argument naming a bad one
  */
 LibraryLatencies LatenciesOf(const Ns3Attributes& attributes);
 

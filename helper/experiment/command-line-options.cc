@@ -193,6 +193,7 @@ GuardedMain(const std::function<int()>& body)
 {
     try
     {
+        EnvironmentNs3Attributes(); // refused before anything runs
         return body();
     }
     catch (const std::invalid_argument& e)

@@ -25,6 +25,7 @@
 
 #include <cctype>
 #include <chrono>
+#include <cstdlib>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -284,6 +285,94 @@ CheckNs3Attribute(const std::string& name, const std::string& value)
                                 + "'; its attributes: " + (known.empty() ? "none" : known));
 }
 
+const Ns3Attributes&
+EnvironmentNs3Attributes()
+{
+    struct Parsed
+    {
+        Ns3Attributes attributes;
+        std::string error;
+    };
+    static const Parsed parsed = []()
+    {
+        Parsed p;
+        // ns-3 sets the global values from NS_GLOBAL_VALUE as the program loads (and
+        // aborts there on a value it cannot read); it skips a name it does not know, and
+        // every run sets the seed and run number from its options
+        const std::string global
+            = std::getenv("NS_GLOBAL_VALUE") ? std::getenv("NS_GLOBAL_VALUE") : "";
+        for (std::string::size_type cur = 0; cur < global.size();)
+        {
+            std::string::size_type next = std::min(global.find(';', cur), global.size());
+            const std::string item = global.substr(cur, next - cur);
+            const std::string name = item.substr(0, item.find('='));
+            cur = next + 1;
+            GlobalValue::Iterator known = GlobalValue::Begin();
+            while (known != GlobalValue::End() && (*known)->GetName() != name)
+            {
+                ++known;
+            }
+            if (item.empty())
+            {
+                continue;
+            }
+            if (name == "RngSeed" || name == "RngRun")
+            {
+                p.error = "NS_GLOBAL_VALUE: " + name + ": every run sets it from its option '"
+                          + (name == "RngSeed" ? "seed" : "run") + "'; use that instead";
+                return p;
+            }
+            if (item.find('=') == std::string::npos || known == GlobalValue::End())
+            {
+                p.error = "NS_GLOBAL_VALUE: got '" + dlnet::PrintableText(item)
+                          + "'; expected Name=value with a global value's name (--PrintGlobals "
+                            "lists them)";
+                return p;
+            }
+        }
+        const char* env = std::getenv("NS_ATTRIBUTE_DEFAULT");
+        if (env == nullptr)
+        {
+            return p;
+        }
+        const std::string text = env;
+        unsetenv("NS_ATTRIBUTE_DEFAULT"); // ns-3 reads it only when an object is made
+        std::string::size_type cur = 0;
+        while (cur <= text.size())
+        {
+            std::string::size_type next = std::min(text.find(';', cur), text.size());
+            const std::string item = text.substr(cur, next - cur);
+            cur = next + 1;
+            if (item.empty())
+            {
+                continue; // ns-3 skips empty items too
+            }
+            std::string::size_type equal = item.find('=');
+            try
+            {
+                if (equal == std::string::npos)
+                {
+                    throw std::invalid_argument("got '" + dlnet::PrintableText(item)
+                                                + "'; expected ns3::Type::Attribute=value");
+                }
+                CheckNs3Attribute(item.substr(0, equal), item.substr(equal + 1));
+            }
+            catch (const std::invalid_argument& e)
+            {
+                p.error = std::string("NS_ATTRIBUTE_DEFAULT: ") + e.what();
+                return p;
+            }
+            p.attributes.emplace_back(item.substr(0, equal), item.substr(equal + 1));
+        }
+        return p;
+    }();
+    if (!parsed.error.empty())
+    {
+        throw std::invalid_argument(parsed.error);
+    }
+    return parsed.attributes;
+}
+
 SimulationScope::SimulationScope(uint32_t seed, uint64_t run, const Ns3Attributes& attributes)
 {
     if (seed == 0)
@@ -294,7 +383,9 @@ SimulationScope::SimulationScope(uint32_t seed, uint64_t run, const Ns3Attribute
     dlnet::UsePicoseconds();
     RngSeedManager::SetSeed(seed);
     RngSeedManager::SetRun(run);
-    for (const auto& [name, value] : attributes)
+    Ns3Attributes all = EnvironmentNs3Attributes(); // the run's own after them: they win
+    all.insert(all.end(), attributes.begin(), attributes.end());
+    for (const auto& [name, value] : all)
     {
         CheckNs3Attribute(name, value);
         std::string::size_type pos = name.rfind("::");

@@ -55,6 +55,18 @@ public:
 void CheckNs3Attribute(const std::string& name, const std::string& value);
 
 /**
+ * The ns-3 attribute defaults of the environment variable NS_ATTRIBUTE_DEFAULT
+ * (ns-3's "ns3::Type::Attribute=value;..."), each checked as CheckNs3Attribute
+ * checks an option's. ns-3 itself aborts on a value it cannot read and skips
+ * a name it does not know; so the variable is read once, here, and removed
+ * from the environment, and SimulationScope sets these defaults before the
+ * run's own. NS_GLOBAL_VALUE is refused: the global values it could set
+ * (seed, run, scheduler) are set by every run from its options.
+ * Throws std::invalid_argument naming the variable and the item.
+ */
+const Ns3Attributes& EnvironmentNs3Attributes();
+
+/**
  * \ingroup dlnet
  * \brief Seeds ns-3 on entry and leaves it clean on exit, even on an exception.
  *

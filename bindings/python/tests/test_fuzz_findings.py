@@ -1,6 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Inputs a fuzz run found answered with an exception other than ValueError, a
 silent result or a misnamed field: each is now a ValueError naming the option."""
+import os
+import subprocess
+import sys
+
 import pytest
 
 import dlnet
@@ -42,3 +46,33 @@ import dlnet
 def test_refused_naming_the_field(function, options, message, tmp_path):
     with pytest.raises(ValueError, match=message):
         function(results_dir=str(tmp_path), **options)
+
+
+@pytest.mark.parametrize(
+    "variable, value, message",
+    [
+        # ns-3 aborted the interpreter (status 134) on a value it could not read
+        ("NS_ATTRIBUTE_DEFAULT", "ns3::FlowNetwork::SolverMemory=abc",
+         "NS_ATTRIBUTE_DEFAULT: ns3::FlowNetwork::SolverMemory: got 'abc'"),
+        # and skipped an unknown name silently
+        ("NS_ATTRIBUTE_DEFAULT", "ns3::FlowNetwork::Bogus=1",
+         "ns3::FlowNetwork has no attribute 'Bogus'"),
+        # every run sets the run number from its option
+        ("NS_GLOBAL_VALUE", "RngRun=3", "NS_GLOBAL_VALUE: RngRun: every run sets it"),
+    ],
+)
+def test_environment_refused_naming_the_variable(variable, value, message, tmp_path):
+    # dlnet reads the variables once per process: a fresh interpreter for each
+    script = (
+        "import dlnet\n"
+        "try:\n"
+        f"    dlnet.run_collective(network='flow', hosts=4, results_dir={str(tmp_path)!r})\n"
+        "except ValueError as e:\n"
+        "    print('ValueError:', e)\n"
+    )
+    env = dict(os.environ, **{variable: value})
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("ValueError: " + variable + ": "), done.stdout + done.stderr
+    assert message in done.stdout, done.stdout
