@@ -24,9 +24,6 @@ NS_LOG_COMPONENT_DEFINE("LinkLoadEstimate");
 namespace
 {
 
-/// Longest path a message may take before the routes are taken to loop.
-constexpr uint32_t MAX_HOPS = 256;
-
 /// The directed links of a cluster (one per sending device), named "from->to".
 class LinkTable
 {
@@ -127,63 +124,84 @@ private:
                uint32_t hop,
                std::vector<double>& load)
     {
-        if (hop >= MAX_HOPS)
+        // hop by hop in a loop (a mesh path may be thousands of hops); a recursion only
+        // where spraying splits the path. The hops' times are summed from the last, as the
+        // recursion of each hop did (the same sum to the bit)
+        std::vector<double> times;
+        auto sum = [&times](double tail)
         {
-            throw std::invalid_argument("EstimateLinkLoad: no loop-free route from "
-                                        + std::to_string(m.src) + " to " + std::to_string(m.dst));
-        }
-        std::size_t link = m_links.Of(device);
-        if (load.size() < m_links.Size())
+            for (auto t = times.rbegin(); t != times.rend(); ++t)
+            {
+                tail = *t + tail;
+            }
+            return tail;
+        };
+        while (true)
         {
-            load.resize(m_links.Size(), 0);
+            std::size_t link = m_links.Of(device);
+            // a path without a loop uses each link at most once
+            if (hop >= m_links.Size())
+            {
+                throw std::invalid_argument("EstimateLinkLoad: the route from "
+                                            + std::to_string(m.src) + " to " + std::to_string(m.dst)
+                                            + " loops (it is longer than the network's "
+                                            + std::to_string(m_links.Size()) + " links)");
+            }
+            if (load.size() < m_links.Size())
+            {
+                load.resize(m_links.Size(), 0);
+            }
+            load[link] += share * wire;
+            Ptr<FabricNetDevice> peer = device->GetPeer();
+            double t = device->GetFabricChannel()->GetDelay().GetSeconds()
+                       + peer->GetIngressLatency().GetSeconds();
+            if (hop > 0)
+            {
+                t += largest / m_links.Rate(link);
+            }
+            if (peer == m_cluster.endpoints[m.dst]->GetDevice())
+            {
+                return sum(t);
+            }
+            times.push_back(t);
+            // a switch's port (on a mesh the router shares its node with the NPU)
+            Ptr<FabricSwitch> sw = peer->GetNode()->GetObject<FabricSwitch>();
+            if (!sw)
+            {
+                throw std::invalid_argument("EstimateLinkLoad: the route from "
+                                            + std::to_string(m.src) + " to " + std::to_string(m.dst)
+                                            + " ends at another node than its destination");
+            }
+            const std::vector<uint32_t>& ports = sw->GetRoute(m.dst);
+            if (ports.empty())
+            {
+                throw std::invalid_argument("EstimateLinkLoad: a switch has no route to "
+                                            + std::to_string(m.dst));
+            }
+            uint32_t port = sw->SelectPort(ports, m.src, m.dst, msgId);
+            if (port != FabricSwitch::SPRAY)
+            {
+                device = sw->GetPort(port);
+                ++hop;
+                continue;
+            }
+            // spraying: an even split (the switch's round robin is per destination,
+            // shared by every source, so over many packets each port gets its share)
+            double slowest = 0;
+            for (uint32_t each : ports)
+            {
+                slowest = std::max(slowest,
+                                   Hop(m,
+                                       msgId,
+                                       wire,
+                                       largest,
+                                       share / ports.size(),
+                                       sw->GetPort(each),
+                                       hop + 1,
+                                       load));
+            }
+            return sum(slowest);
         }
-        load[link] += share * wire;
-        Ptr<FabricNetDevice> peer = device->GetPeer();
-        double t = device->GetFabricChannel()->GetDelay().GetSeconds()
-                   + peer->GetIngressLatency().GetSeconds();
-        if (hop > 0)
-        {
-            t += largest / m_links.Rate(link);
-        }
-        if (peer == m_cluster.endpoints[m.dst]->GetDevice())
-        {
-            return t;
-        }
-        // a switch's port (on a mesh the router shares its node with the NPU)
-        Ptr<FabricSwitch> sw = peer->GetNode()->GetObject<FabricSwitch>();
-        if (!sw)
-        {
-            throw std::invalid_argument("EstimateLinkLoad: the route from " + std::to_string(m.src)
-                                        + " to " + std::to_string(m.dst)
-                                        + " ends at another node than its destination");
-        }
-        const std::vector<uint32_t>& ports = sw->GetRoute(m.dst);
-        if (ports.empty())
-        {
-            throw std::invalid_argument("EstimateLinkLoad: a switch has no route to "
-                                        + std::to_string(m.dst));
-        }
-        uint32_t port = sw->SelectPort(ports, m.src, m.dst, msgId);
-        if (port != FabricSwitch::SPRAY)
-        {
-            return t + Hop(m, msgId, wire, largest, share, sw->GetPort(port), hop + 1, load);
-        }
-        // spraying: an even split (the switch's round robin is per destination,
-        // shared by every source, so over many packets each port gets its share)
-        double slowest = 0;
-        for (uint32_t each : ports)
-        {
-            slowest = std::max(slowest,
-                               Hop(m,
-                                   msgId,
-                                   wire,
-                                   largest,
-                                   share / ports.size(),
-                                   sw->GetPort(each),
-                                   hop + 1,
-                                   load));
-        }
-        return t + slowest;
     }
 
     const Cluster& m_cluster;

@@ -27,8 +27,6 @@ NS_OBJECT_ENSURE_REGISTERED(FlowNetwork);
 
 namespace
 {
-/// Longest path before the routes are taken to loop.
-constexpr uint32_t MAX_HOPS = 256;
 /// Routes kept for reuse, at most.
 constexpr std::size_t MAX_CACHED_ROUTES = 1 << 18;
 /// Delivery batches of one instant a message may join, at most (each a distinct latency).
@@ -379,90 +377,97 @@ FlowNetwork::Walk(uint32_t src,
                   uint8_t vc,
                   FlowRoute& route)
 {
+    // hop by hop in a loop (a mesh path may be thousands of hops); a recursion only
+    // where spraying splits the path
     std::vector<uint32_t>& path = m_path;
-    if (path.size() >= MAX_HOPS)
+    const std::size_t base = path.size();
+    while (true)
     {
-        throw std::invalid_argument("network=flow: no loop-free route from " + std::to_string(src)
-                                    + " to " + std::to_string(dst));
-    }
-    // (sprayed paths that meet again on a link with different channels: the first one's)
-    bool merged = false;
-    for (auto& use : route.uses)
-    {
-        if (use.first == index)
+        // a path without a loop uses each link at most once
+        if (path.size() >= m_links.size())
         {
-            use.second += share;
-            merged = true;
+            throw std::invalid_argument("network=flow: the route from " + std::to_string(src)
+                                        + " to " + std::to_string(dst)
+                                        + " loops (it is longer than the network's "
+                                        + std::to_string(m_links.size()) + " links)");
+        }
+        // (sprayed paths that meet again on a link with different channels: the first one's)
+        bool merged = false;
+        for (auto& use : route.uses)
+        {
+            if (use.first == index)
+            {
+                use.second += share;
+                merged = true;
+                break;
+            }
+        }
+        if (!merged)
+        {
+            route.uses.emplace_back(index, share);
+            route.vcs.push_back(vc);
+        }
+        path.push_back(index);
+        const Link& link = m_links[index];
+        if (link.peer == m_endpointDev[dst])
+        {
+            // one path done: its delays and the store and forward its rates make
+            double delay = 0;
+            std::vector<double>& rates = m_rates;
+            rates.clear();
+            for (uint32_t l : path)
+            {
+                delay += m_links[l].delay;
+                rates.push_back(m_links[l].capacity);
+            }
+            route.latency = std::max(route.latency, delay + StoreAndForward(rates, train));
+            route.hops = std::max<uint32_t>(route.hops, path.size() - 1);
+            if (!m_walkHashed)
+            {
+                m_walkPaths.emplace_back(delay, rates); // (a route a hash chose is not kept)
+            }
             break;
         }
-    }
-    if (!merged)
-    {
-        route.uses.emplace_back(index, share);
-        route.vcs.push_back(vc);
-    }
-    path.push_back(index);
-    const Link& link = m_links[index];
-    if (link.peer == m_endpointDev[dst])
-    {
-        // one path done: its delays and the store and forward its rates make
-        double delay = 0;
-        std::vector<double>& rates = m_rates;
-        rates.clear();
-        for (uint32_t l : path)
+        FabricSwitch* sw = link.peerSwitch;
+        uint32_t swIndex = link.peerSwitchIndex; // (link goes stale as links are added)
+        if (!sw)
         {
-            delay += m_links[l].delay;
-            rates.push_back(m_links[l].capacity);
+            throw std::invalid_argument("network=flow: the route from " + std::to_string(src)
+                                        + " to " + std::to_string(dst)
+                                        + " ends at another node than its destination");
         }
-        route.latency = std::max(route.latency, delay + StoreAndForward(rates, train));
-        route.hops = std::max<uint32_t>(route.hops, path.size() - 1);
-        if (!m_walkHashed)
+        const std::vector<uint32_t>& ports = sw->GetRoute(dst);
+        if (ports.empty())
         {
-            m_walkPaths.emplace_back(delay, rates); // (a route a hash chose is not kept)
+            throw std::invalid_argument("network=flow: a switch has no route to "
+                                        + std::to_string(dst));
         }
-        path.pop_back();
-        return;
-    }
-    FabricSwitch* sw = link.peerSwitch;
-    uint32_t swIndex = link.peerSwitchIndex; // (link goes stale as links are added)
-    if (!sw)
-    {
-        throw std::invalid_argument("network=flow: the route from " + std::to_string(src) + " to "
-                                    + std::to_string(dst)
-                                    + " ends at another node than its destination");
-    }
-    const std::vector<uint32_t>& ports = sw->GetRoute(dst);
-    if (ports.empty())
-    {
-        throw std::invalid_argument("network=flow: a switch has no route to "
-                                    + std::to_string(dst));
-    }
-    uint32_t port = sw->SelectPort(ports, src, dst, msgId);
-    m_walkHashed = m_walkHashed || (port != FabricSwitch::SPRAY && ports.size() > 1);
-    // the virtual channel on the way out, as FabricSwitch::Transmit sets it: on a torus
-    // port VC 1 if the link crosses a dateline or the packet stays in its dimension on
-    // VC 1, else VC 0; off the rings the channel it came with
-    uint32_t inPort = link.peerPort;
-    auto vcOut = [sw, inPort, vc](uint32_t out) -> uint8_t
-    {
-        int dimension = sw->GetPortDimension(out);
-        if (dimension < 0)
+        uint32_t port = sw->SelectPort(ports, src, dst, msgId);
+        m_walkHashed = m_walkHashed || (port != FabricSwitch::SPRAY && ports.size() > 1);
+        // the virtual channel on the way out, as FabricSwitch::Transmit sets it: on a torus
+        // port VC 1 if the link crosses a dateline or the packet stays in its dimension on
+        // VC 1, else VC 0; off the rings the channel it came with
+        uint32_t inPort = link.peerPort;
+        auto vcOut = [sw, inPort, vc](uint32_t out) -> uint8_t
         {
-            return vc;
-        }
-        if (sw->GetPortDateline(out))
+            int dimension = sw->GetPortDimension(out);
+            if (dimension < 0)
+            {
+                return vc;
+            }
+            if (sw->GetPortDateline(out))
+            {
+                return 1;
+            }
+            bool sameDimension = inPort != NONE && sw->GetPortDimension(inPort) == dimension;
+            return sameDimension ? vc : 0;
+        };
+        if (port != FabricSwitch::SPRAY)
         {
-            return 1;
+            vc = vcOut(port);
+            index = LinkOut(swIndex, port);
+            continue;
         }
-        bool sameDimension = inPort != NONE && sw->GetPortDimension(inPort) == dimension;
-        return sameDimension ? vc : 0;
-    };
-    if (port != FabricSwitch::SPRAY)
-    {
-        Walk(src, dst, msgId, train, LinkOut(swIndex, port), share, vcOut(port), route);
-    }
-    else
-    {
         // spraying: an even split over the equal-cost ports
         for (uint32_t each : ports)
         {
@@ -475,8 +480,9 @@ FlowNetwork::Walk(uint32_t src,
                  vcOut(each),
                  route);
         }
+        break;
     }
-    path.pop_back();
+    path.resize(base);
 }
 
 void
