@@ -287,6 +287,7 @@ CollectiveEngine::Start(const Communicator& comm, CollectiveRequest request, Don
         resolved.chunksInFlight = m_chunksInFlight ? m_chunksInFlight : resolved.chunks;
     }
     resolved.Validate(n);
+    auto built = ScheduleOf(resolved, n); // (may refuse the chunks: before any state)
 
     uint32_t id = m_nextId++;
     Instance& inst = m_instances[id];
@@ -295,7 +296,7 @@ CollectiveEngine::Start(const Communicator& comm, CollectiveRequest request, Don
     inst.request = std::move(resolved);
     inst.done = done;
     const CollectiveRequest& req = inst.request;
-    inst.schedule = ScheduleOf(req, n);
+    inst.schedule = std::move(built);
     const Schedule& schedule = *inst.schedule;
     inst.laneState.assign(schedule.lanes.size(), std::vector<LaneState>(n));
     inst.ranks.assign(n, RankState());
@@ -378,9 +379,9 @@ CollectiveEngine::ScheduleOf(const CollectiveRequest& req, uint32_t n)
     }
     auto schedule = std::make_shared<Schedule>();
     uint64_t elements = req.bytes / es;
-    schedule->lanesOfChunk.resize(req.chunks);
     for (uint32_t c = 0; c < req.chunks; ++c)
     {
+        schedule->lanesOfChunk.emplace_back(); // (not all at once: CheckChunkCost first)
         uint64_t lo = elements * c / req.chunks;
         uint64_t hi = elements * (c + 1) / req.chunks;
         std::size_t first = schedule->lanes.size();
@@ -394,6 +395,10 @@ CollectiveEngine::ScheduleOf(const CollectiveRequest& req, uint32_t n)
                              req.grid,
                              c,
                              schedule->lanes);
+        if (c == 0)
+        {
+            CheckChunkCost(schedule->lanes, req.chunks, DefaultChunks(req.op, req.algorithm));
+        }
         for (std::size_t l = first; l < schedule->lanes.size(); ++l)
         {
             schedule->positionInChunk.push_back(l - first);

@@ -810,4 +810,34 @@ BuildCollectiveLanes(CollectiveOp op,
     }
 }
 
+void
+CheckChunkCost(const std::vector<CollectiveLane>& firstChunk,
+               uint64_t chunks,
+               uint64_t defaultChunks)
+{
+    constexpr uint64_t MAX_ENTRIES = 1ull << 21;
+    uint64_t entries = 0;
+    for (const auto& lane : firstChunk)
+    {
+        entries += lane.GetNRanks();
+        for (const auto& steps : lane.ranks)
+        {
+            entries += steps.size();
+            for (const auto& st : steps)
+            {
+                entries += st.sends.size() + st.recvs.size();
+            }
+        }
+    }
+    entries = std::max<uint64_t>(entries, 1);
+    const uint64_t allowed = std::max(MAX_ENTRIES / entries, defaultChunks);
+    if (chunks > allowed)
+    {
+        throw std::invalid_argument("chunks: got " + std::to_string(chunks)
+                                    + "; each chunk's schedule holds " + std::to_string(entries)
+                                    + " entries, so at most " + std::to_string(allowed)
+                                    + " chunks fit (2^21 entries in all)");
+    }
+}
+
 } // namespace ns3

@@ -148,6 +148,20 @@ void BuildCollectiveLanes(CollectiveOp op,
                           std::vector<CollectiveLane>& out,
                           bool ringOnDemand = true);
 
+/**
+ * Refuse a chunk count whose schedule would not fit in memory: the lanes of
+ * one chunk (its first) times the chunks, counted as one entry per lane and
+ * rank plus one per stored step and transfer, above 2^21 entries (at most
+ * about a kilobyte each in the engine and its estimate). The algorithm's own
+ * default count of chunks is always allowed.
+ * \param firstChunk the lanes BuildCollectiveLanes made for chunk 0
+ * \param chunks the chunk count asked for \param defaultChunks the algorithm's
+ * Throws std::invalid_argument naming chunks and the largest count allowed.
+ */
+void CheckChunkCost(const std::vector<CollectiveLane>& firstChunk,
+                    uint64_t chunks,
+                    uint64_t defaultChunks);
+
 /// \return true if the algorithm implements the operation
 bool Implements(CollectiveAlgorithm algorithm, CollectiveOp op);
 

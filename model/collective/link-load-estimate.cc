@@ -421,7 +421,7 @@ CollectivePhases(const Communicator& comm, const CollectiveRequest& request)
     req.Validate(n);
 
     std::vector<CollectiveLane> lanes;
-    std::vector<std::vector<uint32_t>> lanesOfChunk(req.chunks);
+    std::vector<std::vector<uint32_t>> lanesOfChunk; // (one by one: CheckChunkCost first)
     std::vector<uint32_t> position;
     uint64_t elements = req.bytes / es;
     for (uint32_t c = 0; c < req.chunks; ++c)
@@ -429,8 +429,14 @@ CollectivePhases(const Communicator& comm, const CollectiveRequest& request)
         uint64_t lo = elements * c / req.chunks;
         uint64_t hi = elements * (c + 1) / req.chunks;
         std::size_t first = lanes.size();
+        lanesOfChunk.emplace_back();
         BuildCollectiveLanes(
             req.op, req.algorithm, n, req.root, lo * es, (hi - lo) * es, es, req.grid, c, lanes);
+        if (c == 0)
+        {
+            CheckChunkCost(
+                lanes, req.chunks, CollectiveEngine::DefaultChunks(req.op, req.algorithm));
+        }
         for (std::size_t l = first; l < lanes.size(); ++l)
         {
             position.push_back(l - first);

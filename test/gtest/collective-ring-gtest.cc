@@ -7,6 +7,8 @@
 // connections: the two trees of a double binary tree on 0 and 1 (NCCL's
 // channels), every other algorithm's lanes on 0.
 
+#include "expect-invalid.h"
+
 #include "ns3/collective-schedule.h"
 
 #include <gtest/gtest.h>
@@ -193,3 +195,43 @@ TEST(CollectiveLane, OnlyTheDoubleBinaryTreesHaveConnectionsOfTheirOwn)
 }
 
 } // namespace
+
+TEST(CollectiveSchedule, ChunkCostCountsLanesStepsAndTransfers)
+{
+    // a ring of 8 made on demand: one entry per rank, so 2^21 / 8 chunks
+    CollectiveGrid grid;
+    std::vector<CollectiveLane> ring;
+    BuildCollectiveLanes(
+        CollectiveOp::ALL_REDUCE, CollectiveAlgorithm::RING, 8, 0, 0, 4096, 4, grid, 0, ring);
+    EXPECT_NO_THROW(CheckChunkCost(ring, 262144, 1));
+    ExpectInvalid(
+        [&]
+        {
+            CheckChunkCost(ring, 262145, 1);
+        },
+        {"chunks: got 262145", "holds 8 entries", "at most 262144 chunks"});
+    // direct on 4 ranks, stored: per rank 1 lane entry, 1 step, 3 sends and 3 receives
+    std::vector<CollectiveLane> direct;
+    BuildCollectiveLanes(
+        CollectiveOp::ALL_REDUCE, CollectiveAlgorithm::DIRECT, 4, 0, 0, 4096, 4, grid, 0, direct);
+    uint64_t entries = 0;
+    for (const auto& lane : direct)
+    {
+        entries += 4;
+        for (const auto& steps : lane.ranks)
+        {
+            for (const auto& st : steps)
+            {
+                entries += 1 + st.sends.size() + st.recvs.size();
+            }
+        }
+    }
+    ExpectInvalid(
+        [&]
+        {
+            CheckChunkCost(direct, (1u << 21) / entries + 1, 1);
+        },
+        {"holds " + std::to_string(entries) + " entries"});
+    // the algorithm's default is always allowed
+    EXPECT_NO_THROW(CheckChunkCost(ring, 1u << 20, 1u << 20));
+}
