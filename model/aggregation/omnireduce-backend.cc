@@ -217,7 +217,10 @@ OmniReduceBackend::Bound(const CollectiveRequest& request,
     double wire
         = (values + 4 * f + OmniReduceHeader::FIXED_SIZE + FabricHeader::SERIALIZED_SIZE) / values;
     // T_fixed + (S / B) max(d, d_union) when the aggregators keep up
-    return 3 * model.alpha + std::max(factor * bytes * wire / model.linkRate, busy);
+    const double packetBytes
+        = values + 4 * f + OmniReduceHeader::FIXED_SIZE + FabricHeader::SERIALIZED_SIZE;
+    return 3 * WithPacket(model, packetBytes).alpha
+           + std::max(factor * bytes * wire / model.linkRate, busy);
 }
 
 void

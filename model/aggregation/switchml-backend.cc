@@ -144,7 +144,9 @@ SwitchmlBackend::Bound(const CollectiveRequest& request,
     double wire = double(request.bytes)
                   * (packet + SwitchmlHeader::SERIALIZED_SIZE + FabricHeader::SERIALIZED_SIZE)
                   / packet;
-    return 3 * model.alpha + wire / model.linkRate;
+    const double packetBytes
+        = packet + SwitchmlHeader::SERIALIZED_SIZE + FabricHeader::SERIALIZED_SIZE;
+    return 3 * WithPacket(model, packetBytes).alpha + wire / model.linkRate;
 }
 
 void

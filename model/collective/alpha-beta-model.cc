@@ -38,6 +38,21 @@ RingHalf(uint32_t m, double s, double a, double b)
 
 } // namespace
 
+NetworkModel
+WithPacket(const NetworkModel& model, double packetBytes)
+{
+    NetworkModel m = model;
+    if (model.packetBytes > 0)
+    {
+        double f = std::min(1.0, std::max(0.0, packetBytes) / model.packetBytes);
+        m.alpha = model.alphaBase + f * (model.alpha - model.alphaBase);
+        m.alpha1 = model.alpha1Base + f * (model.alpha1 - model.alpha1Base);
+        m.alpha2 = model.alpha2Base + f * (model.alpha2 - model.alpha2Base);
+        m.packetBytes = 0;
+    }
+    return m;
+}
+
 double
 PredictCollectiveTime(CollectiveOp op,
                       CollectiveAlgorithm alg,
@@ -46,6 +61,20 @@ PredictCollectiveTime(CollectiveOp op,
                       uint32_t chunks,
                       const NetworkModel& m)
 {
+    if (m.packetBytes > 0 && n > 1)
+    {
+        // A lower bound: no algorithm here sends a message smaller than S / (2 c n) (a
+        // hierarchical step on both ring directions of a grid), and a message below a
+        // packet is stored and forwarded in its own bytes, not an Mtu's
+        double message = double(bytes) / (2.0 * std::max<uint32_t>(chunks, 1) * n);
+        return PredictCollectiveTime(
+            op,
+            alg,
+            n,
+            bytes,
+            chunks,
+            WithPacket(m, std::ceil(message) + FabricHeader::SERIALIZED_SIZE));
+    }
     if (op != CollectiveOp::SEND_RECV
         && (m.launch > 0 || m.libraryStep > 0 || m.libraryStep1 > 0 || m.libraryStep2 > 0))
     {
@@ -223,6 +252,8 @@ MakeNetworkModel(const Topology& t,
     m.bandwidth = t.GetRankRate() * efficiency / 8;
     m.linkRate = t.GetRankRate() / 8;
     m.alpha = RingAlpha(t, ranks, switchLatency, bits);
+    m.alphaBase = RingAlpha(t, ranks, switchLatency, 0);
+    m.packetBytes = mtu;
     m.launch = library.launch;
     m.libraryStep = m.libraryStep1 = m.libraryStep2 = RingLibraryStep(t, ranks, library);
     TopologyGrid grid = t.GetGrid();
@@ -252,6 +283,8 @@ MakeNetworkModel(const Topology& t,
     }
     m.alpha1 = RingAlpha(t, row, switchLatency, bits);
     m.alpha2 = RingAlpha(t, col, switchLatency, bits);
+    m.alpha1Base = RingAlpha(t, row, switchLatency, 0);
+    m.alpha2Base = RingAlpha(t, col, switchLatency, 0);
     m.libraryStep1 = RingLibraryStep(t, row, library);
     m.libraryStep2 = RingLibraryStep(t, col, library);
     m.dim1Bandwidth = grid.dim1Rate * efficiency / 8;

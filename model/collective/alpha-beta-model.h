@@ -61,7 +61,21 @@ struct NetworkModel
     double libraryStep{0};
     double libraryStep1{0}; //!< hierarchical: the same along dimension 1
     double libraryStep2{0}; //!< hierarchical: the same along dimension 2
+    /// bytes of the packet whose store and forward per hop the alphas include (the Mtu;
+    /// 0: none to scale, WithPacket leaves the alphas as they are)
+    double packetBytes{0};
+    double alphaBase{0};  //!< alpha without any packet's store and forward
+    double alpha1Base{0}; //!< alpha1 without it (0 with alpha1 = 0)
+    double alpha2Base{0}; //!< alpha2 without it
 };
+
+/**
+ * The model with alphas for packets of `packetBytes` (FabricHeader included)
+ * instead of the Mtu's: the store and forward per hop scaled down (never up),
+ * as a message smaller than a packet leaves a switch after its own bytes.
+ * The copy's packetBytes is 0, so it is not scaled again.
+ */
+NetworkModel WithPacket(const NetworkModel& model, double packetBytes);
 
 /**
  * The alpha-beta model of a topology for a group: alpha is the mean fixed

@@ -470,6 +470,31 @@ TEST(AlphaBeta, RingFormulaAndAutoChoice)
               CollectiveRegistry::Create(big)->Bound(request, world, m));
 }
 
+TEST(AlphaBeta, SmallMessagesStoreAndForwardTheirOwnBytes)
+{
+    // alpha = 2 us without store and forward, 2 us + 4096-byte packets' 3 us with it
+    NetworkModel m;
+    m.alpha = 5e-6;
+    m.alphaBase = 2e-6;
+    m.bandwidth = 10e9;
+    m.packetBytes = 4096;
+    EXPECT_DOUBLE_EQ(WithPacket(m, 4096).alpha, 5e-6);
+    EXPECT_DOUBLE_EQ(WithPacket(m, 1024).alpha, 2e-6 + 3e-6 / 4);
+    EXPECT_DOUBLE_EQ(WithPacket(m, 1 << 20).alpha, 5e-6) << "never scaled up";
+    EXPECT_DOUBLE_EQ(WithPacket(m, 0).alpha, 2e-6);
+    EXPECT_EQ(WithPacket(m, 1024).packetBytes, 0) << "not scaled twice";
+    // a ring of 8 on 1 KiB: the smallest message any algorithm sends is 1024 / (2 x 8)
+    // = 64 bytes, stored and forwarded with its 24-byte header
+    const double a = 2e-6 + 3e-6 * (64 + 24) / 4096;
+    EXPECT_DOUBLE_EQ(
+        PredictCollectiveTime(CollectiveOp::ALL_REDUCE, CollectiveAlgorithm::RING, 8, 1024, 1, m),
+        2 * 7 * a + 2.0 * 7 / 8 * 1024 / 10e9);
+    // large buffers keep the full packet
+    EXPECT_DOUBLE_EQ(PredictCollectiveTime(
+                         CollectiveOp::ALL_REDUCE, CollectiveAlgorithm::RING, 8, 1 << 24, 1, m),
+                     2 * 7 * 5e-6 + 2.0 * 7 / 8 * (1 << 24) / 10e9);
+}
+
 TEST(AlphaBeta, LibraryLatencies)
 {
     NetworkModel m;
