@@ -70,6 +70,9 @@ def main(argv):
     for p in problems:
         print(p)
     print(f"layers: {count} files checked, {len(problems)} upward includes")
+    if count == 0:
+        print(f"layers: no source file under {argv[1]}; give the tree's root")
+        return 1
     return 1 if problems else 0
 
 

@@ -45,3 +45,10 @@ def test_model_including_helper_fails(tmp_path):
     out = run(root)
     assert out.returncode == 1
     assert "from helper/experiment" in out.stdout, out.stdout
+
+
+def test_empty_tree_fails(tmp_path):
+    # a wrong root checks nothing: that must not read as a pass
+    out = run(tmp_path)
+    assert out.returncode == 1
+    assert "0 files checked" in out.stdout and "no source file" in out.stdout, out.stdout
