@@ -358,6 +358,59 @@ private:
     uint32_t m_window;
 };
 
+/// 1a. The quantisation the bound above is built from, against its definition: a
+/// block's exponent e has every |x| < 2^e and the largest >= 2^(e-1); Scale(e, n)
+/// maps n values below 2^e, each rounded by at most 1/2, inside int32 and uses at
+/// least half of its range.
+class ScaleTestCase : public TestCase
+{
+public:
+    ScaleTestCase()
+        : TestCase("switchml quantisation: block exponent and scale against their definition")
+    {
+    }
+
+private:
+    void DoRun() override
+    {
+        const std::vector<std::pair<std::vector<float>, int>> blocks = {
+            {{0.75F, -3.0F, 0.1F}, 2}, // 3 < 2^2, 3 >= 2^1
+            {{1.0F}, 1},               // 1 < 2^1: the bound is strict
+            {{-0.5F, 0.25F}, 0},
+            {{1e-30F, 0.0F}, -99},  // 1e-30 is about 2^-99.7
+            {{65504.0F, 1.0F}, 16}, // 2^15 < 65504 < 2^16
+        };
+        for (const auto& [values, expected] : blocks)
+        {
+            int8_t e = SwitchmlWorker::BlockExponent(values.data(), values.size());
+            NS_TEST_EXPECT_MSG_EQ(int(e), expected, "exponent of a block led by " << values[0]);
+        }
+        const std::vector<float> zeros(8, 0.0F);
+        NS_TEST_EXPECT_MSG_EQ(SwitchmlWorker::BlockExponent(zeros.data(), zeros.size()),
+                              SwitchmlHeader::NO_EXPONENT,
+                              "an all-zero block");
+        NS_TEST_EXPECT_MSG_EQ(SwitchmlWorker::Scale(SwitchmlHeader::NO_EXPONENT, 4),
+                              0.0,
+                              "an all-zero block scales to 0");
+        const double int32Max = 2147483647.0;
+        for (uint32_t n : {2u, 3u, 8u, 16u, 1024u})
+        {
+            for (int e : {-40, -1, 0, 7, 30})
+            {
+                double scale = SwitchmlWorker::Scale(int8_t(e), n);
+                double largest = std::ldexp(1.0, e) * scale; // a value just below 2^e, scaled
+                NS_TEST_EXPECT_MSG_LT_OR_EQ(n * (largest + 0.5),
+                                            int32Max,
+                                            n << " workers, e " << e << ": the sum fits int32");
+                NS_TEST_EXPECT_MSG_GT_OR_EQ(n * largest,
+                                            std::ldexp(1.0, 30),
+                                            n << " workers, e " << e
+                                              << ": at least half of int32's range used");
+            }
+        }
+    }
+};
+
 /// 1b. Tensors of one element, one chunk, a chunk plus one: the edges of the chunking.
 class TinyTensorTestCase : public TestCase
 {
@@ -865,6 +918,12 @@ private:
                   << cluster.switches[0]->GetNPrograms() << std::endl;
         NS_TEST_ASSERT_MSG_EQ(switchmlDone, 3, "every switchml iteration finished");
         NS_TEST_ASSERT_MSG_EQ(omniDone, 3, "every omnireduce iteration finished");
+        // switchml's program stays on the switch and serves every job (one, not three);
+        // each omnireduce job takes its program away when it is done
+        NS_TEST_ASSERT_MSG_EQ(cluster.switches[0]->GetNPrograms(), 1, "programs left");
+        NS_TEST_EXPECT_MSG_NE(DynamicCast<SwitchmlProgram>(cluster.switches[0]->GetProgram(0)),
+                              nullptr,
+                              "the one left is switchml's");
     }
 };
 
@@ -922,6 +981,7 @@ private:
         std::cout << "measured: packet-elements 1014 on mtu 4096 runs: max error "
                   << r.rows[0].maxError << std::endl;
         NS_TEST_EXPECT_MSG_EQ(r.rows[0].checked, true, "1014 values fit");
+        NS_TEST_EXPECT_MSG_EQ(r.rows[0].correct, true, "1014 values: within the bound");
         // the helper's own checks
         SimulationScope scope(1, 1);
         TopologyConfig t = Star(4);
@@ -963,6 +1023,7 @@ public:
         AddTestCase(new ExactnessTestCase(4, 256, 256), TestCase::QUICK);
         AddTestCase(new ExactnessTestCase(8, 256, 16), TestCase::QUICK);
         AddTestCase(new ExactnessTestCase(16, 64, 32), TestCase::QUICK);
+        AddTestCase(new ScaleTestCase, TestCase::QUICK);
         AddTestCase(new TinyTensorTestCase, TestCase::QUICK);
         AddTestCase(new LossTestCase("star", 2, 0.01), TestCase::QUICK);
         AddTestCase(new LossTestCase("star", 4, 0.05), TestCase::QUICK);

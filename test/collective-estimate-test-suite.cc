@@ -250,6 +250,13 @@ private:
                       << e.seconds * 1e6 << " | " << row.bound * 1e6 << " | "
                       << e.seconds / row.time << " | " << e.busiestLink << " " << e.busiestBytes
                       << " B" << std::endl;
+            if (sc.tolerance > 0)
+            {
+                NS_TEST_EXPECT_MSG_EQ_TOL(e.seconds,
+                                          row.time,
+                                          sc.tolerance * row.time,
+                                          sc.name << ": estimate against the simulation");
+            }
         }
     }
 };

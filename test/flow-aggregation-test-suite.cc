@@ -187,6 +187,8 @@ private:
         if (c.functional)
         {
             NS_TEST_EXPECT_MSG_EQ(t.packet.checked, true, name << ": checked");
+            NS_TEST_EXPECT_MSG_EQ(t.packet.correct, true, name << ": packet level correct");
+            NS_TEST_EXPECT_MSG_EQ(t.flow.correct, true, name << ": flow level correct");
             NS_TEST_EXPECT_MSG_EQ(
                 t.flow.maxError, t.packet.maxError, name << ": the same quantised sums");
         }

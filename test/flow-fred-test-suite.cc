@@ -23,6 +23,7 @@ namespace
 
 /// The acceptance figure of issue 12 for the wafer table and training.
 const double TOLERANCE = 0.05;
+const double BREAKDOWN_TOLERANCE = 0.25; //!< of a breakdown value
 
 /// The wafer experiment of one scenario, at one network level.
 std::vector<WaferRow>
@@ -160,13 +161,17 @@ private:
             NS_TEST_EXPECT_MSG_EQ(fb.computeSeconds, pb.computeSeconds, "the same compute");
             NS_TEST_EXPECT_MSG_EQ(f.collectives, p.collectives, "the same collectives");
             // The breakdown: each dimension's exposed and busy communication and the
-            // bubble differ from packet level by less than 5 % of the iteration (each
-            // is a few per cent of it, and where streams and collectives meet, their
-            // split of a link differs in detail: see doc/flow-fred.md).
+            // bubble within 25 % of its packet-level value, give or take 0.2 % of the
+            // iteration (each is a few per cent of the iteration, so 5 % of the
+            // iteration would pass a flow level that reported none of them; where
+            // streams and collectives meet, their split of a link differs in detail:
+            // see doc/flow-fred.md).
             auto near = [&](double fv, double pv, const std::string& what)
             {
+                std::cout << "  " << what << ": packet " << pv << " s, flow " << fv << " s"
+                          << std::endl;
                 NS_TEST_EXPECT_MSG_LT(std::abs(fv - pv),
-                                      TOLERANCE * p.iterationSeconds,
+                                      BREAKDOWN_TOLERANCE * pv + 0.002 * p.iterationSeconds,
                                       packet[i].variant << ": " << what << " flow " << fv
                                                         << " s, packet " << pv << " s");
             };

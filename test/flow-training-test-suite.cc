@@ -82,6 +82,29 @@ protected:
                                       TOLERANCE * p.warmupSeconds,
                                       p.job + " " + p.mode + ": flow-level first iteration");
         }
+        // Jobs run together and alone: what sharing the fabric costs each job (a few per
+        // cent here, inside the 5% above) agrees between the levels within 1 point
+        for (std::size_t j = 0; j < packet.jobs.size(); ++j)
+        {
+            for (std::size_t k = 0; k < packet.jobs.size(); ++k)
+            {
+                const TrainingJobRow& together = packet.jobs[j];
+                const TrainingJobRow& alone = packet.jobs[k];
+                if (together.mode != "together" || alone.mode != "alone"
+                    || together.job != alone.job)
+                {
+                    continue;
+                }
+                double p = together.iterationSeconds / alone.iterationSeconds;
+                double f = flow.jobs[j].iterationSeconds / flow.jobs[k].iterationSeconds;
+                std::printf("%s, %s: together / alone, packet %.4f, flow %.4f\n",
+                            GetName().c_str(),
+                            together.job.c_str(),
+                            p,
+                            f);
+                NS_TEST_EXPECT_MSG_EQ_TOL(f, p, 0.01, together.job + ": slowdown from sharing");
+            }
+        }
     }
 };
 

@@ -379,7 +379,9 @@ private:
         c.scenarios = {"allreduce"};
         c.bytes = 4 * 40003; // uneven chunks and parts
         c.functional = true;
-        for (const auto& row : RunWafer(c).rows)
+        std::vector<WaferRow> rows = RunWafer(c).rows;
+        NS_TEST_ASSERT_MSG_EQ(rows.size(), c.variants.size(), "a row per variant");
+        for (const auto& row : rows)
         {
             std::cout << "measured " << row.variant << " " << row.algorithm << ": exact "
                       << row.checked << std::endl;

@@ -103,6 +103,7 @@ def test_collective_flow_against_packet():
         assert out["result"]["network"] == net
         assert all(r["network"] == net for r in out["result"]["rows"])
         rows[net] = out["result"]["rows"]
+    assert len(rows["packet"]) == len(rows["flow"]) == 3  # 1, 2 and 4 MiB
     for p, f in zip(rows["packet"], rows["flow"]):
         assert f["time_s"] == pytest.approx(p["time_s"], rel=0.03)
         assert f["events"] < p["events"]
