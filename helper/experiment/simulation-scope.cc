@@ -100,7 +100,8 @@ AttributeFromText(const std::string& name,
         }
         return checker->CreateValidValue(StringValue(text));
     }
-    if (kind == "ns3::BooleanValue" || kind == "ns3::StringValue")
+    // (ns-3.37 names the boolean checker's kind without the namespace)
+    if (kind == "ns3::BooleanValue" || kind == "BooleanValue" || kind == "ns3::StringValue")
     {
         return checker->CreateValidValue(StringValue(text));
     }

@@ -3,6 +3,7 @@
  */
 #include "flow-network.h"
 
+#include "ns3/boolean.h"
 #include "ns3/fabric-channel.h"
 #include "ns3/fabric-header.h"
 #include "ns3/fabric-net-device.h"
@@ -16,8 +17,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <sstream>
 #include <stdexcept>
+#include <tuple>
 
 namespace ns3
 {
@@ -81,6 +84,17 @@ FlowNetwork::GetTypeId()
                                           MakeUintegerAccessor(&FlowNetwork::SetSolverMemory,
                                                                &FlowNetwork::GetSolverMemory),
                                           MakeUintegerChecker<uint64_t>())
+                            .AddAttribute("SourceLockStep",
+                                          "The messages an endpoint sends at one level (class "
+                                          "and virtual channel) of its link move at one rate, "
+                                          "the slowest's: the packet fabric's NIC serves its "
+                                          "queue pairs round robin, and a lossless first hop's "
+                                          "credit, shared by all of them, fills with the "
+                                          "packets of the one held downstream. false: every "
+                                          "message its own max-min share.",
+                                          BooleanValue(false),
+                                          MakeBooleanAccessor(&FlowNetwork::m_sourceLockStep),
+                                          MakeBooleanChecker())
                             .AddTraceSource("FlowDone",
                                             "A flow's last byte has left its source",
                                             MakeTraceSourceAccessor(&FlowNetwork::m_flowDoneTrace),
@@ -805,18 +819,29 @@ FlowNetwork::Update()
             flow.remaining = std::max(0.0, flow.remaining - flow.rate * ToSeconds(now - flow.last));
         }
         flow.last = now;
-        uint32_t s = m_solver.AddFlow(flow.priority, flow.cap);
-        for (std::size_t u = 0; u < flow.uses.size(); ++u)
+    }
+    if (m_sourceLockStep)
+    {
+        AddBundles(flows);
+    }
+    else
+    {
+        for (uint32_t f : flows)
         {
-            const auto& use = flow.uses[u];
-            uint8_t priority = flow.usePriority.empty() ? flow.priority : flow.usePriority[u];
-            if (flow.distinct)
+            const Flow& flow = m_flows[f];
+            uint32_t s = m_solver.AddFlow(flow.priority, flow.cap);
+            for (std::size_t u = 0; u < flow.uses.size(); ++u)
             {
-                m_solver.AddDistinctUse(s, m_linkMark[use.first].local, use.second, priority);
-            }
-            else
-            {
-                m_solver.AddUse(s, m_linkMark[use.first].local, use.second, priority);
+                const auto& use = flow.uses[u];
+                uint8_t priority = flow.usePriority.empty() ? flow.priority : flow.usePriority[u];
+                if (flow.distinct)
+                {
+                    m_solver.AddDistinctUse(s, m_linkMark[use.first].local, use.second, priority);
+                }
+                else
+                {
+                    m_solver.AddUse(s, m_linkMark[use.first].local, use.second, priority);
+                }
             }
         }
     }
@@ -826,7 +851,7 @@ FlowNetwork::Update()
     for (uint32_t i = 0; i < flows.size(); ++i)
     {
         Flow& flow = m_flows[flows[i]];
-        flow.rate = m_solver.GetRate(i);
+        flow.rate = m_solver.GetRate(m_sourceLockStep ? m_solverFlow[i] : i);
         ++flow.version;
         double seconds = flow.rate == MaxMinSolver::NO_CAP || flow.remaining <= 0
                              ? 0
@@ -860,6 +885,61 @@ FlowNetwork::Update()
         m_finishes.Set(flows[i], Finish{now + ToTime(seconds), flows[i]});
     }
     Reschedule();
+}
+
+void
+FlowNetwork::AddBundles(const std::vector<uint32_t>& flows)
+{
+    // one solver flow per (first link, level of its first use) for messages; a flow
+    // started directly is its own
+    m_solverFlow.assign(flows.size(), 0);
+    m_bundleUses.clear();
+    std::map<std::pair<uint32_t, uint8_t>, uint32_t> bundles;
+    for (uint32_t i = 0; i < flows.size(); ++i)
+    {
+        const Flow& flow = m_flows[flows[i]];
+        uint32_t s;
+        uint8_t first = flow.usePriority.empty() ? flow.priority : flow.usePriority[0];
+        if (flow.pending != NONE && !flow.uses.empty())
+        {
+            auto [it, added]
+                = bundles.emplace(std::make_pair(flow.uses[0].first, first), m_solver.GetNFlows());
+            if (added)
+            {
+                m_solver.AddFlow(flow.priority, flow.cap);
+            }
+            s = it->second;
+        }
+        else
+        {
+            s = m_solver.AddFlow(flow.priority, flow.cap);
+        }
+        m_solverFlow[i] = s;
+        for (std::size_t u = 0; u < flow.uses.size(); ++u)
+        {
+            uint8_t priority = flow.usePriority.empty() ? flow.priority : flow.usePriority[u];
+            m_bundleUses.push_back(
+                BundleUse{s, m_linkMark[flow.uses[u].first].local, priority, flow.uses[u].second});
+        }
+    }
+    std::stable_sort(m_bundleUses.begin(),
+                     m_bundleUses.end(),
+                     [](const BundleUse& a, const BundleUse& b)
+                     {
+                         return std::tie(a.flow, a.link, a.priority)
+                                < std::tie(b.flow, b.link, b.priority);
+                     });
+    for (std::size_t i = 0; i < m_bundleUses.size();)
+    {
+        BundleUse u = m_bundleUses[i];
+        for (++i; i < m_bundleUses.size() && m_bundleUses[i].flow == u.flow
+                  && m_bundleUses[i].link == u.link && m_bundleUses[i].priority == u.priority;
+             ++i)
+        {
+            u.weight += m_bundleUses[i].weight;
+        }
+        m_solver.AddDistinctUse(u.flow, u.link, u.weight, u.priority);
+    }
 }
 
 void

@@ -79,7 +79,9 @@ struct PacketTrain
  *
  * Lossless fabrics only (no drops, so credits need no model). Not modelled:
  * queueing delay, head-of-line blocking, credit stalls, per-packet
- * interleaving.
+ * interleaving; the attribute SourceLockStep models the first hop of the
+ * back-pressure (an endpoint's messages at one level move at the slowest's
+ * rate, as a NIC's round robin over a shared credit makes them).
  *
  * In-network protocols build their own flows (StartFlow) from the links of
  * routes (Resolve) and of devices (GetLink): a flow may use any set of links
@@ -375,7 +377,22 @@ private:
     std::vector<std::pair<double, std::vector<double>>> m_walkPaths; //!< Walk: (delay, rates)
     std::vector<uint32_t> m_linkQueue;  //!< Update: the component's links
     std::vector<uint32_t> m_solveFlows; //!< Update: its flows
-    std::vector<Done> m_done;           //!< OnFinish: the flows that finished
+    /// Update with SourceLockStep: a solver flow per endpoint link and level for the
+    /// messages, merged uses
+    void AddBundles(const std::vector<uint32_t>& flows);
+    bool m_sourceLockStep{false};       //!< the attribute SourceLockStep
+    std::vector<uint32_t> m_solverFlow; //!< Update: each of its flows' solver flow
+    /// Update with SourceLockStep: (solver flow, local link, priority, weight) to merge
+    struct BundleUse
+    {
+        uint32_t flow;
+        uint32_t link;
+        uint8_t priority;
+        double weight;
+    };
+
+    std::vector<BundleUse> m_bundleUses;
+    std::vector<Done> m_done; //!< OnFinish: the flows that finished
 
     std::vector<std::vector<uint32_t>> m_batches; //!< messages that share a delivery event
     std::vector<uint32_t> m_freeBatches;
