@@ -1,8 +1,8 @@
-# dlnet_expect_output(NAME name STDOUT regex [OUTPUT_NOT regex] [STATUS n] [PATTERN regex]
+# dlnet_expect_output(NAME name [STDOUT regex] [OUTPUT_NOT regex] [STATUS n] [PATTERN regex]
 #                     [ULIMIT_V kib] [TIMEOUT s] COMMAND program args...)
 #
 # A test that runs a program and requires its exit status (0 unless STATUS says otherwise)
-# and a match of its stdout; OUTPUT_NOT fails it when stdout or stderr match, PATTERN when
+# and, with STDOUT, a match of its stdout; OUTPUT_NOT fails it when stdout or stderr match, PATTERN when
 # stderr does not. CTest's PASS_REGULAR_EXPRESSION would ignore the exit status, so these
 # checks run in test/expect-exit.cmake.
 function(dlnet_expect_output)

@@ -720,8 +720,8 @@ PYBIND11_MODULE(_core, m)
         = RunDoc("Run a collective over a sweep of sizes, as nccl-tests does, and return\n"
                  "{'config', 'result', 'wall_seconds'}. 'result' holds the alpha-beta 'model' and\n"
                  "one entry per size in 'rows' (time_s, algbw_Bps, busbw_Bps, bound_s (the\n"
-                 "contention-free lower bound), estimate_s (the shared-link estimate, None where\n"
-                 "the backend has no message pattern), and\n"
+                 "contention-free alpha-beta bound), estimate_s (the shared-link estimate,\n"
+                 "None where the backend has no message pattern), and\n"
                  "in functional mode 'correct'). Options as for run_traffic; `results_dir` also\n"
                  "writes collective.csv, result.json, busbw.png and time.png.\n",
                  ns3::CollectiveOptions());

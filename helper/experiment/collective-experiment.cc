@@ -464,7 +464,7 @@ RunCollective(const CollectiveConfig& c)
         row.bound = backend->Bound(req, comm, result.model);
         // A run is held to dlnet::MAX_TIME_SECONDS of simulated time (links of a few bit/s
         // would take days; beyond about 106 days ns-3's clock overflows and the time came
-        // out negative): refused up front when even the contention-free lower bound is
+        // out negative): refused up front when even the contention-free bound is
         // beyond it, else cut there (below) and refused.
         const std::string limitText = dlnet::TimeText(dlnet::MAX_TIME_SECONDS);
         auto beyondLimit = [&](const std::string& what)

@@ -106,18 +106,18 @@ struct CollectiveRow
     uint64_t bytes{0};
     uint64_t count{0}; //!< elements
     std::string type;
-    std::string redop;       //!< sum, or none for data movement
-    std::string algorithm;   //!< the one that ran (auto resolved)
-    double time{0};          //!< s
-    double algbw{0};         //!< B/s: bytes / time
-    double busbw{0};         //!< B/s: algbw x nccl-tests factor
-    double bound{0};         //!< s, contention-free lower bound (the backend's alpha-beta model)
-    double estimate{-1};     //!< s, shared-link estimate over the installed routes; -1: none
-    std::string busiestLink; //!< the estimate's most-loaded link
-    bool checked{false};     //!< functional mode ran the check
-    bool correct{true};      //!< functional mode: every rank's buffer equals the reference
-    double maxError{0};      //!< functional mode: largest |result - exact sum| of any element
-    uint64_t packets{0};     //!< in-network: packets the workers sent; else messages
+    std::string redop;           //!< sum, or none for data movement
+    std::string algorithm;       //!< the one that ran (auto resolved)
+    double time{0};              //!< s
+    double algbw{0};             //!< B/s: bytes / time
+    double busbw{0};             //!< B/s: algbw x nccl-tests factor
+    double bound{0};             //!< s, contention-free bound (the backend's alpha-beta model)
+    double estimate{-1};         //!< s, shared-link estimate over the installed routes; -1: none
+    std::string busiestLink;     //!< the estimate's most-loaded link
+    bool checked{false};         //!< functional mode ran the check
+    bool correct{true};          //!< functional mode: every rank's buffer equals the reference
+    double maxError{0};          //!< functional mode: largest |result - exact sum| of any element
+    uint64_t packets{0};         //!< in-network: packets the workers sent; else messages
     uint64_t retransmissions{0}; //!< in-network: packets sent again after a timeout
     double bytesUp{0};           //!< payload bytes a worker sent, mean over workers
     double bytesDown{0};         //!< payload bytes a worker received, mean over workers

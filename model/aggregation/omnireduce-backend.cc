@@ -214,11 +214,10 @@ OmniReduceBackend::Bound(const CollectiveRequest& request,
     // a packet: f blocks of b values, f block indices, the OmniReduce and fabric headers
     double f = m_messageBlocks;
     double values = 4.0 * m_blockElements * f;
-    double wire
-        = (values + 4 * f + OmniReduceHeader::FIXED_SIZE + FabricHeader::SERIALIZED_SIZE) / values;
-    // T_fixed + (S / B) max(d, d_union) when the aggregators keep up
     const double packetBytes
         = values + 4 * f + OmniReduceHeader::FIXED_SIZE + FabricHeader::SERIALIZED_SIZE;
+    const double wire = packetBytes / values;
+    // T_fixed + (S / B) max(d, d_union) when the aggregators keep up
     return 3 * WithPacket(model, packetBytes).alpha
            + std::max(factor * bytes * wire / model.linkRate, busy);
 }

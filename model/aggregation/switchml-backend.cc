@@ -140,12 +140,10 @@ SwitchmlBackend::Bound(const CollectiveRequest& request,
     // values behind a 16-byte SwitchML and a 24-byte fabric header; a probe
     // round trip agrees on the first exponents, and the last result crosses
     // the path: about three one-way latencies in all.
-    double packet = 4.0 * m_packetElements;
-    double wire = double(request.bytes)
-                  * (packet + SwitchmlHeader::SERIALIZED_SIZE + FabricHeader::SERIALIZED_SIZE)
-                  / packet;
+    const double payload = 4.0 * m_packetElements;
     const double packetBytes
-        = packet + SwitchmlHeader::SERIALIZED_SIZE + FabricHeader::SERIALIZED_SIZE;
+        = payload + SwitchmlHeader::SERIALIZED_SIZE + FabricHeader::SERIALIZED_SIZE;
+    const double wire = double(request.bytes) * packetBytes / payload;
     return 3 * WithPacket(model, packetBytes).alpha + wire / model.linkRate;
 }
 

@@ -42,14 +42,14 @@ NetworkModel
 WithPacket(const NetworkModel& model, double packetBytes)
 {
     NetworkModel m = model;
-    if (model.packetBytes > 0)
+    if (model.packetBytes > 0 && packetBytes < model.packetBytes)
     {
-        double f = std::min(1.0, std::max(0.0, packetBytes) / model.packetBytes);
+        double f = std::max(0.0, packetBytes) / model.packetBytes;
         m.alpha = model.alphaBase + f * (model.alpha - model.alphaBase);
         m.alpha1 = model.alpha1Base + f * (model.alpha1 - model.alpha1Base);
         m.alpha2 = model.alpha2Base + f * (model.alpha2 - model.alpha2Base);
-        m.packetBytes = 0;
     }
+    m.packetBytes = 0;
     return m;
 }
 
@@ -63,10 +63,13 @@ PredictCollectiveTime(CollectiveOp op,
 {
     if (m.packetBytes > 0 && n > 1)
     {
-        // A lower bound: no algorithm here sends a message smaller than S / (2 c n) (a
-        // hierarchical step on both ring directions of a grid), and a message below a
-        // packet is stored and forwarded in its own bytes, not an Mtu's
-        double message = double(bytes) / (2.0 * std::max<uint32_t>(chunks, 1) * n);
+        // No algorithm here sends a message smaller than S / (2 c n) (a hierarchical
+        // step on both ring directions of a grid), and a message below a packet is
+        // stored and forwarded in its own bytes, not an Mtu's: the alphas are those of
+        // the smallest message. A send/receive is one message of S.
+        double message = op == CollectiveOp::SEND_RECV
+                             ? double(bytes)
+                             : double(bytes) / (2.0 * std::max<uint32_t>(chunks, 1) * n);
         return PredictCollectiveTime(
             op,
             alg,

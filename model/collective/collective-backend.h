@@ -44,7 +44,8 @@ public:
  *
  * A backend says which operations it implements on which topologies,
  * validates a request (std::invalid_argument naming the field), gives its
- * contention-free lower bound, and starts a request on a built cluster with
+ * contention-free alpha-beta bound (not a lower bound everywhere: doc/dlnet.rst),
+ * and starts a request on a built cluster with
  * a completion callback that receives one CollectiveRecord. Its settings
  * are ns-3 Attributes; the options of the experiments map onto them by
  * name (CollectiveKind::options). A backend runs one collective at a time
@@ -81,7 +82,7 @@ public:
                           const Communicator& comm) const;
 
     /**
-     * \return seconds: the contention-free lower bound of the request on the
+     * \return seconds: the contention-free alpha-beta bound of the request on the
      *         network the model describes
      */
     virtual double Bound(const CollectiveRequest& request,

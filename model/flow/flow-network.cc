@@ -833,7 +833,7 @@ FlowNetwork::Update()
             for (std::size_t u = 0; u < flow.uses.size(); ++u)
             {
                 const auto& use = flow.uses[u];
-                uint8_t priority = flow.usePriority.empty() ? flow.priority : flow.usePriority[u];
+                uint8_t priority = UseLevel(flow, u);
                 if (flow.distinct)
                 {
                     m_solver.AddDistinctUse(s, m_linkMark[use.first].local, use.second, priority);
@@ -887,11 +887,17 @@ FlowNetwork::Update()
     Reschedule();
 }
 
+uint8_t
+FlowNetwork::UseLevel(const Flow& flow, std::size_t u)
+{
+    return flow.usePriority.empty() ? flow.priority : flow.usePriority[u];
+}
+
 void
 FlowNetwork::AddBundles(const std::vector<uint32_t>& flows)
 {
-    // one solver flow per (first link, level of its first use) for messages; a flow
-    // started directly is its own
+    // one solver flow per (first link, level of its first use, which is the flow's
+    // priority) for messages; a flow started directly is its own
     m_solverFlow.assign(flows.size(), 0);
     m_bundleUses.clear();
     std::map<std::pair<uint32_t, uint8_t>, uint32_t> bundles;
@@ -899,11 +905,10 @@ FlowNetwork::AddBundles(const std::vector<uint32_t>& flows)
     {
         const Flow& flow = m_flows[flows[i]];
         uint32_t s;
-        uint8_t first = flow.usePriority.empty() ? flow.priority : flow.usePriority[0];
         if (flow.pending != NONE && !flow.uses.empty())
         {
-            auto [it, added]
-                = bundles.emplace(std::make_pair(flow.uses[0].first, first), m_solver.GetNFlows());
+            auto [it, added] = bundles.emplace(std::make_pair(flow.uses[0].first, flow.priority),
+                                               m_solver.GetNFlows());
             if (added)
             {
                 m_solver.AddFlow(flow.priority, flow.cap);
@@ -917,9 +922,8 @@ FlowNetwork::AddBundles(const std::vector<uint32_t>& flows)
         m_solverFlow[i] = s;
         for (std::size_t u = 0; u < flow.uses.size(); ++u)
         {
-            uint8_t priority = flow.usePriority.empty() ? flow.priority : flow.usePriority[u];
-            m_bundleUses.push_back(
-                BundleUse{s, m_linkMark[flow.uses[u].first].local, priority, flow.uses[u].second});
+            m_bundleUses.push_back(BundleUse{
+                s, m_linkMark[flow.uses[u].first].local, UseLevel(flow, u), flow.uses[u].second});
         }
     }
     std::stable_sort(m_bundleUses.begin(),

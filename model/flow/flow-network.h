@@ -336,6 +336,11 @@ private:
     double ToSeconds(Time t) const;
     void Touch(uint32_t link);
     void Update();
+    /// Update with SourceLockStep: a solver flow per endpoint link and level for the
+    /// messages, merged uses
+    void AddBundles(const std::vector<uint32_t>& flows);
+    /// \return the level (2 x class + VC 0 or 1) of the flow's use u
+    static uint8_t UseLevel(const Flow& flow, std::size_t u);
     void OnFinish();
     void Reschedule();
     void Remove(uint32_t flow);
@@ -377,9 +382,6 @@ private:
     std::vector<std::pair<double, std::vector<double>>> m_walkPaths; //!< Walk: (delay, rates)
     std::vector<uint32_t> m_linkQueue;  //!< Update: the component's links
     std::vector<uint32_t> m_solveFlows; //!< Update: its flows
-    /// Update with SourceLockStep: a solver flow per endpoint link and level for the
-    /// messages, merged uses
-    void AddBundles(const std::vector<uint32_t>& flows);
     bool m_sourceLockStep{false};       //!< the attribute SourceLockStep
     std::vector<uint32_t> m_solverFlow; //!< Update: each of its flows' solver flow
     /// Update with SourceLockStep: (solver flow, local link, priority, weight) to merge

@@ -219,14 +219,19 @@ FredBackend::Bound(const CollectiveRequest& request,
     }
     double packets = std::ceil(data / payload);
     double wire = data + packets * (FabricHeader::SERIALIZED_SIZE + FredHeader::SERIALIZED_SIZE);
-    double alpha = model.alpha;
+    // a buffer smaller than a packet is stored and forwarded in its own bytes
+    const NetworkModel sized
+        = WithPacket(model,
+                     std::min(data, double(payload)) + FabricHeader::SERIALIZED_SIZE
+                         + FredHeader::SERIALIZED_SIZE);
+    double alpha = sized.alpha;
     if (request.op == CollectiveOp::ALL_GATHER)
     {
-        alpha = model.alpha1 > 0 ? model.alpha1 : model.alpha;
+        alpha = sized.alpha1 > 0 ? sized.alpha1 : sized.alpha;
     }
     else
     {
-        alpha = std::max(model.alpha, model.alpha2);
+        alpha = std::max(sized.alpha, sized.alpha2);
     }
     return wire / model.linkRate + alpha;
 }

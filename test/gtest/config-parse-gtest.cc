@@ -493,6 +493,10 @@ TEST(AlphaBeta, SmallMessagesStoreAndForwardTheirOwnBytes)
     EXPECT_DOUBLE_EQ(PredictCollectiveTime(
                          CollectiveOp::ALL_REDUCE, CollectiveAlgorithm::RING, 8, 1 << 24, 1, m),
                      2 * 7 * 5e-6 + 2.0 * 7 / 8 * (1 << 24) / 10e9);
+    // a send/receive is one message of the whole buffer
+    EXPECT_DOUBLE_EQ(
+        PredictCollectiveTime(CollectiveOp::SEND_RECV, CollectiveAlgorithm::RING, 2, 1024, 1, m),
+        2e-6 + 3e-6 * (1024 + 24) / 4096 + 1024 / 10e9);
 }
 
 TEST(AlphaBeta, LibraryLatencies)
