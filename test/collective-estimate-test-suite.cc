@@ -4,7 +4,8 @@
 // The link-load estimate (EstimateCollectiveOnLinks) against the simulated
 // collective on the 2:1 leaf-spine where the alpha-beta bound is far off
 // (halving-doubling, 1 MiB, flow ECMP and packet spraying), and against a
-// closed form written here: N messages forced over one uplink.
+// closed form written here: N messages forced over one uplink, and a send/receive in
+// chunks.
 
 #include "one-size-collective.h"
 
@@ -157,6 +158,46 @@ private:
     }
 };
 
+/// A send/receive in chunks: the chunks follow each other on one path.
+class ChunkedSendTestCase : public TestCase
+{
+public:
+    ChunkedSendTestCase()
+        : TestCase("send-receive in 8 chunks: one phase, the path's latency once")
+    {
+    }
+
+private:
+    void DoRun() override
+    {
+        const uint64_t bytes = 1 << 20;
+        const uint32_t chunks = 8;
+        TopologyConfig t;
+        t.kind = "star";
+        t.hosts = 2;
+        CollectiveRequest req;
+        req.op = CollectiveOp::SEND_RECV;
+        req.bytes = bytes;
+        req.chunks = chunks;
+        auto [simulated, e] = Simulate(t, req);
+        NS_TEST_ASSERT_MSG_EQ(
+            CollectivePhases(Communicator::World(2), req).size(), 1, "the chunks share one phase");
+        // Closed form: 8 messages of 128 KiB, a header per 4072-byte segment, one after
+        // the other on the sender's link; the path's fixed cost once: two 500 ns links
+        // and one full packet's store and forward at the switch.
+        const double rate = 100e9 / 8;
+        const double mtu = 4096;
+        const double chunk = double(bytes) / chunks;
+        const double wire = chunks * (chunk + HEADER * std::ceil(chunk / (mtu - HEADER)));
+        const double expected = wire / rate + 2 * 500e-9 + mtu / rate;
+        std::cout << "measured: send/receive of " << bytes << " B in " << chunks
+                  << " chunks: estimate " << e.seconds * 1e6 << " us, closed form "
+                  << expected * 1e6 << " us, simulated " << simulated * 1e6 << " us" << std::endl;
+        NS_TEST_ASSERT_MSG_EQ_TOL(e.seconds, expected, 1e-9 * expected, "closed form");
+        NS_TEST_ASSERT_MSG_EQ_TOL(simulated, expected, 0.01 * expected, "simulation");
+    }
+};
+
 /// One collective-bench case: the topology, the algorithm, the load balancing.
 struct SurveyCase
 {
@@ -272,6 +313,7 @@ public:
         AddTestCase(new LeafSpineHalvingDoublingTestCase("flow"), TestCase::QUICK);
         AddTestCase(new LeafSpineHalvingDoublingTestCase("packet"), TestCase::QUICK);
         AddTestCase(new OneUplinkTestCase, TestCase::QUICK);
+        AddTestCase(new ChunkedSendTestCase, TestCase::QUICK);
         AddTestCase(new SurveyTestCase, TestCase::QUICK);
     }
 };

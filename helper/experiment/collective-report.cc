@@ -155,6 +155,7 @@ CollectiveSummaryFields()
                       {"alpha2_s", r.model.alpha2},
                       {"packet_bytes", r.model.packetBytes},
                       {"alpha_without_packet_s", r.model.alphaBase},
+                      {"send_alpha_s", r.model.sendAlpha},
                       {"dim1_bandwidth_Bps", r.model.dim1Bandwidth},
                       {"dim2_bandwidth_Bps", r.model.dim2Bandwidth},
                       {"launch_latency_s", r.model.launch},

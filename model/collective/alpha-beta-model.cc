@@ -48,6 +48,7 @@ WithPacket(const NetworkModel& model, double packetBytes)
         m.alpha = model.alphaBase + f * (model.alpha - model.alphaBase);
         m.alpha1 = model.alpha1Base + f * (model.alpha1 - model.alpha1Base);
         m.alpha2 = model.alpha2Base + f * (model.alpha2 - model.alpha2Base);
+        m.sendAlpha = model.sendAlphaBase + f * (model.sendAlpha - model.sendAlphaBase);
     }
     m.packetBytes = 0;
     return m;
@@ -66,10 +67,10 @@ PredictCollectiveTime(CollectiveOp op,
         // No algorithm here sends a message smaller than S / (2 c n) (a hierarchical
         // step on both ring directions of a grid), and a message below a packet is
         // stored and forwarded in its own bytes, not an Mtu's: the alphas are those of
-        // the smallest message. A send/receive is one message of S.
-        double message = op == CollectiveOp::SEND_RECV
-                             ? double(bytes)
-                             : double(bytes) / (2.0 * std::max<uint32_t>(chunks, 1) * n);
+        // the smallest message. A send/receive sends S in c messages of S / c.
+        const double c = std::max<uint32_t>(chunks, 1);
+        double message
+            = op == CollectiveOp::SEND_RECV ? double(bytes) / c : double(bytes) / (2.0 * c * n);
         return PredictCollectiveTime(
             op,
             alg,
@@ -112,7 +113,7 @@ PredictCollectiveTime(CollectiveOp op,
     }
     if (op == CollectiveOp::SEND_RECV)
     {
-        return a + s / b;
+        return (m.sendAlpha > 0 ? m.sendAlpha : a) + s / b;
     }
     uint32_t p = 1u << (CeilLog2(n + 1) - 1); // largest power of two <= n
     bool pow2 = p == n;
@@ -257,6 +258,12 @@ MakeNetworkModel(const Topology& t,
     m.alpha = RingAlpha(t, ranks, switchLatency, bits);
     m.alphaBase = RingAlpha(t, ranks, switchLatency, 0);
     m.packetBytes = mtu;
+    if (ranks.size() >= 2)
+    {
+        const auto path = t.GetPath(ranks[0], ranks[1]);
+        m.sendAlpha = PathLatency(path, switchLatency, bits, t.GetRankRate());
+        m.sendAlphaBase = PathLatency(path, switchLatency, 0, t.GetRankRate());
+    }
     m.launch = library.launch;
     m.libraryStep = m.libraryStep1 = m.libraryStep2 = RingLibraryStep(t, ranks, library);
     TopologyGrid grid = t.GetGrid();

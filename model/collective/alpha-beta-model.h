@@ -67,6 +67,10 @@ struct NetworkModel
     double alphaBase{0};  //!< alpha without any packet's store and forward
     double alpha1Base{0}; //!< alpha1 without it (0 with alpha1 = 0)
     double alpha2Base{0}; //!< alpha2 without it
+    /// s: the fixed cost of the path from the first rank to the second, which a
+    /// send/receive takes (0: alpha)
+    double sendAlpha{0};
+    double sendAlphaBase{0}; //!< sendAlpha without any packet's store and forward
 };
 
 /**

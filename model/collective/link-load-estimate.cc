@@ -445,7 +445,14 @@ CollectivePhases(const Communicator& comm, const CollectiveRequest& request)
     }
     // when the engine posts a send (for the ids), and the phase its bytes are counted in
     Levels posted(lanes, lanesOfChunk, position, req.chunksInFlight, req.staggerChunks, false);
-    Levels phase(lanes, lanesOfChunk, position, req.chunksInFlight, req.staggerChunks, true);
+    // (a send/receive's chunks go back to back on one path, each without a later step to
+    // overlap: one phase, its latency once, not one phase and latency per chunk)
+    Levels phase(lanes,
+                 lanesOfChunk,
+                 position,
+                 req.chunksInFlight,
+                 req.staggerChunks,
+                 req.op != CollectiveOp::SEND_RECV);
 
     // Message ids: an endpoint numbers its messages in the order they are
     // sent. The engine posts, at the start, each rank's chunks in flight lane

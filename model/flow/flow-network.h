@@ -339,7 +339,7 @@ private:
     /// Update with SourceLockStep: a solver flow per endpoint link and level for the
     /// messages, merged uses
     void AddBundles(const std::vector<uint32_t>& flows);
-    /// \return the level (2 x class + VC 0 or 1) of the flow's use u
+    /// \return the level of the flow's use u: 2 x class, plus 1 on VC 0 (VC 1 is served first)
     static uint8_t UseLevel(const Flow& flow, std::size_t u);
     void OnFinish();
     void Reschedule();

@@ -210,19 +210,21 @@ FredBackend::Bound(const CollectiveRequest& request,
     uint32_t mtu = uint32_t(std::lround(FabricHeader::SERIALIZED_SIZE / (1 - share)));
     uint32_t payload = PayloadBytes(mtu);
     double data = double(request.bytes);
+    double message = data; // the most one member sends in one flow
     if (request.op == CollectiveOp::ALL_GATHER && comm.GetSize() > 0)
     {
         uint32_t es = ElementSize(request.type);
         uint64_t elements = request.bytes / es;
         uint64_t largest = (elements + comm.GetSize() - 1) / comm.GetSize();
         data -= double(largest * es);
+        message = double(largest * es);
     }
     double packets = std::ceil(data / payload);
     double wire = data + packets * (FabricHeader::SERIALIZED_SIZE + FredHeader::SERIALIZED_SIZE);
     // a buffer smaller than a packet is stored and forwarded in its own bytes
     const NetworkModel sized
         = WithPacket(model,
-                     std::min(data, double(payload)) + FabricHeader::SERIALIZED_SIZE
+                     std::min(message, double(payload)) + FabricHeader::SERIALIZED_SIZE
                          + FredHeader::SERIALIZED_SIZE);
     double alpha = sized.alpha;
     if (request.op == CollectiveOp::ALL_GATHER)

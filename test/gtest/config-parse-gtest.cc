@@ -493,10 +493,37 @@ TEST(AlphaBeta, SmallMessagesStoreAndForwardTheirOwnBytes)
     EXPECT_DOUBLE_EQ(PredictCollectiveTime(
                          CollectiveOp::ALL_REDUCE, CollectiveAlgorithm::RING, 8, 1 << 24, 1, m),
                      2 * 7 * 5e-6 + 2.0 * 7 / 8 * (1 << 24) / 10e9);
-    // a send/receive is one message of the whole buffer
+    // a send/receive sends its buffer in c messages of S / c, on its own path when the
+    // model has it (here 1 us without store and forward, 1 us + 2 us with it)
     EXPECT_DOUBLE_EQ(
         PredictCollectiveTime(CollectiveOp::SEND_RECV, CollectiveAlgorithm::RING, 2, 1024, 1, m),
         2e-6 + 3e-6 * (1024 + 24) / 4096 + 1024 / 10e9);
+    EXPECT_DOUBLE_EQ(
+        PredictCollectiveTime(CollectiveOp::SEND_RECV, CollectiveAlgorithm::RING, 2, 1024, 4, m),
+        2e-6 + 3e-6 * (256 + 24) / 4096 + 1024 / 10e9);
+    NetworkModel pair = m;
+    pair.sendAlpha = 3e-6;
+    pair.sendAlphaBase = 1e-6;
+    EXPECT_DOUBLE_EQ(
+        PredictCollectiveTime(CollectiveOp::SEND_RECV, CollectiveAlgorithm::RING, 2, 1024, 1, pair),
+        1e-6 + 2e-6 * (1024 + 24) / 4096 + 1024 / 10e9);
+    // a grid's dimensions scale each from its own base: hierarchical on 4 x 2 with 1 KiB,
+    // smallest message 1024 / (2 x 8) = 64 bytes
+    NetworkModel grid = m;
+    grid.grid.dim1 = 4;
+    grid.grid.dim2 = 2;
+    grid.alpha1 = 4e-6;
+    grid.alpha1Base = 1e-6;
+    grid.alpha2 = 9e-6;
+    grid.alpha2Base = 5e-6;
+    const double f = (64.0 + 24) / 4096;
+    const double a1 = 1e-6 + f * 3e-6;
+    const double a2 = 5e-6 + f * 4e-6;
+    // 2 R_4(S) + 2 R_2(S / 4): (m - 1) alpha + (m - 1) / m S / B per half
+    EXPECT_DOUBLE_EQ(
+        PredictCollectiveTime(
+            CollectiveOp::ALL_REDUCE, CollectiveAlgorithm::HIERARCHICAL, 8, 1024, 1, grid),
+        2 * (3 * a1 + 0.75 * 1024 / 10e9) + 2 * (1 * a2 + 0.5 * 256 / 10e9));
 }
 
 TEST(AlphaBeta, LibraryLatencies)
