@@ -22,6 +22,8 @@
 // validated before the first: an algorithm that does not apply to a case
 // (NotApplicable: hierarchical on a star) prints an "n/a" line, while a bad
 // value of these options (a size, rx-buffer-bytes) is an error (exit 2).
+// --ns3::Type::Attribute=value flags go to both runs of every case, e.g.
+// --ns3::FlowNetwork::SourceLockStep=true (flow level only, by its type).
 
 #include "ns3/dlnet-module.h"
 
@@ -198,7 +200,9 @@ main(int argc, char* argv[])
                                          "hierarchical,hierarchical-local-bw-aware";
             std::string opsText = "allreduce,reducescatter,allgather,alltoall";
             std::string rxBuffer = "0";
+            Ns3Attributes attributes;
             ExperimentCommandLine cmd(__FILE__);
+            cmd.AddNs3Attributes(attributes);
             cmd.AddValue("results", "folder for flow-validation.csv and deviation.png", results);
             cmd.AddValue("set", "agreement (1 MiB and up), small (latency-bound) or scale", set);
             cmd.AddValue("sizes", "buffer sizes, e.g. 1MiB,64MiB, or set: the set's", sizesText);
@@ -288,6 +292,7 @@ main(int argc, char* argv[])
                             CollectiveConfig c;
                             c.topology = k.topology;
                             c.topology.rxBufferBytes = rxBufferBytes;
+                            c.ns3Attributes = attributes;
                             c.op = op;
                             c.algorithm = alg;
                             c.minBytes = bytes;
@@ -343,6 +348,10 @@ main(int argc, char* argv[])
             md << '\n';
             csv << "case,topology,ranks,op,algorithm,bytes,packet_s,flow_s,deviation,"
                    "packet_wall_s,flow_wall_s,packet_events,flow_events\n";
+            for (const auto& [name, value] : attributes)
+            {
+                std::printf("# both levels with --%s=%s\n", name.c_str(), value.c_str());
+            }
             std::printf("%-24s %5s %-13s %-27s %9s %14s %14s %9s %8s %8s\n",
                         "case",
                         "ranks",

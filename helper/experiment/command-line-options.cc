@@ -182,6 +182,12 @@ ExperimentCommandLine::Parse(int argc, char** argv)
     }
 }
 
+void
+ExperimentCommandLine::AddNs3Attributes(Ns3Attributes& target)
+{
+    m_attributes = &target;
+}
+
 const Ns3Attributes&
 ExperimentCommandLine::GetNs3Attributes() const
 {

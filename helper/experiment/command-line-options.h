@@ -63,6 +63,12 @@ public:
         }
     }
 
+    /**
+     * Take the --ns3::Type::Attribute=value flags into target, for a program that
+     * builds its configs itself (and copies them into each config's ns3Attributes).
+     */
+    void AddNs3Attributes(Ns3Attributes& target);
+
     /// Register a plain string flag of the program itself.
     void AddValue(const std::string& name, const std::string& help, std::string& value);
 

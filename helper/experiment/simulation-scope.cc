@@ -270,8 +270,12 @@ CheckNs3Attribute(const std::string& name, const std::string& value)
         }
         if (!AttributeFromText(name, info, value))
         {
-            throw std::invalid_argument(name + ": got '" + value + "'; not a valid "
-                                        + info.checker->GetValueTypeName() + " ("
+            const std::string kind = info.checker->GetValueTypeName();
+            if (kind.find("BooleanValue") != std::string::npos)
+            {
+                throw std::invalid_argument(name + ": got '" + value + "'; expected true or false");
+            }
+            throw std::invalid_argument(name + ": got '" + value + "'; not a valid " + kind + " ("
                                         + info.checker->GetUnderlyingTypeInformation() + ")");
         }
         return;
