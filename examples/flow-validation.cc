@@ -33,6 +33,7 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <sstream>
 #include <stdexcept>
 
 using namespace ns3;
@@ -329,12 +330,23 @@ main(int argc, char* argv[])
                                             + "); the table would be empty");
             }
             CheckResultsDir("results", results);
-            MakeResultsDir(results); // every option is valid: the rows are written as they come
-
-            std::ofstream csv(results + "/flow-validation.csv");
+            // the files are written once every run is done: a value that only a run can
+            // refuse (an ns-3 attribute's, beyond the clock) leaves no folder behind
+            std::ostringstream csv;
             // a Markdown table, one row per case and one column per size
-            // (doc/flow-network.md quotes it)
-            std::ofstream md(results + "/flow-validation.md");
+            // (doc/flow-network.md quotes it), below the ns-3 attributes both levels took
+            std::ostringstream md;
+            for (const auto& [name, value] : EnvironmentNs3Attributes())
+            {
+                md << "Both levels with NS_ATTRIBUTE_DEFAULT " << name << '=' << value << ".\n\n";
+                std::printf(
+                    "# both levels with NS_ATTRIBUTE_DEFAULT %s=%s\n", name.c_str(), value.c_str());
+            }
+            for (const auto& [name, value] : attributes)
+            {
+                md << "Both levels with --" << name << '=' << value << ".\n\n";
+                std::printf("# both levels with --%s=%s\n", name.c_str(), value.c_str());
+            }
             md << "| case | ranks | op | algorithm |";
             for (uint64_t bytes : sizes)
             {
@@ -348,10 +360,6 @@ main(int argc, char* argv[])
             md << '\n';
             csv << "case,topology,ranks,op,algorithm,bytes,packet_s,flow_s,deviation,"
                    "packet_wall_s,flow_wall_s,packet_events,flow_events\n";
-            for (const auto& [name, value] : attributes)
-            {
-                std::printf("# both levels with --%s=%s\n", name.c_str(), value.c_str());
-            }
             std::printf("%-24s %5s %-13s %-27s %9s %14s %14s %9s %8s %8s\n",
                         "case",
                         "ranks",
@@ -429,8 +437,9 @@ main(int argc, char* argv[])
                     md << mdRow << '\n';
                 }
             }
-            csv.close();
-            md.close();
+            MakeResultsDir(results);
+            std::ofstream(results + "/flow-validation.csv") << csv.str();
+            std::ofstream(results + "/flow-validation.md") << md.str();
             Gnuplot plot;
             plot.SetTitle("Flow level against packet level (" + set + ")");
             plot.SetLegend("buffer size (bytes)", "flow / packet - 1 (%)");

@@ -131,6 +131,16 @@ ExperimentCommandLine::Parse(int argc, char** argv)
                 throw std::invalid_argument("command line: --" + name
                                             + ": this program takes no ns-3 attributes");
             }
+            for (const auto& [given, before] : m_parsedAttributes)
+            {
+                if (given == name)
+                {
+                    // ns-3 would keep the last one silently
+                    throw std::invalid_argument(name + ": --" + name
+                                                + " is given more than once; give each "
+                                                  "attribute once");
+                }
+            }
             m_parsedAttributes.emplace_back(name, value);
             continue;
         }
@@ -185,6 +195,10 @@ ExperimentCommandLine::Parse(int argc, char** argv)
 void
 ExperimentCommandLine::AddNs3Attributes(Ns3Attributes& target)
 {
+    if (m_attributes && m_attributes != &target)
+    {
+        throw std::logic_error("ExperimentCommandLine: the --ns3:: flags have a target already");
+    }
     m_attributes = &target;
 }
 

@@ -59,13 +59,14 @@ public:
         }
         if constexpr (HasNs3Attributes<Config>::value)
         {
-            m_attributes = &config.ns3Attributes;
+            AddNs3Attributes(config.ns3Attributes);
         }
     }
 
     /**
      * Take the --ns3::Type::Attribute=value flags into target, for a program that
      * builds its configs itself (and copies them into each config's ns3Attributes).
+     * One target per command line: a second, other one is a std::logic_error.
      */
     void AddNs3Attributes(Ns3Attributes& target);
 
@@ -76,7 +77,8 @@ public:
      * Parse argv; throws std::invalid_argument for an unknown flag or a bad
      * value (the first one met). --ns3::Type::Attribute=value flags are
      * checked (CheckNs3Attribute) and kept, in order, for the runs to set
-     * after their reset; they need a config with ns3Attributes.
+     * after their reset; they need a target (a config with ns3Attributes given
+     * to AddOptions, or AddNs3Attributes). Each is given once.
      */
     void Parse(int argc, char** argv);
 

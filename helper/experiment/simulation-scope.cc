@@ -273,7 +273,8 @@ CheckNs3Attribute(const std::string& name, const std::string& value)
             const std::string kind = info.checker->GetValueTypeName();
             if (kind.find("BooleanValue") != std::string::npos)
             {
-                throw std::invalid_argument(name + ": got '" + value + "'; expected true or false");
+                throw std::invalid_argument(name + ": got '" + value
+                                            + "'; expected true or false (or 1 or 0)");
             }
             throw std::invalid_argument(name + ": got '" + value + "'; not a valid " + kind + " ("
                                         + info.checker->GetUnderlyingTypeInformation() + ")");
