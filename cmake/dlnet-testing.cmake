@@ -2,9 +2,9 @@
 #                     [ULIMIT_V kib] [TIMEOUT s] COMMAND program args...)
 #
 # A test that runs a program and requires its exit status (0 unless STATUS says otherwise)
-# and, with STDOUT, a match of its stdout; OUTPUT_NOT fails it when stdout or stderr match, PATTERN when
-# stderr does not. CTest's PASS_REGULAR_EXPRESSION would ignore the exit status, so these
-# checks run in test/expect-exit.cmake.
+# and, with STDOUT, a match of its stdout; OUTPUT_NOT fails it when stdout or stderr match,
+# PATTERN when stderr does not. CTest's PASS_REGULAR_EXPRESSION would ignore the exit status,
+# so these checks run in test/expect-exit.cmake.
 function(dlnet_expect_output)
   cmake_parse_arguments(PARSE_ARGV 0 T "" "NAME;STDOUT;OUTPUT_NOT;STATUS;PATTERN;ULIMIT_V;TIMEOUT"
     "COMMAND")

@@ -336,16 +336,16 @@ main(int argc, char* argv[])
             // a Markdown table, one row per case and one column per size
             // (doc/flow-network.md quotes it), below the ns-3 attributes both levels took
             std::ostringstream md;
-            for (const auto& [name, value] : EnvironmentNs3Attributes())
+            for (const auto& [source, given] :
+                 {std::make_pair("NS_ATTRIBUTE_DEFAULT ", EnvironmentNs3Attributes()),
+                  std::make_pair("--", attributes)})
             {
-                md << "Both levels with NS_ATTRIBUTE_DEFAULT " << name << '=' << value << ".\n\n";
-                std::printf(
-                    "# both levels with NS_ATTRIBUTE_DEFAULT %s=%s\n", name.c_str(), value.c_str());
-            }
-            for (const auto& [name, value] : attributes)
-            {
-                md << "Both levels with --" << name << '=' << value << ".\n\n";
-                std::printf("# both levels with --%s=%s\n", name.c_str(), value.c_str());
+                for (const auto& [name, value] : given)
+                {
+                    const std::string setting = source + name + '=' + value;
+                    md << "Both levels with " << setting << ".\n\n";
+                    std::printf("# both levels with %s\n", setting.c_str());
+                }
             }
             md << "| case | ranks | op | algorithm |";
             for (uint64_t bytes : sizes)

@@ -117,6 +117,13 @@ ExperimentCommandLine::Parse(int argc, char** argv)
         std::string name = arg.substr(2, arg.find('=') - 2);
         bool known = std::find(m_names.begin(), m_names.end(), name) != m_names.end()
                      || std::find(ns3Flags.begin(), ns3Flags.end(), name) != ns3Flags.end();
+        if (std::find(seen.begin(), seen.end(), name) != seen.end())
+        {
+            // ns-3 would keep the last one silently
+            throw std::invalid_argument(name + ": --" + name
+                                        + " is given more than once; give each option once");
+        }
+        seen.push_back(name);
         if (name.find("::") != std::string::npos)
         {
             if (arg.find('=') == std::string::npos)
@@ -131,26 +138,9 @@ ExperimentCommandLine::Parse(int argc, char** argv)
                 throw std::invalid_argument("command line: --" + name
                                             + ": this program takes no ns-3 attributes");
             }
-            for (const auto& [given, before] : m_parsedAttributes)
-            {
-                if (given == name)
-                {
-                    // ns-3 would keep the last one silently
-                    throw std::invalid_argument(name + ": --" + name
-                                                + " is given more than once; give each "
-                                                  "attribute once");
-                }
-            }
             m_parsedAttributes.emplace_back(name, value);
             continue;
         }
-        if (std::find(seen.begin(), seen.end(), name) != seen.end())
-        {
-            // ns-3 would keep the last one silently
-            throw std::invalid_argument(name + ": --" + name
-                                        + " is given more than once; give each option once");
-        }
-        seen.push_back(name);
         if (name == "PrintAttributes" || name == "PrintGroup")
         {
             // ns-3 aborts on an unknown type or group name

@@ -226,15 +226,9 @@ FredBackend::Bound(const CollectiveRequest& request,
         = WithPacket(model,
                      std::min(message, double(payload)) + FabricHeader::SERIALIZED_SIZE
                          + FredHeader::SERIALIZED_SIZE);
-    double alpha = sized.alpha;
-    if (request.op == CollectiveOp::ALL_GATHER)
-    {
-        alpha = sized.alpha1 > 0 ? sized.alpha1 : sized.alpha;
-    }
-    else
-    {
-        alpha = std::max(sized.alpha, sized.alpha2);
-    }
+    const double alpha = request.op == CollectiveOp::ALL_GATHER
+                             ? (sized.alpha1 > 0 ? sized.alpha1 : sized.alpha)
+                             : std::max(sized.alpha, sized.alpha2);
     return wire / model.linkRate + alpha;
 }
 
