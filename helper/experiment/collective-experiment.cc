@@ -467,13 +467,13 @@ RunCollective(const CollectiveConfig& c)
         // out negative): refused up front when even the contention-free bound is
         // beyond it, else cut there (below) and refused.
         const std::string limitText = dlnet::TimeText(dlnet::MAX_TIME_SECONDS);
+        // in a scope, the field and the advice name its ns-3 time attributes too
         auto beyondLimit = [&](const std::string& what)
         {
-            return std::invalid_argument("rates: " + c.op + " of " + std::to_string(bytes)
-                                         + " bytes with " + name + " on " + std::to_string(n)
-                                         + " ranks " + what
-                                         + "; raise the link rates (link-rate, fabric-link-rate, "
-                                           "nic-rate, ...) or lower the sizes");
+            return std::invalid_argument(
+                SimulationScope::ClockField() + ": " + c.op + " of " + std::to_string(bytes)
+                + " bytes with " + name + " on " + std::to_string(n) + " ranks " + what + "; "
+                + SimulationScope::ClockAdvice("link-rate, fabric-link-rate, nic-rate, ..."));
         };
         if (!(row.bound <= dlnet::MAX_TIME_SECONDS))
         {

@@ -23,6 +23,7 @@
 #include "ns3/type-id.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <cstdlib>
@@ -41,6 +42,9 @@ namespace
 
 std::function<bool()> g_interruptHook; //!< SimulationScope::SetInterruptHook
 bool g_armed{false}; //!< a scope is open and running: the hook and the time limit apply
+/// The open scope's ns-3 time attributes set above zero ("ns3::Type::Attribute"): a run
+/// can overrun the clock by its latencies as well as by its rates
+std::vector<std::string> g_timeAttributes;
 
 /// Read all of a text as one number: false on anything left over.
 template <typename T>
@@ -195,11 +199,12 @@ NS_OBJECT_ENSURE_REGISTERED(InterruptScheduler);
 } // namespace
 
 SimulatedTimeLimit::SimulatedTimeLimit()
-    : std::invalid_argument("rates: the simulation reached "
-                            + dlnet::TimeText(dlnet::MAX_TIME_SECONDS)
-                            + " of simulated time, the most a run may simulate, before it "
-                              "finished; raise the link rates (link-rate, nvlink-rate, nic-rate, "
-                              "rates, ...) or lower the sizes")
+    : std::invalid_argument(
+        SimulationScope::ClockField() + ": the simulation reached "
+        + dlnet::TimeText(dlnet::MAX_TIME_SECONDS)
+        + " of simulated time, the most a run may simulate, before it "
+          "finished; "
+        + SimulationScope::ClockAdvice("link-rate, nvlink-rate, nic-rate, rates, ..."))
 {
 }
 
@@ -398,7 +403,15 @@ SimulationScope::SimulationScope(uint32_t seed, uint64_t run, const Ns3Attribute
         TypeId::AttributeInformation info;
         TypeId::LookupByName(name.substr(0, pos))
             .LookupAttributeByName(name.substr(pos + 2), &info);
-        Config::SetDefault(name, *AttributeFromText(name, info, value));
+        Ptr<AttributeValue> parsed = AttributeFromText(name, info, value);
+        Config::SetDefault(name, *parsed);
+        g_timeAttributes.erase(std::remove(g_timeAttributes.begin(), g_timeAttributes.end(), name),
+                               g_timeAttributes.end()); // the last value counts, named once
+        Ptr<const TimeValue> time = DynamicCast<const TimeValue>(parsed);
+        if (time && time->Get().IsStrictlyPositive())
+        {
+            g_timeAttributes.push_back(name);
+        }
     }
     // always: it holds the run to the simulated-time limit (and calls the hook, if any)
     Simulator::SetScheduler(ObjectFactory("ns3::DlnetInterruptScheduler"));
@@ -410,10 +423,36 @@ SimulationScope::~SimulationScope()
     Clean();
 }
 
+std::string
+SimulationScope::ClockField()
+{
+    std::string field;
+    for (const std::string& name : g_timeAttributes)
+    {
+        field += name + ", ";
+    }
+    return field + "rates";
+}
+
+std::string
+SimulationScope::ClockAdvice(const std::string& rateOptions)
+{
+    std::string advice = "raise the link rates (" + rateOptions + ")";
+    for (std::size_t i = 0; i < g_timeAttributes.size(); ++i)
+    {
+        advice += (i == 0                             ? ", lower "
+                   : i + 1 == g_timeAttributes.size() ? " or "
+                                                      : ", ")
+                  + g_timeAttributes[i];
+    }
+    return advice + " or lower the sizes";
+}
+
 void
 SimulationScope::Clean()
 {
     g_armed = false;
+    g_timeAttributes.clear();
     Simulator::Destroy();
     Names::Clear();
     Config::Reset();

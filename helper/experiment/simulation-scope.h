@@ -94,6 +94,20 @@ public:
     static void Clean();
 
     /**
+     * The field a run that overran dlnet::MAX_TIME_SECONDS names: "rates", after
+     * the open scope's ns-3 time attributes (a latency can overrun the clock
+     * as a slow link can), e.g. "ns3::FabricNetDevice::IngressLatency, rates".
+     */
+    static std::string ClockField();
+
+    /**
+     * What such a run's message advises: "raise the link rates (<rateOptions>),
+     * lower <the scope's ns-3 time attributes> or lower the sizes".
+     * \param rateOptions the options that set the rates, as text
+     */
+    static std::string ClockAdvice(const std::string& rateOptions);
+
+    /**
      * A check made about every 50 ms of wall time while Simulator::Run runs
      * inside a scope (from the simulator's thread, between events). When it
      * returns true, the run ends at once: Simulator::Run throws

@@ -29,7 +29,13 @@ import dlnet
         (dlnet.run_collective, dict(topology="leaf-spine", oversubscription=4, op="alltoall",
                                     algorithm="direct", link_rate="200bps", min_bytes="1MiB",
                                     max_bytes="1MiB"),
-         "rates: alltoall of 1048576 bytes with direct on 8 ranks had not finished after 1d"),
+         "^rates: alltoall of 1048576 bytes with direct on 8 ranks had not finished after 1d"),
+        # a day of latency overran the clock as a slow link does, and only the rates were named
+        (dlnet.run_collective, dict(min_bytes="1MiB", max_bytes="1MiB", ns3_attributes={
+            "ns3::FabricNetDevice::IngressLatency": "1d"}),
+         r"^ns3::FabricNetDevice::IngressLatency, rates: allreduce of 1048576 bytes with ring "
+         r"on 8 ranks had not finished after 1d.*lower ns3::FabricNetDevice::IngressLatency or "
+         r"lower the sizes"),
         (dlnet.run_sparse, dict(network="flow", rates="1bps", tensor_bytes="1MiB", workers="2",
                                 densities="1"),
          # its first algorithm, switchml, is refused first: a packet outlasts its timeout
