@@ -489,20 +489,23 @@ RunCollective(const CollectiveConfig& c)
         }
         {
             SimulationScope scope(c.seed, c.run, c.ns3Attributes);
+            // (before the build, which at tens of thousands of ranks takes seconds: a
+            // schedule too large for the estimate is refused at once; gone before the run)
+            std::vector<LinkPhase> phases;
+            if (c.estimate)
+            {
+                phases = backend->Phases(req, comm);
+            }
             Cluster cluster = topology->Build();
             row.network = cluster.GetNetwork();
             result.network = row.network;
-            if (c.estimate)
+            if (!phases.empty())
             {
-                // (gone before the run: at thousands of ranks the phases are large)
-                std::vector<LinkPhase> phases = backend->Phases(req, comm);
-                if (!phases.empty())
-                {
-                    LinkLoadEstimate estimate = EstimateLinkLoad(cluster, phases);
-                    row.estimate = estimate.seconds
-                                   + backend->LibraryLatency(req, phases, *topology, latencies);
-                    row.busiestLink = estimate.busiestLink;
-                }
+                LinkLoadEstimate estimate = EstimateLinkLoad(cluster, phases);
+                row.estimate
+                    = estimate.seconds + backend->LibraryLatency(req, phases, *topology, latencies);
+                row.busiestLink = estimate.busiestLink;
+                std::vector<LinkPhase>().swap(phases);
             }
             // disposed before the cluster and the simulator go, even when the run throws
             struct DisposeAtExit

@@ -443,6 +443,30 @@ CollectivePhases(const Communicator& comm, const CollectiveRequest& request)
             lanesOfChunk[c].push_back(l);
         }
     }
+    // Every step's level and every message are kept until the phases are built (and the
+    // messages then in them): a count first, stopping at the limit, so that a schedule
+    // too large is refused before it fills the memory (a ring on 65536 ranks sends 8.6e9)
+    uint64_t count = 0;
+    for (uint32_t l = 0; l < lanes.size() && count <= MAX_ESTIMATE_MESSAGES; ++l)
+    {
+        for (uint32_t r = 0; r < n && count <= MAX_ESTIMATE_MESSAGES; ++r)
+        {
+            CollectiveStep scratch;
+            for (uint32_t k = 0; k < lanes[l].GetNSteps(r) && count <= MAX_ESTIMATE_MESSAGES; ++k)
+            {
+                count += lanes[l].GetStep(r, k, scratch).sends.size();
+            }
+        }
+    }
+    if (count > MAX_ESTIMATE_MESSAGES)
+    {
+        throw std::invalid_argument(
+            "estimate: " + ToString(req.op) + " of " + std::to_string(req.bytes) + " bytes with "
+            + ToString(req.algorithm) + " on " + std::to_string(n) + " ranks sends more than "
+            + std::to_string(MAX_ESTIMATE_MESSAGES)
+            + " messages, the most the link-load estimate keeps in memory (about 3 GiB); "
+              "set estimate=false to run without it");
+    }
     // when the engine posts a send (for the ids), and the phase its bytes are counted in
     Levels posted(lanes, lanesOfChunk, position, req.chunksInFlight, req.staggerChunks, false);
     // (a send/receive's chunks go back to back on one path, each without a later step to
