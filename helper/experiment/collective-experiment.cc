@@ -204,6 +204,17 @@ CollectiveConfig::MakeBackend(const std::string& name) const
 }
 
 void
+CheckFunctionalBytes(const std::string& field, uint64_t bytes, uint32_t ranks)
+{
+    if (bytes > (uint64_t(1) << 31) / std::max<uint32_t>(ranks, 1))
+    {
+        throw std::invalid_argument(field
+                                    + ": functional mode keeps each rank's buffer in memory; at "
+                                      "most 2 GiB over all ranks");
+    }
+}
+
+void
 CheckElementBytes(const std::string& field, uint64_t bytes, const std::string& type)
 {
     uint32_t es = ElementSize(ParseDataType("type", type));
@@ -305,10 +316,13 @@ CollectiveConfig::Validate() const
     {
         throw std::invalid_argument("seed: got 0; expected a whole number of at least 1");
     }
-    if (functional && maxBytes > (uint64_t(1) << 31) / n)
+    if (functional)
     {
-        throw std::invalid_argument("max-bytes: functional mode keeps each rank's buffer in "
-                                    "memory; at most 2 GiB over all ranks");
+        CheckFunctionalBytes("max-bytes", maxBytes, n);
+    }
+    if (algorithm == "omnireduce")
+    {
+        CheckSparsitySize("max-bytes", maxBytes, blockElements, n);
     }
     NetworkModel model = ModelOf(topology, comm.ranks, LatenciesOf(ns3Attributes));
     Ptr<CollectiveBackend> backend = kind ? MakeBackend(algorithm) : nullptr;

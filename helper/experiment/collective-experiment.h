@@ -34,6 +34,13 @@ constexpr uint64_t MAX_COLLECTIVE_BYTES = 1ULL << 40;
 void CheckElementBytes(const std::string& field, uint64_t bytes, const std::string& type);
 
 /**
+ * Throw std::invalid_argument naming field when functional mode would keep
+ * more than 2 GiB of buffers: bytes on each of ranks (CollectiveConfig::Validate's
+ * check of max-bytes, for a program that sets the size from an option of its own).
+ */
+void CheckFunctionalBytes(const std::string& field, uint64_t bytes, uint32_t ranks);
+
+/**
  * \ingroup dlnet
  * \brief A collective swept over sizes on a topology, in the manner of nccl-tests.
  */

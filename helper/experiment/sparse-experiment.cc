@@ -278,6 +278,15 @@ SparseConfig::Validate() const
     }
     for (const auto& p : PointsOf(*this))
     {
+        // the collective's messages name its own options (max-bytes); a sweep's are these
+        if (p.config.functional)
+        {
+            CheckFunctionalBytes("tensor-bytes", p.row.bytes, p.row.workers);
+        }
+        if (p.row.algorithm == "omnireduce")
+        {
+            CheckSparsitySize("tensor-bytes", p.row.bytes, p.row.blockElements, p.row.workers);
+        }
         p.config.Validate();
     }
 }

@@ -119,6 +119,13 @@ CheckBlocks(uint64_t blocks)
     }
 }
 
+/// workers x blocks flags within MAX_SPARSITY_FLAGS
+bool
+FitsFlags(uint64_t workers, uint64_t blocks)
+{
+    return workers == 0 || blocks <= MAX_SPARSITY_FLAGS / workers;
+}
+
 /// The reader's position, for messages "path:line: ...".
 class FileError
 {
@@ -280,6 +287,24 @@ SparsityPattern::NextNonZero(uint32_t w, uint64_t from, uint64_t stride) const
     return UINT64_MAX;
 }
 
+void
+CheckSparsitySize(const std::string& field,
+                  uint64_t bytes,
+                  uint64_t blockElements,
+                  uint64_t workers)
+{
+    uint64_t blocks = blockElements == 0 ? 0 : bytes / 4 / blockElements;
+    if (!FitsFlags(workers, blocks))
+    {
+        throw std::invalid_argument(
+            field + ": " + std::to_string(bytes) + " bytes in blocks of "
+            + std::to_string(blockElements) + " float32 elements on " + std::to_string(workers)
+            + " workers make " + std::to_string(blocks) + " x " + std::to_string(workers)
+            + " block flags; omnireduce's sparsity pattern holds at most 2^29 (536870912): "
+              "lower the bytes or the workers, or raise block-elements");
+    }
+}
+
 SparsityPattern
 GenerateSparsity(
     uint32_t workers, uint64_t blocks, double density, SparsityPlacement placement, uint64_t seed)
@@ -288,6 +313,12 @@ GenerateSparsity(
     CheckDensity(density);
     CheckWorkers(workers);
     CheckBlocks(blocks);
+    if (!FitsFlags(workers, blocks))
+    {
+        throw std::invalid_argument("blocks: " + std::to_string(blocks) + " on "
+                                    + std::to_string(workers)
+                                    + " workers are more flags than a pattern may hold (2^29)");
+    }
 
     // k = round(d blocks), halves away from zero; double(blocks) may round up, so cap at blocks
     double exact = std::round(density * double(blocks));

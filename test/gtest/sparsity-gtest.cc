@@ -298,6 +298,20 @@ TEST(SparsityGenerate, BadInputNamesTheField)
             GenerateSparsity(4, 0, 0.5, SparsityPlacement::RANDOM, 1);
         },
         {"blocks", "got 0", "at least 1"});
+    // one flag past 2^29: refused before any is allocated (1 TiB on 8 workers ran for minutes)
+    ExpectInvalid(
+        []
+        {
+            GenerateSparsity(8, (uint64_t(1) << 26) + 1, 0.5, SparsityPlacement::RANDOM, 1);
+        },
+        {"blocks", "67108865 on 8 workers", "2^29"});
+    ExpectInvalid(
+        []
+        {
+            CheckSparsitySize("tensor-bytes", (uint64_t(1) << 36) + 1024, 256, 8);
+        },
+        {"tensor-bytes", "67108865 x 8 block flags", "2^29"});
+    CheckSparsitySize("tensor-bytes", uint64_t(1) << 36, 256, 8); // exactly 2^29: taken
     ExpectInvalid(
         []
         {
