@@ -46,7 +46,7 @@ main(int argc, char* argv[])
                          "transformer layers simulated, per-layer shape kept, vocabulary scaled "
                          "alike (0: the full models)",
                          layers);
-            cmd.AddValue("mtu", "wafer packet in bytes, header included", mtu);
+            cmd.AddValue("mtu", "wafer packet in bytes, header included (88 to 1048576)", mtu);
             cmd.AddValue("iterations", "iterations per run (the first is the warm-up)", iterations);
             cmd.AddValue("network", NETWORK_OPTION_HELP, config.network);
             cmd.AddValue("results", "folder for CSV, JSON and PNG output", results);
@@ -54,7 +54,8 @@ main(int argc, char* argv[])
             config.workloads = dlnet::ParseList("workloads", workloads, FredTrainingWorkloads());
             config.variants = dlnet::ParseList("variants", variants, FredTrainingVariants());
             config.layers = dlnet::ParseUnsigned("layers", layers, 0, 1000);
-            config.mtu = dlnet::ParseUnsigned("mtu", mtu, 1, 1u << 20);
+            config.mtu = dlnet::ParseUnsigned(
+                "mtu", mtu, WAFER_MIN_PAYLOAD + FabricHeader::SERIALIZED_SIZE, MAX_MTU);
             config.iterations = dlnet::ParseUnsigned("iterations", iterations, 1, 100);
             config.Validate();
             CheckResultsDir("results", results);

@@ -80,6 +80,26 @@ TypeName(const py::handle& value)
 }
 
 /**
+ * A str's UTF-8 text. A str that has none (a lone surrogate such as '\\udc80')
+ * raises ValueError naming the field, not pybind11's RuntimeError "Unable to cast".
+ * \param field the option or mapping, for the message \param value a str
+ */
+std::string
+StrText(const std::string& field, const py::handle& value)
+{
+    Py_ssize_t size = 0;
+    const char* text = PyUnicode_AsUTF8AndSize(value.ptr(), &size);
+    if (text == nullptr)
+    {
+        PyErr_Clear();
+        throw std::invalid_argument(field + ": got " + std::string(py::repr(value))
+                                    + ", which has no UTF-8 text (a lone surrogate); expected "
+                                      "text");
+    }
+    return std::string(text, size);
+}
+
+/**
  * The text the option parsers expect for a Python value.
  * \param key the option, for error messages
  * \param value a str, int, float or bool
@@ -96,7 +116,7 @@ OptionText(const std::string& key, const py::handle& value)
     }
     if (py::isinstance<py::str>(value))
     {
-        return value.cast<std::string>();
+        return StrText(key, value);
     }
     if (py::isinstance<py::int_>(value) || py::hasattr(value, "__index__"))
     {
@@ -157,7 +177,7 @@ ApplyOptions(const std::vector<ns3::ExperimentOption<Config>>& table,
             throw OptionTypeError("config: option names must be str, got "
                                   + std::string(py::repr(item.first)));
         }
-        std::string key = item.first.cast<std::string>();
+        std::string key = StrText("config", item.first);
         std::string name = key;
         std::replace(name.begin(), name.end(), '_', '-');
         auto option = std::find_if(table.begin(),
@@ -268,7 +288,7 @@ Ns3AttributesOf(const py::object& attributes)
             throw OptionTypeError("ns3_attributes: names must be str, got "
                                   + std::string(py::repr(item.first)));
         }
-        std::string name = item.first.cast<std::string>();
+        std::string name = StrText("ns3_attributes", item.first);
         std::string value = OptionText(name, item.second);
         ns3::CheckNs3Attribute(name, value);
         out.emplace_back(name, value);

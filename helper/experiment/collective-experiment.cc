@@ -481,13 +481,18 @@ RunCollective(const CollectiveConfig& c)
         // out negative): refused up front when even the contention-free bound is
         // beyond it, else cut there (below) and refused.
         const std::string limitText = dlnet::TimeText(dlnet::MAX_TIME_SECONDS);
-        // in a scope, the field and the advice name its ns-3 time attributes too
+        // the field and the advice name the run's ns-3 time attributes too (a collective's
+        // launch latency counts in its bound, a device's latency in its run)
+        const std::vector<std::string> timeAttributes
+            = SimulationScope::TimeAttributesOf(c.ns3Attributes);
         auto beyondLimit = [&](const std::string& what)
         {
             return std::invalid_argument(
-                SimulationScope::ClockField() + ": " + c.op + " of " + std::to_string(bytes)
-                + " bytes with " + name + " on " + std::to_string(n) + " ranks " + what + "; "
-                + SimulationScope::ClockAdvice("link-rate, fabric-link-rate, nic-rate, ..."));
+                SimulationScope::ClockField(timeAttributes) + ": " + c.op + " of "
+                + std::to_string(bytes) + " bytes with " + name + " on " + std::to_string(n)
+                + " ranks " + what + "; "
+                + SimulationScope::ClockAdvice(timeAttributes,
+                                               "link-rate, fabric-link-rate, nic-rate, ..."));
         };
         if (!(row.bound <= dlnet::MAX_TIME_SECONDS))
         {

@@ -5,6 +5,7 @@
 
 #include "plot-writer.h"
 #include "result-writer.h"
+#include "simulation-scope.h"
 
 #include "ns3/config-parse.h"
 #include "ns3/log.h"
@@ -123,6 +124,22 @@ MegatronSettings::Validate() const
     dlnet::ParseRate("nvlink-rate", nvlinkRate, MEGATRON_MIN_NVLINK_BPS);
     dlnet::ParseChoice("network", network, {"packet", "flow"});
     dlnet::ParseReal("overlap-slowdown", dlnet::ShortestText(overlapSlowdown), 0, 100);
+    if (ncclLatency)
+    {
+        // MegatronTrainingConfig sets them after the environment's: theirs would be lost
+        for (const auto& [name, value] : EnvironmentNs3Attributes())
+        {
+            if (name == "ns3::CollectiveEngine::LaunchLatency"
+                || name == "ns3::CollectiveEngine::StepLatency"
+                || name == "ns3::CollectiveEngine::NetworkStepLatency")
+            {
+                throw std::invalid_argument("NS_ATTRIBUTE_DEFAULT: " + name
+                                            + ": nccl-latency (true) sets it to NCCL 2.8's "
+                                              "latency; set nccl-latency to false to give your "
+                                              "own");
+            }
+        }
+    }
 }
 
 TrainingConfig

@@ -199,12 +199,12 @@ NS_OBJECT_ENSURE_REGISTERED(InterruptScheduler);
 } // namespace
 
 SimulatedTimeLimit::SimulatedTimeLimit()
-    : std::invalid_argument(
-        SimulationScope::ClockField() + ": the simulation reached "
-        + dlnet::TimeText(dlnet::MAX_TIME_SECONDS)
-        + " of simulated time, the most a run may simulate, before it "
-          "finished; "
-        + SimulationScope::ClockAdvice("link-rate, nvlink-rate, nic-rate, rates, ..."))
+    : std::invalid_argument(SimulationScope::ClockField(g_timeAttributes)
+                            + ": the simulation reached " + dlnet::TimeText(dlnet::MAX_TIME_SECONDS)
+                            + " of simulated time, the most a run may simulate, before it "
+                              "finished; "
+                            + SimulationScope::ClockAdvice(
+                                g_timeAttributes, "link-rate, nvlink-rate, nic-rate, rates, ..."))
 {
 }
 
@@ -216,15 +216,17 @@ SimulationInterrupted::SimulationInterrupted()
 void
 CheckNs3Attribute(const std::string& name, const std::string& value)
 {
+    // the names and values as typed go into messages: control bytes escaped, a NUL shown
+    const std::string shown = dlnet::PrintableText(name);
     std::string::size_type pos = name.rfind("::");
     if (name.rfind("ns3::", 0) != 0 || pos == std::string::npos || pos < 5)
     {
-        throw std::invalid_argument(name + ": expected an ns-3 attribute as ns3::Type::Attribute");
+        throw std::invalid_argument(shown + ": expected an ns-3 attribute as ns3::Type::Attribute");
     }
     std::string typeName = name.substr(0, pos);
     std::string attribute = name.substr(pos + 2);
-    // Attributes the topology builders set on every object from dlnet's own
-    // options: a default would be overwritten, silently.
+    // Attributes the topology builders, the backends and the engine's requests set on
+    // every object from dlnet's own options: a default would be overwritten, silently.
     static const std::vector<std::pair<std::string, std::string>> setByOptions = {
         {"ns3::FabricNetDevice::DataRate", "link-rate"},
         {"ns3::FabricNetDevice::Mtu", "mtu"},
@@ -236,12 +238,19 @@ CheckNs3Attribute(const std::string& name, const std::string& value)
         {"ns3::FabricSwitch::Latency", "switch-latency"},
         {"ns3::FabricSwitch::EcmpSeed", "ecmp-seed"},
         {"ns3::FabricSwitch::LoadBalancing", "load-balancing"},
+        {"ns3::FabricEndpoint::Window", "window"},
+        {"ns3::FabricEndpoint::RetransmitTimeout", "retransmit-timeout"},
+        {"ns3::CollectiveEngine::Chunks", "chunks"},
+        {"ns3::CollectiveEngine::ChunksInFlight", "chunks-in-flight"},
+        {"ns3::SwitchmlWorker::Timeout", "aggregation-timeout"},
+        {"ns3::OmniReduceWorker::Timeout", "aggregation-timeout"},
+        {"ns3::FredSwitchProgram::MiddleStages", "middle-stages"},
     };
     for (const auto& [path, option] : setByOptions)
     {
         if (path == name)
         {
-            throw std::invalid_argument(name + ": dlnet sets it on every object from its option '"
+            throw std::invalid_argument(shown + ": dlnet sets it on every object from its option '"
                                         + option + "' (a default would be overwritten); use "
                                         + option + " instead");
         }
@@ -249,12 +258,12 @@ CheckNs3Attribute(const std::string& name, const std::string& value)
     TypeId tid;
     if (!TypeId::LookupByNameFailSafe(typeName, &tid))
     {
-        throw std::invalid_argument(name + ": no ns-3 type " + typeName);
+        throw std::invalid_argument(shown + ": no ns-3 type " + dlnet::PrintableText(typeName));
     }
     if (tid.IsChildOf(CollectiveBackend::GetTypeId()))
     {
         // the experiments make each backend with its attributes set from their options
-        throw std::invalid_argument(name
+        throw std::invalid_argument(shown
                                     + ": dlnet sets a collective backend's attributes from "
                                       "the experiment's options (a default would be "
                                       "overwritten); use the option instead (--help lists "
@@ -271,17 +280,18 @@ CheckNs3Attribute(const std::string& name, const std::string& value)
         }
         if (!(info.flags & TypeId::ATTR_CONSTRUCT))
         {
-            throw std::invalid_argument(name + ": the attribute has no initial value to set");
+            throw std::invalid_argument(shown + ": the attribute has no initial value to set");
         }
         if (!AttributeFromText(name, info, value))
         {
             const std::string kind = info.checker->GetValueTypeName();
             if (kind.find("BooleanValue") != std::string::npos)
             {
-                throw std::invalid_argument(name + ": got '" + value
+                throw std::invalid_argument(shown + ": got '" + dlnet::PrintableText(value)
                                             + "'; expected true or false (or 1 or 0)");
             }
-            throw std::invalid_argument(name + ": got '" + value + "'; not a valid " + kind + " ("
+            throw std::invalid_argument(shown + ": got '" + dlnet::PrintableText(value)
+                                        + "'; not a valid " + kind + " ("
                                         + info.checker->GetUnderlyingTypeInformation() + ")");
         }
         return;
@@ -289,10 +299,11 @@ CheckNs3Attribute(const std::string& name, const std::string& value)
     TypeId::AttributeInformation inherited;
     if (tid.LookupAttributeByName(attribute, &inherited))
     {
-        throw std::invalid_argument(name + ": " + typeName
+        throw std::invalid_argument(shown + ": " + dlnet::PrintableText(typeName)
                                     + " inherits the attribute; name the type that defines it");
     }
-    throw std::invalid_argument(name + ": " + typeName + " has no attribute '" + attribute
+    throw std::invalid_argument(shown + ": " + dlnet::PrintableText(typeName)
+                                + " has no attribute '" + dlnet::PrintableText(attribute)
                                 + "'; its attributes: " + (known.empty() ? "none" : known));
 }
 
@@ -384,6 +395,28 @@ EnvironmentNs3Attributes()
     return parsed.attributes;
 }
 
+namespace
+{
+/// The environment's attribute defaults, then the run's (they win), each checked and read.
+std::vector<std::pair<std::string, Ptr<AttributeValue>>>
+ParsedAttributes(const Ns3Attributes& attributes)
+{
+    Ns3Attributes all = EnvironmentNs3Attributes();
+    all.insert(all.end(), attributes.begin(), attributes.end());
+    std::vector<std::pair<std::string, Ptr<AttributeValue>>> parsed;
+    for (const auto& [name, value] : all)
+    {
+        CheckNs3Attribute(name, value);
+        std::string::size_type pos = name.rfind("::");
+        TypeId::AttributeInformation info;
+        TypeId::LookupByName(name.substr(0, pos))
+            .LookupAttributeByName(name.substr(pos + 2), &info);
+        parsed.emplace_back(name, AttributeFromText(name, info, value));
+    }
+    return parsed;
+}
+} // namespace
+
 SimulationScope::SimulationScope(uint32_t seed, uint64_t run, const Ns3Attributes& attributes)
 {
     if (seed == 0)
@@ -394,25 +427,11 @@ SimulationScope::SimulationScope(uint32_t seed, uint64_t run, const Ns3Attribute
     dlnet::UsePicoseconds();
     RngSeedManager::SetSeed(seed);
     RngSeedManager::SetRun(run);
-    Ns3Attributes all = EnvironmentNs3Attributes(); // the run's own after them: they win
-    all.insert(all.end(), attributes.begin(), attributes.end());
-    for (const auto& [name, value] : all)
+    for (const auto& [name, value] : ParsedAttributes(attributes))
     {
-        CheckNs3Attribute(name, value);
-        std::string::size_type pos = name.rfind("::");
-        TypeId::AttributeInformation info;
-        TypeId::LookupByName(name.substr(0, pos))
-            .LookupAttributeByName(name.substr(pos + 2), &info);
-        Ptr<AttributeValue> parsed = AttributeFromText(name, info, value);
-        Config::SetDefault(name, *parsed);
-        g_timeAttributes.erase(std::remove(g_timeAttributes.begin(), g_timeAttributes.end(), name),
-                               g_timeAttributes.end()); // the last value counts, named once
-        Ptr<const TimeValue> time = DynamicCast<const TimeValue>(parsed);
-        if (time && time->Get().IsStrictlyPositive())
-        {
-            g_timeAttributes.push_back(name);
-        }
+        Config::SetDefault(name, *value);
     }
+    g_timeAttributes = TimeAttributesOf(attributes);
     // always: it holds the run to the simulated-time limit (and calls the hook, if any)
     Simulator::SetScheduler(ObjectFactory("ns3::DlnetInterruptScheduler"));
     g_armed = true;
@@ -423,11 +442,28 @@ SimulationScope::~SimulationScope()
     Clean();
 }
 
+std::vector<std::string>
+SimulationScope::TimeAttributesOf(const Ns3Attributes& attributes)
+{
+    std::vector<std::string> names;
+    for (const auto& [name, value] : ParsedAttributes(attributes))
+    {
+        names.erase(std::remove(names.begin(), names.end(), name),
+                    names.end()); // the last value counts, named once
+        Ptr<const TimeValue> time = DynamicCast<const TimeValue>(value);
+        if (time && time->Get().IsStrictlyPositive())
+        {
+            names.push_back(name);
+        }
+    }
+    return names;
+}
+
 std::string
-SimulationScope::ClockField()
+SimulationScope::ClockField(const std::vector<std::string>& timeAttributes)
 {
     std::string field;
-    for (const std::string& name : g_timeAttributes)
+    for (const std::string& name : timeAttributes)
     {
         field += name + ", ";
     }
@@ -435,15 +471,16 @@ SimulationScope::ClockField()
 }
 
 std::string
-SimulationScope::ClockAdvice(const std::string& rateOptions)
+SimulationScope::ClockAdvice(const std::vector<std::string>& timeAttributes,
+                             const std::string& rateOptions)
 {
     std::string advice = "raise the link rates (" + rateOptions + ")";
-    for (std::size_t i = 0; i < g_timeAttributes.size(); ++i)
+    for (std::size_t i = 0; i < timeAttributes.size(); ++i)
     {
-        advice += (i == 0                             ? ", lower "
-                   : i + 1 == g_timeAttributes.size() ? " or "
-                                                      : ", ")
-                  + g_timeAttributes[i];
+        advice += (i == 0                           ? ", lower "
+                   : i + 1 == timeAttributes.size() ? " or "
+                                                    : ", ")
+                  + timeAttributes[i];
     }
     return advice + " or lower the sizes";
 }

@@ -94,18 +94,29 @@ public:
     static void Clean();
 
     /**
-     * The field a run that overran dlnet::MAX_TIME_SECONDS names: "rates", after
-     * the open scope's ns-3 time attributes (a latency can overrun the clock
-     * as a slow link can), e.g. "ns3::FabricNetDevice::IngressLatency, rates".
+     * The ns-3 time attributes a scope with these attributes (after the
+     * environment's) sets above zero, each named once: a run can overrun
+     * dlnet::MAX_TIME_SECONDS by its latencies as well as by its rates.
+     * \param attributes the run's own (checked: std::invalid_argument)
+     * \return "ns3::Type::Attribute" names
      */
-    static std::string ClockField();
+    static std::vector<std::string> TimeAttributesOf(const Ns3Attributes& attributes);
+
+    /**
+     * The field a run that overran dlnet::MAX_TIME_SECONDS names: "rates",
+     * after the time attributes, e.g. "ns3::FabricNetDevice::IngressLatency, rates".
+     * \param timeAttributes TimeAttributesOf the run's attributes
+     */
+    static std::string ClockField(const std::vector<std::string>& timeAttributes);
 
     /**
      * What such a run's message advises: "raise the link rates (<rateOptions>),
-     * lower <the scope's ns-3 time attributes> or lower the sizes".
+     * lower <the time attributes> or lower the sizes".
+     * \param timeAttributes TimeAttributesOf the run's attributes
      * \param rateOptions the options that set the rates, as text
      */
-    static std::string ClockAdvice(const std::string& rateOptions);
+    static std::string ClockAdvice(const std::vector<std::string>& timeAttributes,
+                                   const std::string& rateOptions);
 
     /**
      * A check made about every 50 ms of wall time while Simulator::Run runs

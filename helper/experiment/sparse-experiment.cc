@@ -6,6 +6,7 @@
 #include "ns3/config-parse.h"
 #include "ns3/log.h"
 #include "ns3/sparsity.h"
+#include "ns3/topology.h"
 
 #include <algorithm>
 #include <chrono>
@@ -286,6 +287,20 @@ SparseConfig::Validate() const
         if (p.row.algorithm == "omnireduce")
         {
             CheckSparsitySize("tensor-bytes", p.row.bytes, p.row.blockElements, p.row.workers);
+        }
+        try
+        {
+            CheckRankCount("star", p.config.topology.hosts); // the sweep builds the star
+        }
+        catch (const std::invalid_argument&)
+        {
+            // workers are at most 32768, so only the aggregators can make it too large
+            throw std::invalid_argument(
+                "aggregators: " + std::to_string(p.row.aggregators) + " aggregators beside "
+                + std::to_string(p.row.workers) + " workers make a star of "
+                + std::to_string(p.config.topology.hosts)
+                + " hosts; at most 65536 (aggregators at most "
+                + std::to_string(65536 - p.row.workers) + " with these workers)");
         }
         p.config.Validate();
     }

@@ -57,7 +57,8 @@ SwitchmlProgram::AddJob(const SwitchmlJob& job)
         throw std::invalid_argument("window: a pool of " + std::to_string(job.poolSize)
                                     + " slots does not fit the switch ("
                                     + std::to_string(m_capacity - m_used) + " of "
-                                    + std::to_string(m_capacity) + " slots free)");
+                                    + std::to_string(m_capacity)
+                                    + " slots free; its attribute ns3::SwitchmlProgram::Slots)");
     }
     if (job.childPorts.empty() || job.childPorts.size() != job.childAddresses.size())
     {

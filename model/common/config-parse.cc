@@ -504,9 +504,15 @@ ParseTime(const std::string& field, const std::string& text, double maxSeconds)
     std::ostringstream range;
     range << "a time from 0ns to " << TimeText(maxSeconds) << ", e.g. 500ns, 1us or 2ms";
     const std::string allowed = range.str();
-    if (!(ScaledNumber(field, text, units, "ns", allowed) <= maxSeconds))
+    double seconds = ScaledNumber(field, text, units, "ns", allowed);
+    if (!(seconds <= maxSeconds))
     {
         Fail(field, text, allowed);
+    }
+    if (seconds > 0 && seconds < 1e-12)
+    {
+        // it would become 0 silently: the clock counts picoseconds
+        Fail(field, text, "0 or at least 1ps, the simulator's step");
     }
     return Time(Trim(text));
 }

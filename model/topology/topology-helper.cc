@@ -77,12 +77,13 @@ TopologyConfig::ValidateFabric() const
         dlnet::ParseRate("local-link-rate", localLinkRate);
     }
     dlnet::ParseTime("switch-latency", switchLatency, dlnet::MAX_DELAY_SECONDS);
-    if (mtu <= FabricHeader::SERIALIZED_SIZE || mtu > (1u << 20))
+    if (mtu <= FabricHeader::SERIALIZED_SIZE || mtu > MAX_MTU)
     {
-        throw std::invalid_argument(
-            "mtu: got " + std::to_string(mtu) + "; expected "
-            + std::to_string(FabricHeader::SERIALIZED_SIZE + 1) + " to 1048576 bytes (the "
-            + std::to_string(FabricHeader::SERIALIZED_SIZE) + "-byte FabricHeader included)");
+        throw std::invalid_argument("mtu: got " + std::to_string(mtu) + "; expected "
+                                    + std::to_string(FabricHeader::SERIALIZED_SIZE + 1) + " to "
+                                    + std::to_string(MAX_MTU) + " bytes (the "
+                                    + std::to_string(FabricHeader::SERIALIZED_SIZE)
+                                    + "-byte FabricHeader included)");
     }
     if (trafficClasses < 1 || trafficClasses > 8)
     {
@@ -143,6 +144,29 @@ TopologyConfig::ValidateFabric() const
     {
         throw std::invalid_argument("retransmit-timeout: got '" + retransmitTimeout
                                     + "'; expected a time from 1ns to 10s");
+    }
+    if (flowControl != "lossy")
+    {
+        // another value was taken and then ignored: a lossless fabric's queues hold what
+        // its credits let in (the default passes: a run's returned config repeats it)
+        const TopologyConfig defaults;
+        const std::pair<const char*, bool> lossyOnly[] = {
+            {"window", window != defaults.window},
+            {"buffer-bytes", bufferBytes != defaults.bufferBytes},
+            {"retransmit-timeout",
+             rto != dlnet::ParseTime("retransmit-timeout", defaults.retransmitTimeout)},
+        };
+        for (const auto& [option, changed] : lossyOnly)
+        {
+            if (changed)
+            {
+                throw std::invalid_argument(
+                    std::string(option)
+                    + ": applies to flow-control=lossy only (a lossless fabric "
+                      "neither drops nor retransmits; its credits, "
+                      "rx-buffer-bytes, bound its queues)");
+            }
+        }
     }
     if (!pcapPrefix.empty())
     {

@@ -15,6 +15,9 @@
 namespace ns3
 {
 
+/// The largest packet the fabric takes, header included (TopologyConfig::mtu): 1 MiB.
+constexpr uint32_t MAX_MTU = 1u << 20;
+
 /**
  * \ingroup dlnet
  * \brief Plain description of a topology and of its links.

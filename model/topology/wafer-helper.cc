@@ -16,10 +16,6 @@ namespace ns3
 namespace
 {
 
-/// Largest packet the fabric takes, header included (TopologyConfig::mtu).
-constexpr uint32_t MAX_MTU = 1u << 20;
-constexpr uint32_t MIN_PAYLOAD = 64;
-
 /// \return the rate in exact ns-3 syntax
 std::string
 RateString(DataRate rate)
@@ -127,10 +123,10 @@ WaferConfig::Validate() const
     dlnet::ParseRate("io-rate", ioRate);
     dlnet::ParseTime("link-delay", linkDelay, dlnet::MAX_DELAY_SECONDS);
     const uint32_t maxPayload = MAX_MTU - FabricHeader::SERIALIZED_SIZE;
-    if (payloadBytes < MIN_PAYLOAD || payloadBytes > maxPayload)
+    if (payloadBytes < WAFER_MIN_PAYLOAD || payloadBytes > maxPayload)
     {
         throw std::invalid_argument("payload-bytes: got " + std::to_string(payloadBytes)
-                                    + "; expected " + std::to_string(MIN_PAYLOAD) + " to "
+                                    + "; expected " + std::to_string(WAFER_MIN_PAYLOAD) + " to "
                                     + std::to_string(maxPayload) + " bytes (the "
                                     + std::to_string(FabricHeader::SERIALIZED_SIZE)
                                     + "-byte FabricHeader makes packets of at most 1 MiB)");

@@ -58,6 +58,9 @@ bool InSwitch(WaferVariant variant);
 /// \return true when the FRED uplinks are tapered to an eighth (fred-a, fred-b)
 bool IsTapered(WaferVariant variant);
 
+/// The smallest payload of a wafer packet (WaferConfig::payloadBytes), bytes.
+constexpr uint32_t WAFER_MIN_PAYLOAD = 64;
+
 /**
  * \ingroup dlnet
  * \brief A wafer-scale system as the FRED paper evaluates it: 20 NPUs with

@@ -301,11 +301,16 @@ WaferScaleTopology::FromTopologyConfig(const TopologyConfig& config, WaferVarian
         w.linkDelay = config.hostLinkDelay;
     }
     // the config's mtu (its default too) is the packet: the models read it
-    if (config.mtu <= FabricHeader::SERIALIZED_SIZE)
+    // (named here: WaferConfig::Validate would name its payload-bytes, an option this
+    // config does not have)
+    const uint32_t minMtu = WAFER_MIN_PAYLOAD + FabricHeader::SERIALIZED_SIZE;
+    if (config.mtu < minMtu || config.mtu > MAX_MTU)
     {
         throw std::invalid_argument(
-            "mtu: got " + std::to_string(config.mtu) + "; a wafer packet needs more than the "
-            + std::to_string(FabricHeader::SERIALIZED_SIZE) + "-byte header");
+            "mtu: got " + std::to_string(config.mtu) + "; a wafer packet needs "
+            + std::to_string(minMtu) + " to " + std::to_string(MAX_MTU) + " bytes (a payload of "
+            + std::to_string(WAFER_MIN_PAYLOAD) + " bytes at least behind the "
+            + std::to_string(FabricHeader::SERIALIZED_SIZE) + "-byte header)");
     }
     w.payloadBytes = config.mtu - FabricHeader::SERIALIZED_SIZE;
     w.network = config.network;

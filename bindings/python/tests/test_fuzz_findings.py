@@ -55,6 +55,21 @@ def test_refused_naming_the_field(function, options, message, tmp_path):
 
 
 @pytest.mark.parametrize(
+    "options, field",
+    [
+        (dict(network="\udc80"), "network"),
+        (dict(ns3_attributes={"ns3::FlowNetwork::SolverMemory": "\udc80"}),
+         "ns3::FlowNetwork::SolverMemory"),
+        (dict(ns3_attributes={"ns3::FlowNetwork::\udc80": "1"}), "ns3_attributes"),
+    ],
+)
+def test_lone_surrogate_is_a_value_error(options, field, tmp_path):
+    # a str without UTF-8 text raised pybind11's RuntimeError "Unable to cast"
+    with pytest.raises(ValueError, match="^" + field + r": got .*no UTF-8 text"):
+        dlnet.run_collective(results_dir=str(tmp_path), **options)
+
+
+@pytest.mark.parametrize(
     "variable, value, message",
     [
         # ns-3 aborted the interpreter (status 134) on a value it could not read
