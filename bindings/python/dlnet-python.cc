@@ -82,7 +82,8 @@ TypeName(const py::handle& value)
 /**
  * A str's UTF-8 text. A str that has none (a lone surrogate such as '\\udc80')
  * raises ValueError naming the field, not pybind11's RuntimeError "Unable to cast".
- * \param field the option or mapping, for the message \param value a str
+ * \param field the option or mapping, for the message
+ * \param value a str
  */
 std::string
 StrText(const std::string& field, const py::handle& value)
@@ -163,6 +164,44 @@ PathText(const std::string& key, const py::handle& value)
     return path;
 }
 
+/// ns3_attributes={'ns3::Type::Attribute': value}: checked, in the dict's order.
+ns3::Ns3Attributes
+Ns3AttributesOf(const py::object& attributes)
+{
+    ns3::Ns3Attributes out;
+    if (attributes.is_none())
+    {
+        return out;
+    }
+    if (!py::isinstance<py::dict>(attributes))
+    {
+        throw OptionTypeError(
+            "ns3_attributes: expected a dict {'ns3::Type::Attribute': value}, got "
+            + TypeName(attributes));
+    }
+    for (auto item : py::reinterpret_borrow<py::dict>(attributes))
+    {
+        if (!py::isinstance<py::str>(item.first))
+        {
+            throw OptionTypeError("ns3_attributes: names must be str, got "
+                                  + std::string(py::repr(item.first)));
+        }
+        std::string name = StrText("ns3_attributes", item.first);
+        std::string value = OptionText(name, item.second);
+        ns3::CheckNs3Attribute(name, value);
+        out.emplace_back(name, value);
+    }
+    return out;
+}
+
+/// Append ns3_attributes to those a config dict gave (its "ns3-attributes").
+void
+AddNs3AttributesOf(ns3::Ns3Attributes& target, const py::object& attributes)
+{
+    ns3::Ns3Attributes more = Ns3AttributesOf(attributes);
+    target.insert(target.end(), more.begin(), more.end());
+}
+
 /// Apply every key of a mapping to the config (throws std::invalid_argument).
 template <typename Config>
 void
@@ -180,6 +219,15 @@ ApplyOptions(const std::vector<ns3::ExperimentOption<Config>>& table,
         std::string key = StrText("config", item.first);
         std::string name = key;
         std::replace(name.begin(), name.end(), '_', '-');
+        if constexpr (ns3::HasNs3Attributes<Config>::value)
+        {
+            if (name == "ns3-attributes") // as a result's config records them
+            {
+                AddNs3AttributesOf(config.ns3Attributes,
+                                   py::reinterpret_borrow<py::object>(item.second));
+                continue;
+            }
+        }
         auto option = std::find_if(table.begin(),
                                    table.end(),
                                    [&name](const ns3::ExperimentOption<Config>& o)
@@ -266,36 +314,6 @@ ResultsDir(const py::object& resultsDir)
     return dir;
 }
 
-/// ns3_attributes={'ns3::Type::Attribute': value}: checked, in the dict's order.
-ns3::Ns3Attributes
-Ns3AttributesOf(const py::object& attributes)
-{
-    ns3::Ns3Attributes out;
-    if (attributes.is_none())
-    {
-        return out;
-    }
-    if (!py::isinstance<py::dict>(attributes))
-    {
-        throw OptionTypeError(
-            "ns3_attributes: expected a dict {'ns3::Type::Attribute': value}, got "
-            + TypeName(attributes));
-    }
-    for (auto item : py::reinterpret_borrow<py::dict>(attributes))
-    {
-        if (!py::isinstance<py::str>(item.first))
-        {
-            throw OptionTypeError("ns3_attributes: names must be str, got "
-                                  + std::string(py::repr(item.first)));
-        }
-        std::string name = StrText("ns3_attributes", item.first);
-        std::string value = OptionText(name, item.second);
-        ns3::CheckNs3Attribute(name, value);
-        out.emplace_back(name, value);
-    }
-    return out;
-}
-
 /**
  * Run a simulation body without the GIL, one at a time. Ctrl-C (any Python
  * signal handler that raises) stops it within about 50 ms of wall time: the
@@ -354,8 +372,8 @@ RunTrafficPy(const std::optional<py::dict>& config,
     {
         ApplyOptions(ns3::TrafficOptions(), c, *config);
     }
-    ApplyOptions(ns3::TrafficOptions(), c, kwargs); // keyword arguments override the dict
-    c.ns3Attributes = Ns3AttributesOf(ns3Attributes);
+    ApplyOptions(ns3::TrafficOptions(), c, kwargs);     // keyword arguments override the dict
+    AddNs3AttributesOf(c.ns3Attributes, ns3Attributes); // after the config's: they win
     c.Validate();
     std::string dir = ResultsDir(resultsDir);
 
@@ -390,7 +408,7 @@ RunCollectivePy(const std::optional<py::dict>& config,
         ApplyOptions(ns3::CollectiveOptions(), c, *config);
     }
     ApplyOptions(ns3::CollectiveOptions(), c, kwargs);
-    c.ns3Attributes = Ns3AttributesOf(ns3Attributes);
+    AddNs3AttributesOf(c.ns3Attributes, ns3Attributes); // after the config's: they win
     c.Validate();
     std::string dir = ResultsDir(resultsDir);
 
@@ -437,7 +455,7 @@ RunWaferPy(const std::optional<py::dict>& config,
         ApplyOptions(ns3::WaferOptions(), c, *config);
     }
     ApplyOptions(ns3::WaferOptions(), c, kwargs);
-    c.ns3Attributes = Ns3AttributesOf(ns3Attributes);
+    AddNs3AttributesOf(c.ns3Attributes, ns3Attributes); // after the config's: they win
     c.Validate();
     std::string dir = ResultsDir(resultsDir);
 
@@ -470,7 +488,7 @@ RunSparsePy(const std::optional<py::dict>& config,
         ApplyOptions(ns3::SparseOptions(), c, *config);
     }
     ApplyOptions(ns3::SparseOptions(), c, kwargs);
-    c.ns3Attributes = Ns3AttributesOf(ns3Attributes);
+    AddNs3AttributesOf(c.ns3Attributes, ns3Attributes); // after the config's: they win
     c.Validate();
     std::string dir = ResultsDir(resultsDir);
 
@@ -504,7 +522,7 @@ RunTrainingPy(const std::optional<py::dict>& config,
         ApplyOptions(ns3::TrainingOptions(), c, *config);
     }
     ApplyOptions(ns3::TrainingOptions(), c, kwargs);
-    c.ns3Attributes = Ns3AttributesOf(ns3Attributes);
+    AddNs3AttributesOf(c.ns3Attributes, ns3Attributes); // after the config's: they win
     c.Validate();
     std::string dir = ResultsDir(resultsDir);
 
@@ -561,7 +579,7 @@ RunHeterpsPy(bool simulate,
     {
         ns3::SetOption(ns3::HeterpsOptions(), c, "simulate", "true");
     }
-    c.ns3Attributes = Ns3AttributesOf(ns3Attributes);
+    AddNs3AttributesOf(c.ns3Attributes, ns3Attributes); // after the config's: they win
     c.Validate();
     std::string dir = ResultsDir(resultsDir);
 

@@ -323,6 +323,13 @@ CollectiveConfig::Validate() const
     if (algorithm == "omnireduce")
     {
         CheckSparsitySize("max-bytes", maxBytes, blockElements, n);
+        if (aggregatorPlacement != "switch")
+        {
+            // set on every server or colocated aggregator (a switch's keeps the default)
+            RefuseSetByOptions(
+                ns3Attributes,
+                {{"ns3::OmniReduceAggregator::PacketTime", "aggregator-packet-time"}});
+        }
     }
     NetworkModel model = ModelOf(topology, comm.ranks, LatenciesOf(ns3Attributes));
     Ptr<CollectiveBackend> backend = kind ? MakeBackend(algorithm) : nullptr;

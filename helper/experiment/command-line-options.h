@@ -86,18 +86,6 @@ public:
     const Ns3Attributes& GetNs3Attributes() const;
 
 private:
-    /// Whether a config has an ns3Attributes member.
-    template <typename Config, typename = void>
-    struct HasNs3Attributes : std::false_type
-    {
-    };
-
-    template <typename Config>
-    struct HasNs3Attributes<Config, std::void_t<decltype(std::declval<Config&>().ns3Attributes)>>
-        : std::true_type
-    {
-    };
-
     void AddFlag(const std::string& name,
                  const std::string& help,
                  const std::string& defaultValue,

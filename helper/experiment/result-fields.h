@@ -5,6 +5,7 @@
 #define DLNET_RESULT_FIELDS_H
 
 #include "experiment-options.h"
+#include "simulation-scope.h"
 
 #include "ns3/topology.h"
 
@@ -224,6 +225,23 @@ ConfigJson(const std::vector<ExperimentOption<Config>>& options, const Config& c
         if (OptionApplies(config, o.name))
         {
             j[o.name] = OptionValueJson(o.kind, o.get(config));
+        }
+    }
+    if constexpr (HasNs3Attributes<Config>::value)
+    {
+        // the environment's and the run's, as the run set them: a result that left them
+        // out did not say how to run it again (Python takes the key back)
+        nlohmann::json attributes = nlohmann::json::object();
+        for (const auto& list : {EnvironmentNs3Attributes(), config.ns3Attributes})
+        {
+            for (const auto& [name, value] : list)
+            {
+                attributes[name] = value;
+            }
+        }
+        if (!attributes.empty())
+        {
+            j["ns3-attributes"] = attributes;
         }
     }
     return j;

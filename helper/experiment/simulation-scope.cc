@@ -214,6 +214,27 @@ SimulationInterrupted::SimulationInterrupted()
 }
 
 void
+RefuseSetByOptions(const Ns3Attributes& attributes,
+                   const std::vector<std::pair<std::string, std::string>>& setByOptions,
+                   bool withEnvironment)
+{
+    Ns3Attributes all = withEnvironment ? EnvironmentNs3Attributes() : Ns3Attributes();
+    all.insert(all.end(), attributes.begin(), attributes.end());
+    for (const auto& [name, value] : all)
+    {
+        for (const auto& [path, option] : setByOptions)
+        {
+            if (path == name)
+            {
+                throw std::invalid_argument(
+                    dlnet::PrintableText(name) + ": dlnet sets it on every object from its option '"
+                    + option + "' (a default would be overwritten); use " + option + " instead");
+            }
+        }
+    }
+}
+
+void
 CheckNs3Attribute(const std::string& name, const std::string& value)
 {
     // the names and values as typed go into messages: control bytes escaped, a NUL shown
@@ -244,17 +265,10 @@ CheckNs3Attribute(const std::string& name, const std::string& value)
         {"ns3::CollectiveEngine::ChunksInFlight", "chunks-in-flight"},
         {"ns3::SwitchmlWorker::Timeout", "aggregation-timeout"},
         {"ns3::OmniReduceWorker::Timeout", "aggregation-timeout"},
+        {"ns3::OmniReduceWorker::Threshold", "threshold"},
         {"ns3::FredSwitchProgram::MiddleStages", "middle-stages"},
     };
-    for (const auto& [path, option] : setByOptions)
-    {
-        if (path == name)
-        {
-            throw std::invalid_argument(shown + ": dlnet sets it on every object from its option '"
-                                        + option + "' (a default would be overwritten); use "
-                                        + option + " instead");
-        }
-    }
+    RefuseSetByOptions({{name, value}}, setByOptions, false);
     TypeId tid;
     if (!TypeId::LookupByNameFailSafe(typeName, &tid))
     {

@@ -8,6 +8,7 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -19,6 +20,19 @@ namespace ns3
  * \brief ns-3 attribute defaults of one run, in order: ("ns3::Type::Attribute", value text).
  */
 typedef std::vector<std::pair<std::string, std::string>> Ns3Attributes;
+
+/// Whether a config has an ns3Attributes member (an experiment that takes them).
+template <typename Config, typename = void>
+struct HasNs3Attributes : std::false_type
+{
+};
+
+/// \copydoc HasNs3Attributes
+template <typename Config>
+struct HasNs3Attributes<Config, std::void_t<decltype(std::declval<Config&>().ns3Attributes)>>
+    : std::true_type
+{
+};
 
 /**
  * \ingroup dlnet
@@ -44,6 +58,18 @@ class SimulatedTimeLimit : public std::invalid_argument
 public:
     SimulatedTimeLimit();
 };
+
+/**
+ * Refuse the attributes that a run sets on every object from its options (a
+ * default would be overwritten, silently), naming the option to use instead.
+ * \param attributes the run's ns-3 attribute defaults
+ * \param setByOptions ("ns3::Type::Attribute", option) pairs
+ * \param withEnvironment check NS_ATTRIBUTE_DEFAULT's too
+ * \throw std::invalid_argument "<attribute>: dlnet sets it ... use <option> instead"
+ */
+void RefuseSetByOptions(const Ns3Attributes& attributes,
+                        const std::vector<std::pair<std::string, std::string>>& setByOptions,
+                        bool withEnvironment = true);
 
 /**
  * Check one ns-3 attribute default before a run sets it: the type exists,

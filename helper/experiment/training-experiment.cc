@@ -574,6 +574,12 @@ TrainingConfig::Validate() const
 TrainingGraph
 TrainingConfig::ValidatedGraph() const
 {
+    // the run sets them on its TrainingSimulation from these options (a plan simulation
+    // leaves them to the defaults)
+    RefuseSetByOptions(ns3Attributes,
+                       {{"ns3::TrainingSimulation::FreeCommunication", "free-communication"},
+                        {"ns3::TrainingSimulation::OverlapSlowdown", "overlap-slowdown"},
+                        {"ns3::TrainingSimulation::SendRendezvous", "send-rendezvous"}});
     Ptr<const Topology> t = MakeTopology(topology);
     for (const auto& name : given)
     {
@@ -966,6 +972,16 @@ TrainingConfig::Applies(const std::string& option) const
     if (option == "stats")
     {
         return stats;
+    }
+    // as ValidatedGraph takes them: a returned config with a zoo model's heads = 0 (its
+    // own shape) was refused when run again
+    if (!workloadFile.empty() ? Contains(PlanOptions(), option) : Contains(FileOptions(), option))
+    {
+        return false;
+    }
+    if (model != "transformer" && Contains(ShapeOptions(), option))
+    {
+        return false;
     }
     return TopologyOptionApplies(topology.kind, option);
 }

@@ -468,6 +468,12 @@ ReadSparsityFile(const std::string& path, uint32_t expectedWorkers, uint64_t exp
                          "blocks: the file has " + std::to_string(b) + " blocks; expected "
                              + std::to_string(expectedBlocks) + " (the tensor's block count)");
             }
+            if (!FitsFlags(n, b))
+            {
+                err.Fail(line,
+                         "blocks: " + std::to_string(b) + " on " + std::to_string(n)
+                             + " workers are more flags than a pattern may hold (2^29)");
+            }
             p.workers = uint32_t(n);
             p.blocks = b;
             p.nonZero.assign(p.workers, std::vector<bool>(p.blocks, false));

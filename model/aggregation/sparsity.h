@@ -82,7 +82,7 @@ constexpr uint64_t MAX_SPARSITY_FLAGS = uint64_t(1) << 29;
  * \param field the option that sets the size (e.g. "max-bytes", "tensor-bytes")
  * \param bytes the tensor's bytes \param blockElements float32 elements per block
  * \param workers the workers
- * 	hrow std::invalid_argument "<field>: ..." when workers x blocks is too many
+ * \throw std::invalid_argument "<field>: ..." when workers x blocks is too many
  */
 void CheckSparsitySize(const std::string& field,
                        uint64_t bytes,

@@ -166,22 +166,35 @@ SwitchmlBackend::Start(const Cluster& cluster,
     record.op = request.op;
     record.algorithm = GetName();
     record.bytes = request.bytes;
-    SwitchmlHelper::Start(cluster,
-                          topology,
-                          comm,
-                          request.bytes / 4,
-                          settings,
-                          floats,
-                          SwitchmlHelper::DoneCallback(
-                              [record, functional, done, &cluster](const SwitchmlJobRecord& r)
-                              {
-                                  CollectiveRecord out = record;
-                                  FillWorkerRecord(out, r, functional, !cluster.flow);
-                                  // the aggregating switches' links toward the workers
-                                  out.aggregatorUtilisation = SwitchToHostUtilisation(
-                                      cluster, (r.end - r.start).GetSeconds());
-                                  done(out);
-                              }));
+    try
+    {
+        SwitchmlHelper::Start(cluster,
+                              topology,
+                              comm,
+                              request.bytes / 4,
+                              settings,
+                              floats,
+                              SwitchmlHelper::DoneCallback(
+                                  [record, functional, done, &cluster](const SwitchmlJobRecord& r)
+                                  {
+                                      CollectiveRecord out = record;
+                                      FillWorkerRecord(out, r, functional, !cluster.flow);
+                                      // the aggregating switches' links toward the workers
+                                      out.aggregatorUtilisation = SwitchToHostUtilisation(
+                                          cluster, (r.end - r.start).GetSeconds());
+                                      done(out);
+                                  }));
+    }
+    catch (const std::invalid_argument& e)
+    {
+        // the helper names its setting (window); this backend takes it as pool-slots
+        const std::string text = e.what();
+        if (text.rfind("window: ", 0) == 0)
+        {
+            throw std::invalid_argument("pool-slots: " + text.substr(8));
+        }
+        throw;
+    }
 }
 
 static const bool g_registered

@@ -150,20 +150,37 @@ TopologyConfig::ValidateFabric() const
         // another value was taken and then ignored: a lossless fabric's queues hold what
         // its credits let in (the default passes: a run's returned config repeats it)
         const TopologyConfig defaults;
-        const std::pair<const char*, bool> lossyOnly[] = {
-            {"window", window != defaults.window},
-            {"buffer-bytes", bufferBytes != defaults.bufferBytes},
-            {"retransmit-timeout",
-             rto != dlnet::ParseTime("retransmit-timeout", defaults.retransmitTimeout)},
-        };
-        for (const auto& [option, changed] : lossyOnly)
+        struct LossyOnly
         {
-            if (changed)
+            const char* option;
+            bool changed;
+            std::string value;
+            std::string byDefault;
+        };
+        const LossyOnly lossyOnly[] = {
+            {"window",
+             window != defaults.window,
+             std::to_string(window),
+             std::to_string(defaults.window)},
+            {"buffer-bytes",
+             bufferBytes != defaults.bufferBytes,
+             std::to_string(bufferBytes),
+             std::to_string(defaults.bufferBytes)},
+            {"retransmit-timeout",
+             rto != dlnet::ParseTime("retransmit-timeout", defaults.retransmitTimeout),
+             retransmitTimeout,
+             defaults.retransmitTimeout},
+        };
+        for (const auto& o : lossyOnly)
+        {
+            if (o.changed)
             {
                 throw std::invalid_argument(
-                    std::string(option)
-                    + ": applies to flow-control=lossy only (a lossless fabric "
-                      "neither drops nor retransmits; its credits, "
+                    std::string(o.option) + ": got '" + dlnet::PrintableText(o.value)
+                    + "'; it applies to a lossy fabric only, so on this lossless one expected "
+                      "its default, "
+                    + o.byDefault
+                    + " (a lossless fabric neither drops nor retransmits; its credits, "
                       "rx-buffer-bytes, bound its queues)");
             }
         }

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Inputs a fuzz run found answered with an exception other than ValueError, a
 silent result or a misnamed field: each is now a ValueError naming the option."""
+import json
 import os
 import subprocess
 import sys
@@ -97,3 +98,37 @@ def test_environment_refused_naming_the_variable(variable, value, message, tmp_p
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("ValueError: " + variable + ": "), done.stdout + done.stderr
     assert message in done.stdout, done.stdout
+
+
+def test_result_config_records_the_ns3_attributes(tmp_path):
+    # result.json's config left the ns-3 attributes out, so it did not say how to run again
+    one = dict(min_bytes="1MiB", max_bytes="1MiB", network="flow")
+    slow = dlnet.run_collective(results_dir=str(tmp_path), ns3_attributes={
+        "ns3::FabricNetDevice::IngressLatency": "10us"}, **one)
+    assert slow["config"]["ns3-attributes"] == {"ns3::FabricNetDevice::IngressLatency": "10us"}
+    with open(tmp_path / "result.json") as f:
+        assert json.load(f)["config"]["ns3-attributes"] == slow["config"]["ns3-attributes"]
+    again = dlnet.run_collective(slow["config"])
+    plain = dlnet.run_collective(**one)
+    assert "ns3-attributes" not in plain["config"]
+    time = lambda out: out["result"]["rows"][0]["time_s"]
+    assert time(again) == time(slow)
+    # ring on 8 ranks: 14 steps, each 10 us later at its receiver
+    assert time(slow) - time(plain) == pytest.approx(14 * 10e-6, rel=1e-9)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        dict(),  # a zoo model: its shape options (0, its own) were written and then refused
+        dict(model="transformer", layers=2, hidden=512, heads=8, sequence=128, vocabulary=1000),
+        dict(workload_file=os.path.join(os.path.dirname(__file__), "..", "..", "..",
+                                        "workloads", "transformer-hybrid.txt"),
+             workload_ranks=8, topology="star", hosts=8),
+    ],
+)
+def test_training_config_runs_again(options):
+    first = dlnet.run_training(**options)
+    again = dlnet.run_training(first["config"])
+    assert again["config"] == first["config"]
+    assert again["jobs"] == first["jobs"]
