@@ -676,7 +676,9 @@ HeterpsOptions()
                                  CheckSweep,
                                  false),
             BoolOption<C>("simulate", "run the best plan on a simulated cluster", &C::simulate),
-            UnsignedOption<C>("batches", "simulate: batches simulated", &C::batches, 1, 10000),
+            // (at least warmup + 2: PlanSimulationConfig::Validate says so with the warmup)
+            UnsignedOption<C>(
+                "batches", "simulate: batches simulated", &C::batches, 1, MAX_PLAN_BATCHES),
             UnsignedOption<C>("warmup",
                               "simulate: first batches left out of the steady state",
                               &C::warmup,

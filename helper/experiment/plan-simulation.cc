@@ -20,9 +20,6 @@ namespace ns3
 
 namespace
 {
-/// The most batches a run simulates (bounds the graph and the run).
-constexpr uint32_t MAX_BATCHES = 100000;
-
 std::string
 Gbps(double bps)
 {
@@ -245,11 +242,11 @@ PlanSimulationConfig::Validate() const
         throw std::invalid_argument("warmup: is 0; expected at least 1 (the throughput counts "
                                     "from the end of the last warm-up batch)");
     }
-    if (batches < warmup + 2 || batches > MAX_BATCHES)
+    if (batches < warmup + 2 || batches > MAX_PLAN_BATCHES)
     {
         throw std::invalid_argument("batches: " + std::to_string(batches) + "; expected "
                                     + std::to_string(uint64_t(warmup) + 2) + " (warmup + 2) to "
-                                    + std::to_string(MAX_BATCHES));
+                                    + std::to_string(MAX_PLAN_BATCHES));
     }
     if (seed == 0)
     {

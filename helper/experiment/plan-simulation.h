@@ -16,6 +16,9 @@
 namespace ns3
 {
 
+/// The most batches a plan simulation runs (bounds the graph and the run).
+constexpr uint32_t MAX_PLAN_BATCHES = 10000;
+
 /**
  * \ingroup dlnet
  * \brief How a provisioned heterogeneous plan is run packet by packet: the
