@@ -146,9 +146,7 @@ LatenciesOf(const Ns3Attributes& attributes)
     LibraryLatencies l = CollectiveEngine::GetDefaultLatencies();
     const std::string engine = "ns3::CollectiveEngine::";
     // as SimulationScope sets them: the environment's first, the run's own after
-    Ns3Attributes all = EnvironmentNs3Attributes();
-    all.insert(all.end(), attributes.begin(), attributes.end());
-    for (const auto& [name, value] : all)
+    for (const auto& [name, value] : WithEnvironmentNs3Attributes(attributes))
     {
         double* field = name == engine + "LaunchLatency"        ? &l.launch
                         : name == engine + "StepLatency"        ? &l.step

@@ -232,12 +232,9 @@ ConfigJson(const std::vector<ExperimentOption<Config>>& options, const Config& c
         // the environment's and the run's, as the run set them: a result that left them
         // out did not say how to run it again (Python takes the key back)
         nlohmann::json attributes = nlohmann::json::object();
-        for (const auto& list : {EnvironmentNs3Attributes(), config.ns3Attributes})
+        for (const auto& [name, value] : WithEnvironmentNs3Attributes(config.ns3Attributes))
         {
-            for (const auto& [name, value] : list)
-            {
-                attributes[name] = value;
-            }
+            attributes[name] = value;
         }
         if (!attributes.empty())
         {

@@ -218,9 +218,8 @@ RefuseSetByOptions(const Ns3Attributes& attributes,
                    const std::vector<std::pair<std::string, std::string>>& setByOptions,
                    bool withEnvironment)
 {
-    Ns3Attributes all = withEnvironment ? EnvironmentNs3Attributes() : Ns3Attributes();
-    all.insert(all.end(), attributes.begin(), attributes.end());
-    for (const auto& [name, value] : all)
+    for (const auto& [name, value] :
+         withEnvironment ? WithEnvironmentNs3Attributes(attributes) : attributes)
     {
         for (const auto& [path, option] : setByOptions)
         {
@@ -409,16 +408,25 @@ EnvironmentNs3Attributes()
     return parsed.attributes;
 }
 
-namespace
-{
-/// The environment's attribute defaults, then the run's (they win), each checked and read.
-std::vector<std::pair<std::string, Ptr<AttributeValue>>>
-ParsedAttributes(const Ns3Attributes& attributes)
+Ns3Attributes
+WithEnvironmentNs3Attributes(const Ns3Attributes& attributes)
 {
     Ns3Attributes all = EnvironmentNs3Attributes();
     all.insert(all.end(), attributes.begin(), attributes.end());
-    std::vector<std::pair<std::string, Ptr<AttributeValue>>> parsed;
-    for (const auto& [name, value] : all)
+    return all;
+}
+
+namespace
+{
+/// Attribute defaults, each checked and read.
+typedef std::vector<std::pair<std::string, Ptr<AttributeValue>>> ParsedNs3Attributes;
+
+/// WithEnvironmentNs3Attributes, each checked and read.
+ParsedNs3Attributes
+ParsedAttributes(const Ns3Attributes& attributes)
+{
+    ParsedNs3Attributes parsed;
+    for (const auto& [name, value] : WithEnvironmentNs3Attributes(attributes))
     {
         CheckNs3Attribute(name, value);
         std::string::size_type pos = name.rfind("::");
@@ -428,6 +436,23 @@ ParsedAttributes(const Ns3Attributes& attributes)
         parsed.emplace_back(name, AttributeFromText(name, info, value));
     }
     return parsed;
+}
+
+/// The time attributes set above zero, each named once (the last value counts).
+std::vector<std::string>
+PositiveTimeAttributes(const ParsedNs3Attributes& parsed)
+{
+    std::vector<std::string> names;
+    for (const auto& [name, value] : parsed)
+    {
+        names.erase(std::remove(names.begin(), names.end(), name), names.end());
+        Ptr<const TimeValue> time = DynamicCast<const TimeValue>(value);
+        if (time && time->Get().IsStrictlyPositive())
+        {
+            names.push_back(name);
+        }
+    }
+    return names;
 }
 } // namespace
 
@@ -441,11 +466,12 @@ SimulationScope::SimulationScope(uint32_t seed, uint64_t run, const Ns3Attribute
     dlnet::UsePicoseconds();
     RngSeedManager::SetSeed(seed);
     RngSeedManager::SetRun(run);
-    for (const auto& [name, value] : ParsedAttributes(attributes))
+    const ParsedNs3Attributes parsed = ParsedAttributes(attributes);
+    for (const auto& [name, value] : parsed)
     {
         Config::SetDefault(name, *value);
     }
-    g_timeAttributes = TimeAttributesOf(attributes);
+    g_timeAttributes = PositiveTimeAttributes(parsed);
     // always: it holds the run to the simulated-time limit (and calls the hook, if any)
     Simulator::SetScheduler(ObjectFactory("ns3::DlnetInterruptScheduler"));
     g_armed = true;
@@ -459,18 +485,7 @@ SimulationScope::~SimulationScope()
 std::vector<std::string>
 SimulationScope::TimeAttributesOf(const Ns3Attributes& attributes)
 {
-    std::vector<std::string> names;
-    for (const auto& [name, value] : ParsedAttributes(attributes))
-    {
-        names.erase(std::remove(names.begin(), names.end(), name),
-                    names.end()); // the last value counts, named once
-        Ptr<const TimeValue> time = DynamicCast<const TimeValue>(value);
-        if (time && time->Get().IsStrictlyPositive())
-        {
-            names.push_back(name);
-        }
-    }
-    return names;
+    return PositiveTimeAttributes(ParsedAttributes(attributes));
 }
 
 std::string

@@ -93,6 +93,13 @@ void CheckNs3Attribute(const std::string& name, const std::string& value);
 const Ns3Attributes& EnvironmentNs3Attributes();
 
 /**
+ * The defaults a run with these attributes sets, in order: the environment's
+ * (EnvironmentNs3Attributes), then its own, which win.
+ * \param attributes the run's own
+ */
+Ns3Attributes WithEnvironmentNs3Attributes(const Ns3Attributes& attributes);
+
+/**
  * \ingroup dlnet
  * \brief Seeds ns-3 on entry and leaves it clean on exit, even on an exception.
  *

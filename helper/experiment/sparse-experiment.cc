@@ -288,19 +288,16 @@ SparseConfig::Validate() const
         {
             CheckSparsitySize("tensor-bytes", p.row.bytes, p.row.blockElements, p.row.workers);
         }
-        try
+        if (p.config.topology.hosts > MAX_RANKS)
         {
-            CheckRankCount("star", p.config.topology.hosts); // the sweep builds the star
-        }
-        catch (const std::invalid_argument&)
-        {
-            // workers are at most 32768, so only the aggregators can make it too large
+            // the sweep builds a star of both; workers are at most 32768, so only the
+            // aggregators can make it too large
             throw std::invalid_argument(
                 "aggregators: " + std::to_string(p.row.aggregators) + " aggregators beside "
                 + std::to_string(p.row.workers) + " workers make a star of "
-                + std::to_string(p.config.topology.hosts)
-                + " hosts; at most 65536 (aggregators at most "
-                + std::to_string(65536 - p.row.workers) + " with these workers)");
+                + std::to_string(p.config.topology.hosts) + " hosts; at most "
+                + std::to_string(MAX_RANKS) + " (aggregators at most "
+                + std::to_string(MAX_RANKS - p.row.workers) + " with these workers)");
         }
         p.config.Validate();
     }

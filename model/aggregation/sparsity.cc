@@ -126,6 +126,14 @@ FitsFlags(uint64_t workers, uint64_t blocks)
     return workers == 0 || blocks <= MAX_SPARSITY_FLAGS / workers;
 }
 
+/// The message for a pattern of more than MAX_SPARSITY_FLAGS flags (a generated or read one).
+std::string
+TooManyFlags(uint64_t workers, uint64_t blocks)
+{
+    return "blocks: " + std::to_string(blocks) + " on " + std::to_string(workers)
+           + " workers are more flags than a pattern may hold (2^29)";
+}
+
 /// The reader's position, for messages "path:line: ...".
 class FileError
 {
@@ -315,9 +323,7 @@ GenerateSparsity(
     CheckBlocks(blocks);
     if (!FitsFlags(workers, blocks))
     {
-        throw std::invalid_argument("blocks: " + std::to_string(blocks) + " on "
-                                    + std::to_string(workers)
-                                    + " workers are more flags than a pattern may hold (2^29)");
+        throw std::invalid_argument(TooManyFlags(workers, blocks));
     }
 
     // k = round(d blocks), halves away from zero; double(blocks) may round up, so cap at blocks
@@ -470,9 +476,7 @@ ReadSparsityFile(const std::string& path, uint32_t expectedWorkers, uint64_t exp
             }
             if (!FitsFlags(n, b))
             {
-                err.Fail(line,
-                         "blocks: " + std::to_string(b) + " on " + std::to_string(n)
-                             + " workers are more flags than a pattern may hold (2^29)");
+                err.Fail(line, TooManyFlags(n, b));
             }
             p.workers = uint32_t(n);
             p.blocks = b;

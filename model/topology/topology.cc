@@ -182,7 +182,6 @@ PathLatency(const TopologyPath& path, double switchLatency, double packetBits, d
 void
 CheckRankCount(const std::string& kind, uint64_t ranks)
 {
-    constexpr uint64_t MAX_RANKS = 1 << 16;
     if (ranks > MAX_RANKS)
     {
         throw std::invalid_argument("topology: " + std::to_string(ranks) + " ranks; at most "

@@ -194,9 +194,12 @@ double PathLatency(const TopologyPath& path,
                    double packetBits,
                    double rankRate);
 
+/// The most ranks a topology may have (CheckRankCount).
+constexpr uint64_t MAX_RANKS = 1 << 16;
+
 /**
  * Throw std::invalid_argument unless a topology of `ranks` ranks is one
- * dlnet can simulate: 2 to 65536 ranks.
+ * dlnet can simulate: 2 to MAX_RANKS (65536) ranks.
  * \param kind the topology, for the message \param ranks its rank count
  */
 void CheckRankCount(const std::string& kind, uint64_t ranks);
