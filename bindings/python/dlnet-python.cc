@@ -164,9 +164,10 @@ PathText(const std::string& key, const py::handle& value)
     return path;
 }
 
-/// ns3_attributes={'ns3::Type::Attribute': value}: checked, in the dict's order.
+/// ns3_attributes={'ns3::Type::Attribute': value}: checked, in the dict's order, a
+/// refusal naming an option only if the run has it (programOptions).
 ns3::Ns3Attributes
-Ns3AttributesOf(const py::object& attributes)
+Ns3AttributesOf(const py::object& attributes, const std::vector<std::string>& programOptions)
 {
     ns3::Ns3Attributes out;
     if (attributes.is_none())
@@ -188,17 +189,26 @@ Ns3AttributesOf(const py::object& attributes)
         }
         std::string name = StrText("ns3_attributes", item.first);
         std::string value = OptionText(name, item.second);
-        ns3::CheckNs3Attribute(name, value);
+        ns3::CheckNs3Attribute(name, value, &programOptions);
         out.emplace_back(name, value);
     }
     return out;
 }
 
-/// Append ns3_attributes to those a config dict gave (its "ns3-attributes").
+/// Append ns3_attributes to those a config dict gave (its "ns3-attributes"), for a run
+/// whose options are table's.
+template <typename Config>
 void
-AddNs3AttributesOf(ns3::Ns3Attributes& target, const py::object& attributes)
+AddNs3AttributesOf(const std::vector<ns3::ExperimentOption<Config>>& table,
+                   ns3::Ns3Attributes& target,
+                   const py::object& attributes)
 {
-    ns3::Ns3Attributes more = Ns3AttributesOf(attributes);
+    std::vector<std::string> names;
+    for (const auto& o : table)
+    {
+        names.push_back(o.name);
+    }
+    ns3::Ns3Attributes more = Ns3AttributesOf(attributes, names);
     target.insert(target.end(), more.begin(), more.end());
 }
 
@@ -223,8 +233,8 @@ ApplyOptions(const std::vector<ns3::ExperimentOption<Config>>& table,
         {
             if (name == "ns3-attributes") // as a result's config records them
             {
-                AddNs3AttributesOf(config.ns3Attributes,
-                                   py::reinterpret_borrow<py::object>(item.second));
+                AddNs3AttributesOf(
+                    table, config.ns3Attributes, py::reinterpret_borrow<py::object>(item.second));
                 continue;
             }
         }
@@ -372,8 +382,9 @@ RunTrafficPy(const std::optional<py::dict>& config,
     {
         ApplyOptions(ns3::TrafficOptions(), c, *config);
     }
-    ApplyOptions(ns3::TrafficOptions(), c, kwargs);     // keyword arguments override the dict
-    AddNs3AttributesOf(c.ns3Attributes, ns3Attributes); // after the config's: they win
+    ApplyOptions(ns3::TrafficOptions(), c, kwargs); // keyword arguments override the dict
+    AddNs3AttributesOf(
+        ns3::TrafficOptions(), c.ns3Attributes, ns3Attributes); // after the config's: they win
     c.Validate();
     std::string dir = ResultsDir(resultsDir);
 
@@ -408,7 +419,8 @@ RunCollectivePy(const std::optional<py::dict>& config,
         ApplyOptions(ns3::CollectiveOptions(), c, *config);
     }
     ApplyOptions(ns3::CollectiveOptions(), c, kwargs);
-    AddNs3AttributesOf(c.ns3Attributes, ns3Attributes); // after the config's: they win
+    AddNs3AttributesOf(
+        ns3::CollectiveOptions(), c.ns3Attributes, ns3Attributes); // after the config's: they win
     c.Validate();
     std::string dir = ResultsDir(resultsDir);
 
@@ -455,7 +467,8 @@ RunWaferPy(const std::optional<py::dict>& config,
         ApplyOptions(ns3::WaferOptions(), c, *config);
     }
     ApplyOptions(ns3::WaferOptions(), c, kwargs);
-    AddNs3AttributesOf(c.ns3Attributes, ns3Attributes); // after the config's: they win
+    AddNs3AttributesOf(
+        ns3::WaferOptions(), c.ns3Attributes, ns3Attributes); // after the config's: they win
     c.Validate();
     std::string dir = ResultsDir(resultsDir);
 
@@ -488,7 +501,8 @@ RunSparsePy(const std::optional<py::dict>& config,
         ApplyOptions(ns3::SparseOptions(), c, *config);
     }
     ApplyOptions(ns3::SparseOptions(), c, kwargs);
-    AddNs3AttributesOf(c.ns3Attributes, ns3Attributes); // after the config's: they win
+    AddNs3AttributesOf(
+        ns3::SparseOptions(), c.ns3Attributes, ns3Attributes); // after the config's: they win
     c.Validate();
     std::string dir = ResultsDir(resultsDir);
 
@@ -522,7 +536,8 @@ RunTrainingPy(const std::optional<py::dict>& config,
         ApplyOptions(ns3::TrainingOptions(), c, *config);
     }
     ApplyOptions(ns3::TrainingOptions(), c, kwargs);
-    AddNs3AttributesOf(c.ns3Attributes, ns3Attributes); // after the config's: they win
+    AddNs3AttributesOf(
+        ns3::TrainingOptions(), c.ns3Attributes, ns3Attributes); // after the config's: they win
     c.Validate();
     std::string dir = ResultsDir(resultsDir);
 
@@ -579,7 +594,8 @@ RunHeterpsPy(bool simulate,
     {
         ns3::SetOption(ns3::HeterpsOptions(), c, "simulate", "true");
     }
-    AddNs3AttributesOf(c.ns3Attributes, ns3Attributes); // after the config's: they win
+    AddNs3AttributesOf(
+        ns3::HeterpsOptions(), c.ns3Attributes, ns3Attributes); // after the config's: they win
     c.Validate();
     std::string dir = ResultsDir(resultsDir);
 

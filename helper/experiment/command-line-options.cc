@@ -132,7 +132,7 @@ ExperimentCommandLine::Parse(int argc, char** argv)
                                             + ": expected --ns3::Type::Attribute=value");
             }
             std::string value = arg.substr(arg.find('=') + 1);
-            CheckNs3Attribute(name, value);
+            CheckNs3Attribute(name, value, &m_names);
             if (!m_attributes)
             {
                 throw std::invalid_argument("command line: --" + name

@@ -27,6 +27,7 @@
 #include <cctype>
 #include <chrono>
 #include <cstdlib>
+#include <functional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -213,28 +214,79 @@ SimulationInterrupted::SimulationInterrupted()
 {
 }
 
+namespace
+{
+/// Whether the program in hand has the option that sets an attribute.
+enum class OptionPresence
+{
+    PRESENT, //!< the run's own options include it
+    ABSENT,  //!< the program sets the attribute itself, with no option for it
+    UNKNOWN  //!< NS_ATTRIBUTE_DEFAULT, Python: no one program in hand
+};
+
 void
 RefuseSetByOptions(const Ns3Attributes& attributes,
                    const std::vector<std::pair<std::string, std::string>>& setByOptions,
-                   bool withEnvironment)
+                   bool withEnvironment,
+                   const std::function<OptionPresence(const std::string&)>& presence)
 {
     for (const auto& [name, value] :
          withEnvironment ? WithEnvironmentNs3Attributes(attributes) : attributes)
     {
         for (const auto& [path, option] : setByOptions)
         {
-            if (path == name)
+            if (path != name)
             {
-                throw std::invalid_argument(
-                    dlnet::PrintableText(name) + ": dlnet sets it on every object from its option '"
-                    + option + "' (a default would be overwritten); use " + option + " instead");
+                continue;
+            }
+            const std::string shown = dlnet::PrintableText(name);
+            switch (presence(option))
+            {
+                case OptionPresence::PRESENT:
+                    throw std::invalid_argument(shown
+                                                + ": dlnet sets it on every object from its "
+                                                  "option '"
+                                                + option
+                                                + "' (a default would be overwritten); use "
+                                                + option + " instead");
+                case OptionPresence::ABSENT:
+                    throw std::invalid_argument(
+                        shown
+                        + ": dlnet sets it on every object (a default would be overwritten); "
+                          "this run sets it itself and takes no option for it (others take '"
+                        + option + "')");
+                case OptionPresence::UNKNOWN:
+                    throw std::invalid_argument(shown
+                                                + ": dlnet sets it on every object from its "
+                                                  "option '"
+                                                + option
+                                                + "' where a program has that option, and itself "
+                                                  "where not (a default would be overwritten); use "
+                                                + option + " instead where it applies");
             }
         }
     }
 }
+} // namespace
 
 void
-CheckNs3Attribute(const std::string& name, const std::string& value)
+RefuseSetByOptions(const Ns3Attributes& attributes,
+                   const std::vector<std::pair<std::string, std::string>>& setByOptions,
+                   bool withEnvironment)
+{
+    RefuseSetByOptions(attributes,
+                       setByOptions,
+                       withEnvironment,
+                       [](const std::string&)
+                       {
+                           return OptionPresence::PRESENT;
+                       });
+}
+
+void
+CheckNs3Attribute(const std::string& name,
+                  const std::string& value,
+                  const std::vector<std::string>* programOptions)
 {
     // the names and values as typed go into messages: control bytes escaped, a NUL shown
     const std::string shown = dlnet::PrintableText(name);
@@ -267,7 +319,20 @@ CheckNs3Attribute(const std::string& name, const std::string& value)
         {"ns3::OmniReduceWorker::Threshold", "threshold"},
         {"ns3::FredSwitchProgram::MiddleStages", "middle-stages"},
     };
-    RefuseSetByOptions({{name, value}}, setByOptions, false);
+    RefuseSetByOptions({{name, value}},
+                       setByOptions,
+                       false,
+                       [programOptions](const std::string& option)
+                       {
+                           if (!programOptions)
+                           {
+                               return OptionPresence::UNKNOWN;
+                           }
+                           return std::find(programOptions->begin(), programOptions->end(), option)
+                                          != programOptions->end()
+                                      ? OptionPresence::PRESENT
+                                      : OptionPresence::ABSENT;
+                       });
     TypeId tid;
     if (!TypeId::LookupByNameFailSafe(typeName, &tid))
     {

@@ -74,11 +74,17 @@ void RefuseSetByOptions(const Ns3Attributes& attributes,
 /**
  * Check one ns-3 attribute default before a run sets it: the type exists,
  * has the attribute (as its own, as Config::SetDefault needs), and the value
- * reads as one. Throws std::invalid_argument naming the attribute.
+ * reads as one, and no option of dlnet's sets it on every object. Throws
+ * std::invalid_argument naming the attribute.
  * \param name "ns3::Type::Attribute"
  * \param value its text
+ * \param programOptions the options of the program in hand, so that a refusal
+ *        names one it has (or says it has none); nullptr where no one program is
+ *        in hand (NS_ATTRIBUTE_DEFAULT, Python)
  */
-void CheckNs3Attribute(const std::string& name, const std::string& value);
+void CheckNs3Attribute(const std::string& name,
+                       const std::string& value,
+                       const std::vector<std::string>* programOptions = nullptr);
 
 /**
  * The ns-3 attribute defaults of the environment variable NS_ATTRIBUTE_DEFAULT

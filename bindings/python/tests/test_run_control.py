@@ -145,7 +145,7 @@ def test_ns3_attribute_in_run_collective_and_run_wafer():
         ({"ns3::FabricNetDevice::Colour": "red"}, "has no attribute 'Colour'.*Mtu"),
         ({"ns3::FabricEndpoint::StageDepth": "lots"}, "StageDepth: got 'lots'"),
         ({"ns3::FabricEndpoint::StageDepth": "4.5"}, "StageDepth: got '4.5'"),
-        ({"ns3::FabricNetDevice::Mtu": 100}, "Mtu: dlnet sets it on every object from its option 'mtu'"),
+        ({"ns3::FabricNetDevice::Mtu": 100}, "Mtu: dlnet sets it on every object"),
         ({"ns3::FabricNetDevice::ReceiveErrorModel": "x"}, "cannot be set from text"),
         ({LATENCY: "5parsecs"}, "IngressLatency"),
         ({LATENCY: "-1us"}, "IngressLatency"),
@@ -157,6 +157,21 @@ def test_bad_ns3_attribute_is_a_value_error(attributes, message):
     for run in (dlnet.run_traffic, dlnet.run_collective, dlnet.run_wafer):
         with pytest.raises(ValueError, match=message):
             run(ns3_attributes=attributes)
+
+
+def test_refused_attribute_names_an_option_only_where_the_run_has_it():
+    chunks = {"ns3::CollectiveEngine::Chunks": 4}
+    with pytest.raises(ValueError, match="from its option 'chunks'.*use chunks instead"):
+        dlnet.run_collective(ns3_attributes=chunks)
+    # a training run sets the engine's chunks itself: it has no chunks option to name
+    with pytest.raises(ValueError, match=r"this run sets it itself and takes no option for it \(others take 'chunks'\)"):
+        dlnet.run_training(ns3_attributes=chunks)
+    mtu = {"ns3::FabricNetDevice::Mtu": 100}
+    for run in (dlnet.run_traffic, dlnet.run_collective):
+        with pytest.raises(ValueError, match="from its option 'mtu'.*use mtu instead"):
+            run(ns3_attributes=mtu)
+    with pytest.raises(ValueError, match=r"takes no option for it \(others take 'mtu'\)"):
+        dlnet.run_wafer(ns3_attributes=mtu)
 
 
 # Ctrl-C.
