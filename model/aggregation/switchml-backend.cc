@@ -159,6 +159,7 @@ SwitchmlBackend::Start(const Cluster& cluster,
     settings.window = m_poolSlots;
     settings.timeout = m_timeout;
     settings.job = m_job;
+    settings.windowName = "pool-slots";
     bool functional = !request.inputs.empty();
     std::vector<std::vector<float>> floats = FloatInputs(request.inputs);
     CollectiveRecord record;
@@ -166,35 +167,22 @@ SwitchmlBackend::Start(const Cluster& cluster,
     record.op = request.op;
     record.algorithm = GetName();
     record.bytes = request.bytes;
-    try
-    {
-        SwitchmlHelper::Start(cluster,
-                              topology,
-                              comm,
-                              request.bytes / 4,
-                              settings,
-                              floats,
-                              SwitchmlHelper::DoneCallback(
-                                  [record, functional, done, &cluster](const SwitchmlJobRecord& r)
-                                  {
-                                      CollectiveRecord out = record;
-                                      FillWorkerRecord(out, r, functional, !cluster.flow);
-                                      // the aggregating switches' links toward the workers
-                                      out.aggregatorUtilisation = SwitchToHostUtilisation(
-                                          cluster, (r.end - r.start).GetSeconds());
-                                      done(out);
-                                  }));
-    }
-    catch (const std::invalid_argument& e)
-    {
-        // the helper names its setting (window); this backend takes it as pool-slots
-        const std::string text = e.what();
-        if (text.rfind("window: ", 0) == 0)
-        {
-            throw std::invalid_argument("pool-slots: " + text.substr(8));
-        }
-        throw;
-    }
+    SwitchmlHelper::Start(cluster,
+                          topology,
+                          comm,
+                          request.bytes / 4,
+                          settings,
+                          floats,
+                          SwitchmlHelper::DoneCallback(
+                              [record, functional, done, &cluster](const SwitchmlJobRecord& r)
+                              {
+                                  CollectiveRecord out = record;
+                                  FillWorkerRecord(out, r, functional, !cluster.flow);
+                                  // the aggregating switches' links toward the workers
+                                  out.aggregatorUtilisation = SwitchToHostUtilisation(
+                                      cluster, (r.end - r.start).GetSeconds());
+                                  done(out);
+                              }));
 }
 
 static const bool g_registered

@@ -102,7 +102,7 @@ SwitchmlHelper::Start(const Cluster& cluster,
     }
     if (s.window == 0)
     {
-        throw std::invalid_argument("window: got 0; expected at least 1 slot");
+        throw std::invalid_argument(s.windowName + ": got 0; expected at least 1 slot");
     }
     if (n > 0xffff)
     {
@@ -158,6 +158,7 @@ SwitchmlHelper::Start(const Cluster& cluster,
         job.id = s.job;
         job.group = group;
         job.poolSize = pool;
+        job.poolName = s.windowName;
         job.tc = comm.tc;
         for (uint32_t i = 0; i < node.ranks.size(); ++i)
         {

@@ -11,6 +11,7 @@
 #include "ns3/communicator.h"
 #include "ns3/topology.h"
 
+#include <string>
 #include <vector>
 
 namespace ns3
@@ -22,10 +23,11 @@ namespace ns3
  */
 struct SwitchmlSettings
 {
-    uint32_t elementsPerPacket{256}; //!< k: 64 or 256 int32 values per packet
-    uint32_t window{256};            //!< slots of the pool: outstanding packets per worker
-    Time timeout{MilliSeconds(1)};   //!< worker retransmission timeout
-    uint16_t job{1};                 //!< job id (several jobs share a switch's slots)
+    uint32_t elementsPerPacket{256};  //!< k: 64 or 256 int32 values per packet
+    uint32_t window{256};             //!< slots of the pool: outstanding packets per worker
+    Time timeout{MilliSeconds(1)};    //!< worker retransmission timeout
+    uint16_t job{1};                  //!< job id (several jobs share a switch's slots)
+    std::string windowName{"window"}; //!< the window in messages: the option that set it
 };
 
 /**

@@ -54,10 +54,11 @@ SwitchmlProgram::AddJob(const SwitchmlJob& job)
     }
     if (job.poolSize == 0 || m_used + job.poolSize > m_capacity)
     {
-        throw std::invalid_argument(
-            "window: a pool of " + std::to_string(job.poolSize) + " slots does not fit the switch ("
-            + std::to_string(m_capacity - m_used) + " of " + std::to_string(m_capacity)
-            + " slots free; its attribute ns3::SwitchmlProgram::Slots)");
+        throw std::invalid_argument(job.poolName + ": a pool of " + std::to_string(job.poolSize)
+                                    + " slots does not fit the switch ("
+                                    + std::to_string(m_capacity - m_used) + " of "
+                                    + std::to_string(m_capacity)
+                                    + " slots free; its attribute ns3::SwitchmlProgram::Slots)");
     }
     if (job.childPorts.empty() || job.childPorts.size() != job.childAddresses.size())
     {

@@ -10,6 +10,7 @@
 #include "ns3/traced-callback.h"
 
 #include <map>
+#include <string>
 #include <vector>
 
 namespace ns3
@@ -24,6 +25,7 @@ struct SwitchmlJob
     uint16_t id{0};                          //!< job id
     uint32_t group{0};                       //!< address the workers send to
     uint32_t poolSize{0};                    //!< slots of the job on this switch
+    std::string poolName{"window"};          //!< the pool in messages: the option that set it
     uint8_t tc{0};                           //!< traffic class of the results
     std::vector<uint32_t> childPorts;        //!< per contributor: the port toward it
     std::vector<uint32_t> childAddresses;    //!< per contributor: the destination of its results
