@@ -36,6 +36,7 @@ RenderPng(Gnuplot& plot, const std::string& pngPath)
     std::string command = "gnuplot '" + script + "' 2>/dev/null";
     if (std::system(command.c_str()) != 0 || !std::filesystem::exists(pngPath))
     {
+        std::filesystem::remove(pngPath); // gnuplot opens its output before it fails: empty
         std::cerr << "warning: gnuplot could not render " << pngPath << " (script kept: " << script
                   << ")\n";
         return false;
@@ -68,7 +69,8 @@ PlotTraffic(const TrafficResult& r, const std::string& dir)
         cdfData.Add(fct[i], double(i + 1) / fct.size());
     }
     cdf.AddDataset(cdfData);
-    if (RenderPng(cdf, dir + "/fct-cdf.png"))
+    // a run cut by its stop-time before any message was delivered has no completion to plot
+    if (!fct.empty() && RenderPng(cdf, dir + "/fct-cdf.png"))
     {
         written.push_back(dir + "/fct-cdf.png");
     }
