@@ -171,6 +171,7 @@ ExperimentCommandLine::Parse(int argc, char** argv)
         rest.push_back(argv[i]);
     }
     m_cmd.Parse(static_cast<int>(rest.size()), rest.data());
+    SetProgramOptions(m_names);
     if (m_attributes)
     {
         m_attributes->insert(

@@ -27,7 +27,7 @@
 #include <cctype>
 #include <chrono>
 #include <cstdlib>
-#include <functional>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -220,15 +220,40 @@ namespace
 enum class OptionPresence
 {
     PRESENT, //!< the run's own options include it
-    ABSENT,  //!< the program sets the attribute itself, with no option for it
-    UNKNOWN  //!< NS_ATTRIBUTE_DEFAULT, Python: no one program in hand
+    ABSENT,  //!< the program sets the attribute itself, with no option of that name
+    UNKNOWN  //!< NS_ATTRIBUTE_DEFAULT before a command line was read: no one program in hand
 };
+
+/// The options of the program whose command line was read; unset in Python, whose run_*
+/// take every option of their config
+std::optional<std::vector<std::string>> g_programOptions;
+
+/// What a program in hand says of option; otherwise fallback.
+OptionPresence
+PresenceOf(const std::vector<std::string>* programOptions,
+           const std::string& option,
+           OptionPresence fallback)
+{
+    if (!programOptions && g_programOptions)
+    {
+        programOptions = &*g_programOptions;
+    }
+    if (!programOptions)
+    {
+        return fallback;
+    }
+    return std::find(programOptions->begin(), programOptions->end(), option)
+                   != programOptions->end()
+               ? OptionPresence::PRESENT
+               : OptionPresence::ABSENT;
+}
 
 void
 RefuseSetByOptions(const Ns3Attributes& attributes,
                    const std::vector<std::pair<std::string, std::string>>& setByOptions,
                    bool withEnvironment,
-                   const std::function<OptionPresence(const std::string&)>& presence)
+                   const std::vector<std::string>* programOptions,
+                   OptionPresence fallback)
 {
     for (const auto& [name, value] :
          withEnvironment ? WithEnvironmentNs3Attributes(attributes) : attributes)
@@ -240,7 +265,7 @@ RefuseSetByOptions(const Ns3Attributes& attributes,
                 continue;
             }
             const std::string shown = dlnet::PrintableText(name);
-            switch (presence(option))
+            switch (PresenceOf(programOptions, option, fallback))
             {
                 case OptionPresence::PRESENT:
                     throw std::invalid_argument(shown
@@ -250,11 +275,14 @@ RefuseSetByOptions(const Ns3Attributes& attributes,
                                                 + "' (a default would be overwritten); use "
                                                 + option + " instead");
                 case OptionPresence::ABSENT:
+                    // the program may set it from an option of another name (fred-vs-mesh's
+                    // payload-bytes sets the MTU)
                     throw std::invalid_argument(
                         shown
-                        + ": dlnet sets it on every object (a default would be overwritten); "
-                          "this run sets it itself and takes no option for it (others take '"
-                        + option + "')");
+                        + ": dlnet sets it on every object (a default would "
+                          "be overwritten); this run sets it itself (it "
+                          "has no option '"
+                        + option + "', which others take)");
                 case OptionPresence::UNKNOWN:
                     throw std::invalid_argument(shown
                                                 + ": dlnet sets it on every object from its "
@@ -270,17 +298,17 @@ RefuseSetByOptions(const Ns3Attributes& attributes,
 } // namespace
 
 void
+SetProgramOptions(const std::vector<std::string>& names)
+{
+    g_programOptions = names;
+}
+
+void
 RefuseSetByOptions(const Ns3Attributes& attributes,
                    const std::vector<std::pair<std::string, std::string>>& setByOptions,
                    bool withEnvironment)
 {
-    RefuseSetByOptions(attributes,
-                       setByOptions,
-                       withEnvironment,
-                       [](const std::string&)
-                       {
-                           return OptionPresence::PRESENT;
-                       });
+    RefuseSetByOptions(attributes, setByOptions, withEnvironment, nullptr, OptionPresence::PRESENT);
 }
 
 void
@@ -319,20 +347,8 @@ CheckNs3Attribute(const std::string& name,
         {"ns3::OmniReduceWorker::Threshold", "threshold"},
         {"ns3::FredSwitchProgram::MiddleStages", "middle-stages"},
     };
-    RefuseSetByOptions({{name, value}},
-                       setByOptions,
-                       false,
-                       [programOptions](const std::string& option)
-                       {
-                           if (!programOptions)
-                           {
-                               return OptionPresence::UNKNOWN;
-                           }
-                           return std::find(programOptions->begin(), programOptions->end(), option)
-                                          != programOptions->end()
-                                      ? OptionPresence::PRESENT
-                                      : OptionPresence::ABSENT;
-                       });
+    RefuseSetByOptions(
+        {{name, value}}, setByOptions, false, programOptions, OptionPresence::UNKNOWN);
     TypeId tid;
     if (!TypeId::LookupByNameFailSafe(typeName, &tid))
     {

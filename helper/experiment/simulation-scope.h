@@ -60,12 +60,21 @@ public:
 };
 
 /**
+ * Name the options of the program in hand (its command line's), so that a refusal
+ * of an attribute names the option only where the program has it. Unset (Python),
+ * a run is taken to have its config's options.
+ * \param names the options, without their "--"
+ */
+void SetProgramOptions(const std::vector<std::string>& names);
+
+/**
  * Refuse the attributes that a run sets on every object from its options (a
  * default would be overwritten, silently), naming the option to use instead.
  * \param attributes the run's ns-3 attribute defaults
  * \param setByOptions ("ns3::Type::Attribute", option) pairs
  * \param withEnvironment check NS_ATTRIBUTE_DEFAULT's too
- * \throw std::invalid_argument "<attribute>: dlnet sets it ... use <option> instead"
+ * \throw std::invalid_argument "<attribute>: dlnet sets it ... use <option> instead", or,
+ *        where the program in hand lacks the option (SetProgramOptions), that it sets it itself
  */
 void RefuseSetByOptions(const Ns3Attributes& attributes,
                         const std::vector<std::pair<std::string, std::string>>& setByOptions,
@@ -79,8 +88,8 @@ void RefuseSetByOptions(const Ns3Attributes& attributes,
  * \param name "ns3::Type::Attribute"
  * \param value its text
  * \param programOptions the options of the program in hand, so that a refusal
- *        names one it has (or says it has none); nullptr where no one program is
- *        in hand (NS_ATTRIBUTE_DEFAULT, Python)
+ *        names one it has (or says it has none); nullptr: SetProgramOptions's, if
+ *        any (none: NS_ATTRIBUTE_DEFAULT read before the command line)
  */
 void CheckNs3Attribute(const std::string& name,
                        const std::string& value,

@@ -164,13 +164,13 @@ def test_refused_attribute_names_an_option_only_where_the_run_has_it():
     with pytest.raises(ValueError, match="from its option 'chunks'.*use chunks instead"):
         dlnet.run_collective(ns3_attributes=chunks)
     # a training run sets the engine's chunks itself: it has no chunks option to name
-    with pytest.raises(ValueError, match=r"this run sets it itself and takes no option for it \(others take 'chunks'\)"):
+    with pytest.raises(ValueError, match=r"this run sets it itself \(it has no option 'chunks', which others take\)"):
         dlnet.run_training(ns3_attributes=chunks)
     mtu = {"ns3::FabricNetDevice::Mtu": 100}
     for run in (dlnet.run_traffic, dlnet.run_collective):
         with pytest.raises(ValueError, match="from its option 'mtu'.*use mtu instead"):
             run(ns3_attributes=mtu)
-    with pytest.raises(ValueError, match=r"takes no option for it \(others take 'mtu'\)"):
+    with pytest.raises(ValueError, match=r"this run sets it itself \(it has no option 'mtu', which others take\)"):
         dlnet.run_wafer(ns3_attributes=mtu)
 
 
