@@ -688,8 +688,10 @@ HeterpsOptions()
         };
         for (auto&& t : LiftTopologyOptions<C>())
         {
-            if (t.name != "topology" && t.name != "nodes"
-                && TopologyOptionApplies(SimulationKind(), t.name))
+            // the plan gives the hosts and their NIC rates (SimulatePlan sets host-groups
+            // from the catalogue; link-rate was offered and then refused by the topology)
+            if (t.name != "topology" && t.name != "nodes" && t.name != "host-groups"
+                && t.name != "link-rate" && TopologyOptionApplies(SimulationKind(), t.name))
             {
                 o.push_back(t);
             }
