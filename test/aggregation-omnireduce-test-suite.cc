@@ -240,6 +240,12 @@ private:
         c.functional = true;
         c.density = 0.5;
         Check(c, "10 blocks, 64 slots of 3 lanes");
+        // a last block of 57 elements, padded with zeros (a buffer that is not a whole
+        // number of blocks was refused; a model's gradient buckets rarely are)
+        c = Omni(m_n, (10 * 256 + 57) * 4, 4096, 2, 8);
+        c.functional = true;
+        c.density = 0.5;
+        Check(c, "10 blocks and 57 elements");
         std::cout << "measured: " << m_n << " workers: " << m_runs
                   << " functional runs exact (maxError 0), " << m_packets
                   << " packets in all, no retransmission" << std::endl;
@@ -558,9 +564,6 @@ private:
         CollectiveConfig c = good;
         c.blockElements = 0;
         Expect(c, "block-elements 0", "block-elements: got 0");
-        c = good;
-        c.blockElements = 300;
-        Expect(c, "block-elements 300 on 262144 elements", "block-elements: 300 does not divide");
         c = good;
         c.density = -0.1;
         Expect(c, "density -0.1", "density: got");

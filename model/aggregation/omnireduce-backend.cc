@@ -127,10 +127,20 @@ OmniReduceBackend::CheckTopology(const Topology& topology, const Communicator& c
     return ""; // the placement's needs are checked with the settings (OmniReduceHelper::Validate)
 }
 
+uint64_t
+OmniReduceBackend::PaddedElements(uint64_t bytes) const
+{
+    if (m_blockElements == 0)
+    {
+        return bytes / 4; // refused by Validate, naming block-elements
+    }
+    return (bytes / 4 + m_blockElements - 1) / m_blockElements * m_blockElements;
+}
+
 SparsityPattern
 OmniReduceBackend::PatternOf(uint32_t n, uint64_t bytes) const
 {
-    uint64_t blocks = bytes / 4 / m_blockElements;
+    uint64_t blocks = m_blockElements == 0 ? 0 : PaddedElements(bytes) / m_blockElements;
     if (!m_sparsityFile.empty())
     {
         return ReadSparsityFile(m_sparsityFile, n, blocks);
@@ -165,7 +175,7 @@ OmniReduceBackend::Validate(const CollectiveRequest& request,
     }
     ParseSparsityPlacement("sparsity-placement", m_sparsityPlacement);
     OmniReduceHelper::Validate(
-        Settings(), topology, comm, request.bytes / 4, topology.GetConfig().mtu);
+        Settings(), topology, comm, PaddedElements(request.bytes), topology.GetConfig().mtu);
     if (!m_sparsityFile.empty())
     {
         PatternOf(comm.GetSize(), request.bytes); // the file must exist and fit the size
@@ -178,7 +188,7 @@ OmniReduceBackend::Bound(const CollectiveRequest& request,
                          const NetworkModel& model) const
 {
     uint32_t n = comm.GetSize();
-    uint64_t bytes = request.bytes;
+    uint64_t bytes = PaddedElements(request.bytes) * 4;
     SparsityPattern pattern = PatternOf(n, bytes);
     double d = 0;
     for (uint32_t w = 0; w < n; ++w)
@@ -230,6 +240,7 @@ OmniReduceBackend::MakeInputs(CollectiveRequest& request, uint32_t n, uint32_t s
     for (uint32_t w = 0; w < n; ++w)
     {
         std::vector<float> t = MakeSparseTensor(pattern, w, m_blockElements, seed);
+        t.resize(request.bytes / 4); // the padding is the workers', not the caller's
         request.inputs.emplace_back(t.size() * 4);
         std::memcpy(request.inputs.back().data(), t.data(), t.size() * 4);
     }
@@ -245,7 +256,12 @@ OmniReduceBackend::Start(const Cluster& cluster,
     uint32_t n = comm.GetSize();
     bool functional = !request.inputs.empty();
     SparsityPattern pattern = PatternOf(n, request.bytes);
+    const uint64_t elements = PaddedElements(request.bytes);
     std::vector<std::vector<float>> tensors = FloatInputs(request.inputs);
+    for (auto& t : tensors)
+    {
+        t.resize(elements, 0.0f); // the last block padded with zeros
+    }
     // the exact sums, to check the workers' results against
     auto expected = std::make_shared<std::vector<float>>();
     if (functional)
@@ -253,7 +269,7 @@ OmniReduceBackend::Start(const Cluster& cluster,
         // the exact sum of what the workers send: a block whose every |value| is at most the
         // threshold counts as zero, but for the first block of every lane of every slot,
         // which round 0 sends whatever it holds
-        expected->assign(request.bytes / 4, 0.0f);
+        expected->assign(elements, 0.0f);
         uint64_t roundZero = uint64_t(m_slots) * m_messageBlocks * m_blockElements;
         for (const auto& t : tensors)
         {
@@ -282,7 +298,7 @@ OmniReduceBackend::Start(const Cluster& cluster,
         cluster,
         topology,
         comm,
-        request.bytes / 4,
+        elements,
         Settings(),
         pattern.nonZero,
         tensors,

@@ -45,6 +45,15 @@ public:
     /// \return the block pattern of a buffer of `bytes` over n workers
     SparsityPattern PatternOf(uint32_t n, uint64_t bytes) const;
 
+    /**
+     * The elements the workers send for a buffer of `bytes`: a whole number of
+     * blocks, the last one padded with zeros (a model's gradient bucket is
+     * rarely a multiple of the block size).
+     * \param bytes the buffer
+     * \return bytes / 4 rounded up to a multiple of BlockElements
+     */
+    uint64_t PaddedElements(uint64_t bytes) const;
+
 private:
     OmniReduceSettings Settings() const;
 

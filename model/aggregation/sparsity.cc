@@ -301,7 +301,8 @@ CheckSparsitySize(const std::string& field,
                   uint64_t blockElements,
                   uint64_t workers)
 {
-    uint64_t blocks = blockElements == 0 ? 0 : bytes / 4 / blockElements;
+    // a last partial block is padded to a whole one (OmniReduceBackend::PaddedElements)
+    uint64_t blocks = blockElements == 0 ? 0 : (bytes / 4 + blockElements - 1) / blockElements;
     if (!FitsFlags(workers, blocks))
     {
         throw std::invalid_argument(
