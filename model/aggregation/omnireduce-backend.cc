@@ -174,6 +174,11 @@ OmniReduceBackend::Validate(const CollectiveRequest& request,
                                     + "; expected a fraction from 0 to 1");
     }
     ParseSparsityPlacement("sparsity-placement", m_sparsityPlacement);
+    if (m_slots == 0)
+    {
+        // the helper's own name for it is slots; the runs' option is pool-slots
+        throw std::invalid_argument("pool-slots: got 0; expected at least 1 slot");
+    }
     OmniReduceHelper::Validate(
         Settings(), topology, comm, PaddedElements(request.bytes), topology.GetConfig().mtu);
     if (!m_sparsityFile.empty())
