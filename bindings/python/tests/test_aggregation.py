@@ -49,9 +49,17 @@ def test_omnireduce_reads_a_sparsity_file(tmp_path):
     assert row["bytes_up_per_worker"] <= (4 + 3) * 256 * 4
 
 
+def test_omnireduce_pads_a_last_partial_block():
+    # 1 MiB in blocks of 1000 values: 262 whole blocks and one of 144, padded with zeros
+    # (it was refused naming block-elements)
+    row = run(**STAR16, algorithm="omnireduce", min_bytes="1MiB", max_bytes="1MiB",
+              block_elements=1000, density=0.5, functional=True)
+    assert row["correct"] and row["max_error"] == 0
+
+
 @pytest.mark.parametrize("options, field", [
     (dict(block_elements=0), "block-elements"),
-    (dict(block_elements=1000), "block-elements"),
+    (dict(pool_slots=0), "pool-slots"),
     (dict(density=1.5), "density"),
     (dict(density=-0.1), "density"),
     (dict(sparsity_file="/nonexistent/pattern.txt"), "/nonexistent/pattern.txt"),
