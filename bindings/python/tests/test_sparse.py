@@ -126,7 +126,8 @@ def test_results_dir_writes_csv_json_and_plot(tmp_path):
         (dict(placement="diagonal"), "placement:"),
         (dict(loss=1), "loss: got 1; expected a rate below 1"),
         (dict(quick="maybe"), "quick:"),
-        (dict(SMALL, block_elements=300), "block-elements: 300 does not divide"),
+        (dict(SMALL, network="flow", loss=0.01), "loss: got 0.01; network=flow models lossless"),
+        (dict(SMALL, pool_slots=0), "pool-slots: got 0"),
         (dict(link_rate="10Gbps"), "unknown option 'link-rate'"),
     ],
 )
