@@ -171,7 +171,8 @@ ExperimentCommandLine::Parse(int argc, char** argv)
         rest.push_back(argv[i]);
     }
     m_cmd.Parse(static_cast<int>(rest.size()), rest.data());
-    SetProgramOptions(m_names);
+    SetProgramOptions(m_names); // the refusals of attributes name only these
+    m_parsed = true;
     if (m_attributes)
     {
         m_attributes->insert(
@@ -180,6 +181,14 @@ ExperimentCommandLine::Parse(int argc, char** argv)
     if (!m_error->empty())
     {
         throw std::invalid_argument(*m_error);
+    }
+}
+
+ExperimentCommandLine::~ExperimentCommandLine()
+{
+    if (m_parsed)
+    {
+        ClearProgramOptions();
     }
 }
 

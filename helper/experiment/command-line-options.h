@@ -31,6 +31,12 @@ public:
     /// \param file pass __FILE__, as to CommandLine
     explicit ExperimentCommandLine(const std::string& file);
 
+    /// Forgets the program's options Parse named (SetProgramOptions).
+    ~ExperimentCommandLine();
+
+    ExperimentCommandLine(const ExperimentCommandLine&) = delete;
+    ExperimentCommandLine& operator=(const ExperimentCommandLine&) = delete;
+
     /**
      * Register every option of a table but those in except; values are
      * parsed into config when Parse runs. A config with an ns3Attributes
@@ -96,6 +102,7 @@ private:
     std::shared_ptr<std::string> m_error;
     Ns3Attributes m_parsedAttributes;     //!< the --ns3:: flags met
     Ns3Attributes* m_attributes{nullptr}; //!< where the --ns3:: flags go
+    bool m_parsed{false};                 //!< Parse named the program's options
 };
 
 /**

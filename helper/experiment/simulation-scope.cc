@@ -304,6 +304,12 @@ SetProgramOptions(const std::vector<std::string>& names)
 }
 
 void
+ClearProgramOptions()
+{
+    g_programOptions.reset();
+}
+
+void
 RefuseSetByOptions(const Ns3Attributes& attributes,
                    const std::vector<std::pair<std::string, std::string>>& setByOptions,
                    bool withEnvironment)

@@ -67,6 +67,9 @@ public:
  */
 void SetProgramOptions(const std::vector<std::string>& names);
 
+/// Forget SetProgramOptions's (the command line that set them is gone).
+void ClearProgramOptions();
+
 /**
  * Refuse the attributes that a run sets on every object from its options (a
  * default would be overwritten, silently), naming the option to use instead.

@@ -8,12 +8,14 @@
 #include "ns3/alpha-beta-model.h"
 #include "ns3/collective-backend.h"
 #include "ns3/collective-experiment.h"
+#include "ns3/command-line-options.h"
 #include "ns3/communicator.h"
 #include "ns3/config-parse.h"
 #include "ns3/fabric-header.h"
 #include "ns3/packet.h"
 #include "ns3/parallel-groups.h"
 #include "ns3/reduction.h"
+#include "ns3/simulation-scope.h"
 #include "ns3/traffic-experiment.h"
 
 #include <gtest/gtest.h>
@@ -913,4 +915,49 @@ TEST(NotApplicable, OnlyForAnAlgorithmThatDoesNotApply)
     c.minBytes = c.maxBytes = 1 << 20;
     c.topology.rxBufferBytes = 100; // below the mtu
     EXPECT_EQ(ValidateOutcome(c), "invalid");
+}
+
+// A refused attribute names its option only while the program that has it is in hand: the
+// command line that parsed it names the program's options, and forgets them when it goes.
+TEST(RefuseSetByOptions, NamesAnOptionOnlyWhereTheProgramHasIt)
+{
+    auto refusal = []()
+    {
+        RefuseSetByOptions({{"ns3::CollectiveEngine::Chunks", "4"}},
+                           {{"ns3::CollectiveEngine::Chunks", "chunks"}},
+                           false);
+    };
+    ExpectInvalid(refusal, {"from its option 'chunks'", "use chunks instead"});
+    {
+        ExperimentCommandLine cmd("program-without-chunks");
+        std::string tc;
+        cmd.AddValue("tc", "a traffic class", tc);
+        char program[] = "program-without-chunks";
+        char* argv[] = {program, nullptr};
+        cmd.Parse(1, argv);
+        ExpectInvalid(refusal,
+                      {"this run sets it itself", "no option 'chunks', which others take"});
+        ExpectInvalid(
+            []
+            {
+                CheckNs3Attribute("ns3::FabricNetDevice::Mtu", "9000");
+            },
+            {"no option 'mtu'"});
+    }
+    ExpectInvalid(refusal, {"from its option 'chunks'", "use chunks instead"});
+    ExpectInvalid(
+        []
+        {
+            CheckNs3Attribute("ns3::FabricNetDevice::Mtu", "9000");
+        },
+        {"where a program has that option"});
+    {
+        ExperimentCommandLine cmd("program-with-chunks");
+        std::string chunks;
+        cmd.AddValue("chunks", "chunks", chunks);
+        char program[] = "program-with-chunks";
+        char* argv[] = {program, nullptr};
+        cmd.Parse(1, argv);
+        ExpectInvalid(refusal, {"use chunks instead"});
+    }
 }
