@@ -919,6 +919,19 @@ TEST(NotApplicable, OnlyForAnAlgorithmThatDoesNotApply)
 
 // A refused attribute names its option only while the program that has it is in hand: the
 // command line that parsed it names the program's options, and forgets them when it goes.
+namespace
+{
+/// A command line of one string option, parsed with no arguments.
+void
+ParseProgramWith(ExperimentCommandLine& cmd, const std::string& option, std::string& value)
+{
+    cmd.AddValue(option, "an option", value);
+    char program[] = "program";
+    char* argv[] = {program, nullptr};
+    cmd.Parse(1, argv);
+}
+} // namespace
+
 TEST(RefuseSetByOptions, NamesAnOptionOnlyWhereTheProgramHasIt)
 {
     auto refusal = []()
@@ -927,37 +940,24 @@ TEST(RefuseSetByOptions, NamesAnOptionOnlyWhereTheProgramHasIt)
                            {{"ns3::CollectiveEngine::Chunks", "chunks"}},
                            false);
     };
+    auto mtu = []()
+    {
+        CheckNs3Attribute("ns3::FabricNetDevice::Mtu", "9000");
+    };
+    std::string value;
     ExpectInvalid(refusal, {"from its option 'chunks'", "use chunks instead"});
     {
         ExperimentCommandLine cmd("program-without-chunks");
-        std::string tc;
-        cmd.AddValue("tc", "a traffic class", tc);
-        char program[] = "program-without-chunks";
-        char* argv[] = {program, nullptr};
-        cmd.Parse(1, argv);
+        ParseProgramWith(cmd, "tc", value);
         ExpectInvalid(refusal,
                       {"this run sets it itself", "no option 'chunks', which others take"});
-        ExpectInvalid(
-            []
-            {
-                CheckNs3Attribute("ns3::FabricNetDevice::Mtu", "9000");
-            },
-            {"no option 'mtu'"});
+        ExpectInvalid(mtu, {"no option 'mtu'"});
     }
     ExpectInvalid(refusal, {"from its option 'chunks'", "use chunks instead"});
-    ExpectInvalid(
-        []
-        {
-            CheckNs3Attribute("ns3::FabricNetDevice::Mtu", "9000");
-        },
-        {"where a program has that option"});
+    ExpectInvalid(mtu, {"where a program has that option"});
     {
         ExperimentCommandLine cmd("program-with-chunks");
-        std::string chunks;
-        cmd.AddValue("chunks", "chunks", chunks);
-        char program[] = "program-with-chunks";
-        char* argv[] = {program, nullptr};
-        cmd.Parse(1, argv);
+        ParseProgramWith(cmd, "chunks", value);
         ExpectInvalid(refusal, {"use chunks instead"});
     }
 }
