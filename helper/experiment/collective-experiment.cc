@@ -229,6 +229,21 @@ CheckElementBytes(const std::string& field, uint64_t bytes, const std::string& t
 }
 
 void
+CheckAllToAllBytes(const std::string& field,
+                   uint64_t bytes,
+                   const std::string& type,
+                   uint32_t ranks)
+{
+    uint32_t es = ElementSize(ParseDataType("type", type));
+    if (ranks > 0 && (bytes / es) % ranks != 0)
+    {
+        throw NotApplicable(field + ": alltoall of " + std::to_string(bytes)
+                            + " bytes does not split into " + std::to_string(ranks)
+                            + " equal blocks of " + type + " elements (one per rank)");
+    }
+}
+
+void
 CollectiveConfig::Validate() const
 {
     Ptr<const Topology> t = MakeTopology(topology);
@@ -333,6 +348,16 @@ CollectiveConfig::Validate() const
     Ptr<CollectiveBackend> backend = kind ? MakeBackend(algorithm) : nullptr;
     for (uint64_t bytes : Sizes(*this))
     {
+        if (op == "alltoall")
+        {
+            // (the engine's message says "bytes", which no program has)
+            CheckAllToAllBytes(bytes == minBytes   ? "min-bytes"
+                               : bytes == maxBytes ? "max-bytes"
+                                                   : "step-factor",
+                               bytes,
+                               type,
+                               n);
+        }
         CollectiveRequest request = RequestOf(bytes, model);
         if (backend)
         {

@@ -34,6 +34,17 @@ constexpr uint64_t MAX_COLLECTIVE_BYTES = 1ULL << 40;
 void CheckElementBytes(const std::string& field, uint64_t bytes, const std::string& type);
 
 /**
+ * Throw NotApplicable (a std::invalid_argument) naming field unless an alltoall
+ * of bytes splits into one equal block of type elements per rank (the engine's
+ * own check names no option; CollectiveConfig::Validate names min-bytes or
+ * max-bytes, a program with a size option of its own names that).
+ */
+void CheckAllToAllBytes(const std::string& field,
+                        uint64_t bytes,
+                        const std::string& type,
+                        uint32_t ranks);
+
+/**
  * Throw std::invalid_argument naming field when functional mode would keep
  * more than 2 GiB of buffers: bytes on each of ranks (CollectiveConfig::Validate's
  * check of max-bytes, for a program that sets the size from an option of its own).
