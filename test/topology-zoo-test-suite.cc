@@ -384,6 +384,56 @@ private:
     std::vector<Hop> m_path;
 };
 
+// ---- link delays by option ----------------------------------------------
+
+/**
+ * Every link's delay as the options give it: host links link-delay, the others
+ * fabric-link-delay, which is link-delay unless set (its default was 500 ns,
+ * so on a mesh or torus link-delay was taken and ignored), a mesh's NPU-router
+ * link none.
+ */
+class LinkDelayTestCase : public TestCase
+{
+public:
+    LinkDelayTestCase(std::string kind, std::string fabricDelay)
+        : TestCase(kind + ": link delays from link-delay 7us and fabric-link-delay '" + fabricDelay
+                   + "'")
+        , m_kind(kind)
+        , m_fabricDelay(fabricDelay)
+    {
+    }
+
+private:
+    void DoRun() override
+    {
+        SimulationScope scope(1, 1);
+        TopologyConfig t;
+        t.kind = m_kind;
+        t.hostLinkDelay = "7us";
+        if (m_fabricDelay != "default")
+        {
+            t.fabricLinkDelay = m_fabricDelay;
+        }
+        Cluster c = BuildCluster(t);
+        const Time host = MicroSeconds(7);
+        const Time fabric = m_fabricDelay == "3us" ? MicroSeconds(3) : host;
+        uint32_t fabricLinks = 0;
+        for (const auto& link : c.links)
+        {
+            Ptr<FabricChannel> channel = DynamicCast<FabricChannel>(link.a->GetChannel());
+            Time expected = link.tier == "local" ? Seconds(0) : link.tier == "host" ? host : fabric;
+            fabricLinks += link.tier == "fabric";
+            NS_TEST_ASSERT_MSG_EQ(channel->GetDelay(),
+                                  expected,
+                                  link.tier << " link " << link.from << " - " << link.to);
+        }
+        NS_TEST_ASSERT_MSG_GT(fabricLinks, 0, "the topology has fabric links");
+    }
+
+    std::string m_kind;
+    std::string m_fabricDelay;
+};
+
 // ---- fat tree ------------------------------------------------------------
 
 TopologyConfig
@@ -910,6 +960,12 @@ public:
                         {{100, 500}, {40, 1000}, {40, 1000}, {40, 1000}, {40, 1000}, {100, 500}}),
                     TestCase::QUICK);
 
+        for (const char* kind : {"mesh", "torus", "leaf-spine"})
+        {
+            AddTestCase(new LinkDelayTestCase(kind, "default"), TestCase::QUICK);
+            AddTestCase(new LinkDelayTestCase(kind, ""), TestCase::QUICK);
+            AddTestCase(new LinkDelayTestCase(kind, "3us"), TestCase::QUICK);
+        }
         AddTestCase(new HeteroShapeTestCase, TestCase::QUICK);
         AddTestCase(HeteroRoutes(), TestCase::QUICK);
         // rank 2 (25G, alone on leaf 1: 25G uplinks) to rank 3 (100G, leaf 2: 100G uplinks);

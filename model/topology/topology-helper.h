@@ -57,7 +57,7 @@ struct TopologyConfig
     std::string hostLinkDelay{"500ns"};  //!< host-switch links
     std::string fabricLinkRate{""};      //!< switch-switch links; empty: leaf-spine derives it from
                                          //!< oversubscription, mesh/torus use hostLinkRate
-    std::string fabricLinkDelay{"500ns"}; //!< switch-switch links
+    std::string fabricLinkDelay{""};      //!< switch-switch links; empty: hostLinkDelay
     std::string localLinkRate{""};        //!< mesh/torus: NPU-router link; empty: ports x link rate
     std::string switchLatency{"0ns"};     //!< every switch
 
