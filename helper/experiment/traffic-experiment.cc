@@ -17,6 +17,8 @@
 #include <map>
 #include <sstream>
 #include <stdexcept>
+#include <tuple>
+#include <vector>
 
 namespace ns3
 {
@@ -153,6 +155,25 @@ TrafficConfig::Validate() const
     {
         throw std::invalid_argument("topology: traffic needs at least 2 ranks, the " + topology.kind
                                     + " has " + std::to_string(n));
+    }
+    // another pattern's options were taken and dropped; a value other than the default is
+    // refused (a result's config repeats the defaults, and must still run)
+    const TrafficConfig defaults;
+    for (const auto& [field, value, fallback, owner] :
+         std::vector<std::tuple<std::string, uint32_t, uint32_t, std::string>>{
+             {"src", src, defaults.src, "point-to-point"},
+             {"dst", dst, defaults.dst, "point-to-point"},
+             {"target", target, defaults.target, "incast"},
+             {"senders", senders, defaults.senders, "incast"},
+             {"shift", shift, defaults.shift, "permutation"}})
+    {
+        if (pattern != owner && value != fallback)
+        {
+            throw std::invalid_argument(field + ": got " + std::to_string(value)
+                                        + "; it applies to pattern " + owner
+                                        + " only, and the pattern is " + pattern + " (leave it at "
+                                        + std::to_string(fallback) + ")");
+        }
     }
     if (pattern == "point-to-point")
     {
