@@ -607,7 +607,22 @@ TrainingConfig::ValidatedGraph() const
     {
         MakeDevice();
         TrainingPlan plan = MakePlan();
-        plan.Validate(MakeModel());
+        Model m = MakeModel();
+        plan.Validate(m);
+        if (recompute
+            && std::none_of(m.layers.begin(),
+                            m.layers.end(),
+                            [](const ModelLayer& l)
+                            {
+                                return l.recomputable;
+                            }))
+        {
+            // taken and ignored: the zoo's convolutional models have no transformer layer
+            throw std::invalid_argument("recompute: " + m.name
+                                        + " has no layer that recomputation applies to (it "
+                                          "recomputes transformer layers, as Megatron-LM "
+                                          "does); expected false");
+        }
         // the ranks against the cluster before the graph (up to MAX_TRAINING_TASKS) is built
         Placements(plan.Ranks(), t->GetNRanks());
     }
