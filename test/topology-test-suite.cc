@@ -83,6 +83,7 @@ private:
         c.topology.leaves = 4;
         c.topology.spines = 4;
         c.pattern = "all-to-all";
+        c.shift = 0; // the permutation's (an all-to-all takes no shift)
         c.messageBytes = 64 << 10;
         c.messages = 1;
         TrafficResult r = RunTraffic(c);

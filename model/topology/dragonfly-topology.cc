@@ -29,6 +29,7 @@ DragonflyTopology::DragonflyTopology(const TopologyConfig& c)
     CheckPositive("hosts-per-router", m_p);
     CheckPositive("global-links-per-router", m_h);
     uint64_t maxGroups = uint64_t(m_a) * m_h + 1;
+    c.CheckSizeBesideNodes("groups", c.groups, TopologyConfig().groups);
     if (c.nodes != 0)
     {
         uint64_t perGroup = uint64_t(m_a) * m_p;

@@ -33,6 +33,7 @@ FatTreeTopology::FatTreeTopology(const TopologyConfig& c)
     , m_hostRate(dlnet::ParseRate("link-rate", c.hostLinkRate))
     , m_hostDelay(dlnet::ParseTime("link-delay", c.hostLinkDelay))
 {
+    c.CheckSizeBesideNodes("k", c.k, TopologyConfig().k);
     if (c.nodes != 0)
     {
         m_k = 0;

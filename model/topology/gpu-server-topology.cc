@@ -35,6 +35,7 @@ GpuServerTopology::GpuServerTopology(const TopologyConfig& c, bool rail)
         }
     }
     CheckPositive("gpus-per-server", m_gpus);
+    c.CheckSizeBesideNodes("servers", c.servers, TopologyConfig().servers);
     if (c.nodes != 0)
     {
         if (c.nodes % m_gpus != 0)

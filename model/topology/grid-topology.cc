@@ -21,6 +21,8 @@ GridTopology::GridTopology(const TopologyConfig& c, bool torus)
     , m_rows(c.rows)
     , m_cols(c.cols)
 {
+    c.CheckSizeBesideNodes("rows", c.rows, TopologyConfig().rows);
+    c.CheckSizeBesideNodes("cols", c.cols, TopologyConfig().cols);
     if (c.nodes != 0)
     {
         // the most square factorization: cols >= rows

@@ -26,6 +26,7 @@ LeafSpineTopology::LeafSpineTopology(const TopologyConfig& c)
     , m_hostDelay(dlnet::ParseTime("link-delay", c.hostLinkDelay))
 {
     CheckPositive("hosts-per-leaf", m_hostsPerLeaf);
+    c.CheckSizeBesideNodes("leaves", c.leaves, TopologyConfig().leaves);
     if (c.nodes != 0)
     {
         if (c.nodes % m_hostsPerLeaf != 0)

@@ -19,6 +19,7 @@ StarTopology::StarTopology(const TopologyConfig& config)
     , m_rate(dlnet::ParseRate("link-rate", config.hostLinkRate))
     , m_delay(dlnet::ParseTime("link-delay", config.hostLinkDelay))
 {
+    config.CheckSizeBesideNodes("hosts", config.hosts, TopologyConfig().hosts);
     CheckPositive("hosts", m_hosts);
     CheckRankCount("star", m_hosts);
 }

@@ -60,6 +60,20 @@ TopologyConfig::GetNRanks() const
 }
 
 void
+TopologyConfig::CheckSizeBesideNodes(const std::string& field,
+                                     uint64_t value,
+                                     uint64_t fallback) const
+{
+    if (nodes != 0 && value != fallback)
+    {
+        throw std::invalid_argument(
+            field + ": got " + std::to_string(value) + "; nodes (" + std::to_string(nodes)
+            + ") sets the " + kind + "'s size in its place: give one of the two (" + field
+            + " at its default, " + std::to_string(fallback) + ", with nodes)");
+    }
+}
+
+void
 TopologyConfig::ValidateFabric() const
 {
     dlnet::ParseRate("link-rate", hostLinkRate);

@@ -57,9 +57,9 @@ struct TopologyConfig
     std::string hostLinkDelay{"500ns"};  //!< host-switch links
     std::string fabricLinkRate{""};      //!< switch-switch links; empty: leaf-spine derives it from
                                          //!< oversubscription, mesh/torus use hostLinkRate
-    std::string fabricLinkDelay{""};      //!< switch-switch links; empty: hostLinkDelay
-    std::string localLinkRate{""};        //!< mesh/torus: NPU-router link; empty: ports x link rate
-    std::string switchLatency{"0ns"};     //!< every switch
+    std::string fabricLinkDelay{""};     //!< switch-switch links; empty: hostLinkDelay
+    std::string localLinkRate{""};       //!< mesh/torus: NPU-router link; empty: ports x link rate
+    std::string switchLatency{"0ns"};    //!< every switch
 
     uint32_t mtu{4096};                  //!< largest packet, header included
     uint32_t trafficClasses{4};          //!< 1..8
@@ -86,6 +86,17 @@ struct TopologyConfig
     uint32_t GetNRanks() const;
     /// \return true for an option every topology takes (rates, delays, devices, ...)
     static bool IsFabricOption(const std::string& option);
+
+    /**
+     * Refuse a size option that nodes replaces: a kind sized by nodes ignores
+     * it (a value other than the default is refused; a result's config, which
+     * repeats the default, still runs).
+     * \param field the option (hosts, leaves, rows, cols, k, groups, servers)
+     * \param value its value here
+     * \param fallback its default
+     * \throw std::invalid_argument naming field and nodes
+     */
+    void CheckSizeBesideNodes(const std::string& field, uint64_t value, uint64_t fallback) const;
 };
 
 /**
