@@ -90,7 +90,10 @@ private:
                 c.op = opName;
                 c.algorithm = name;
                 c.functional = true;
-                c.root = m_n / 2; // not rank 0, to exercise the relabelling
+                if (op == CollectiveOp::BROADCAST || op == CollectiveOp::REDUCE)
+                {
+                    c.root = m_n / 2; // not rank 0, to exercise the relabelling
+                }
                 // 12 elements per rank: alltoall splits evenly; parts are unequal for
                 // the power-of-two halving of 3, 5 and 13 ranks
                 c.minBytes = c.maxBytes = 4 * 12 * m_n + (op == CollectiveOp::ALL_TO_ALL ? 0 : 8);

@@ -80,8 +80,9 @@ def test_functional_result_is_correct_on_five_ranks(op, algorithm):
     else:
         sizes = dict(min_bytes=4, max_bytes=67228, step_factor=7)  # 1 element .. 16807
         expected = [4 * 7**k for k in range(6)]
+    rooted = dict(root=3) if op in ("broadcast", "reduce") else {}  # others take no root
     out = dlnet.run_collective(
-        STAR5, op=op, algorithm=algorithm, functional=True, root=3, **sizes
+        STAR5, op=op, algorithm=algorithm, functional=True, **rooted, **sizes
     )
     rows = rows_of(out)
     assert [r["bytes"] for r in rows] == expected
@@ -230,8 +231,9 @@ def test_auto_picks_the_smallest_prediction(topology, op, size):
         ({"no_such_key": 1}, "unknown option 'no-such-key'"),
         ({"min_bytes": 8192, "max_bytes": 4096}, "max-bytes: smaller than min-bytes"),
         ({"min_bytes": 4, "max_bytes": 64, "step_factor": 1}, "step-factor: got 1"),
-        ({"root": 8}, "root: 8 is not a communicator index"),
-        ({"op": "alltoall", "min_bytes": 12, "max_bytes": 12}, "bytes: alltoall of 12 bytes"),
+        ({"op": "broadcast", "root": 8}, "root: 8 is not a communicator index"),
+        ({"op": "allgather", "root": 3}, "root: got 3; it applies to broadcast and reduce only"),
+        ({"op": "alltoall", "min_bytes": 12, "max_bytes": 12}, "min-bytes: alltoall of 12 bytes"),
         ({"op": "allgather", "chunks": 3}, "chunks: allgather runs in one chunk"),
         ({"seed": 0}, "seed: got '0'; expected a whole number from 1 to 4294967295"),
     ],
