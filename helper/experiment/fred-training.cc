@@ -93,6 +93,15 @@ FredTrainingConfig::Validate() const
         throw std::invalid_argument("layers: got 1; at least 2 (the pipeline has 2 stages), or 0 "
                                     "for every model's full count");
     }
+    if (layers != FredTrainingConfig().layers
+        && std::none_of(workloads.begin(), workloads.end(), IsTransformer))
+    {
+        // taken and ignored: only the transformers are cut to a number of layers
+        throw std::invalid_argument("layers: got " + std::to_string(layers)
+                                    + "; it applies to the transformer workloads, and none is "
+                                      "chosen (leave it at "
+                                    + std::to_string(FredTrainingConfig().layers) + ")");
+    }
     for (const auto& w : workloads)
     {
         if (IsTransformer(w) && layers > ZooTransformer(w).layers)
