@@ -12,6 +12,7 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <tuple>
 
 namespace ns3
 {
@@ -336,7 +337,27 @@ HeterpsConfig::Validate() const
     CheckSweep(sweep);
     MakeSchedulerOptions();
     SchedulingProblem p = MakeProblem();
-    SchedulerList(p.catalogue);
+    const std::vector<std::string> chosen = SchedulerList(p.catalogue);
+    // each scheduler's own settings were taken and ignored when it was not chosen; a value
+    // other than the default is refused (a result's config, which repeats the defaults, runs)
+    const HeterpsConfig defaults;
+    for (const auto& [option, value, fallback, scheduler] :
+         std::vector<std::tuple<std::string, uint64_t, uint64_t, std::string>>{
+             {"episodes", episodes, defaults.episodes, "rl"},
+             {"samples-per-episode", samplesPerEpisode, defaults.samplesPerEpisode, "rl"},
+             {"evaluations", evaluations, defaults.evaluations, "random"},
+             {"population", population, defaults.population, "genetic"},
+             {"generations", generations, defaults.generations, "genetic"},
+             {"exhaustive-limit", exhaustiveLimit, defaults.exhaustiveLimit, "exhaustive"}})
+    {
+        if (value != fallback && !Contains(chosen, scheduler))
+        {
+            throw std::invalid_argument(
+                option + ": got " + std::to_string(value) + "; it applies only with the "
+                + scheduler + " scheduler, and schedulers is '" + dlnet::PrintableText(schedulers)
+                + "' (leave it at " + std::to_string(fallback) + ")");
+        }
+    }
     if (simulate)
     {
         MakeSimulationConfig().Validate();

@@ -87,7 +87,8 @@ def test_deterministic_for_a_seed(quick):
 
 
 def test_results_dir(tmp_path):
-    out = dlnet.schedule(**dict(QUICK, schedulers="exact,greedy,all-cpu", sweep=2),
+    # (without rl and genetic, their settings in QUICK are refused: they would be ignored)
+    out = dlnet.schedule(model="wide-deep", schedulers="exact,greedy,all-cpu", sweep=2,
                          results_dir=tmp_path)
     for f in ("schedules.csv", "sweep.csv", "headline.csv", "rl-curve.csv", "plan.csv",
               "result.json"):
@@ -116,6 +117,8 @@ def test_profile_file():
     (dict(model="resnet9000"), "model"),
     (dict(schedulers="exact,oracle"), "schedulers: got 'oracle'"),
     (dict(schedulers="all,exact"), "schedulers: 'all' stands alone"),
+    (dict(schedulers="exact,greedy", episodes=5), "episodes: got 5; it applies only with the rl"),
+    (dict(exhaustive_limit=100), "exhaustive-limit: got 100; it applies only with the exhaustive"),
     (dict(catalogue="no-such-catalogue"), "catalogue"),
     (dict(sync="gossip"), "sync"),
     (dict(sync="allreduce", ps_type="cpu"), "ps-type: applies only with sync=ps"),
