@@ -314,13 +314,12 @@ CollectiveConfig::Validate() const
         throw std::invalid_argument("ranks: got '" + dlnet::PrintableText(ranks)
                                     + "'; a collective needs two or more ranks");
     }
-    if (root != 0 && op != "broadcast" && op != "reduce")
-    {
-        // taken and ignored: only the rooted operations have a root
-        throw std::invalid_argument("root: got " + std::to_string(root)
-                                    + "; it applies to broadcast and reduce only, and the op is "
-                                    + op + " (leave it at 0)");
-    }
+    // taken and ignored: only the rooted operations have a root
+    RefuseInapplicable("root",
+                       root,
+                       0,
+                       op == "broadcast" || op == "reduce",
+                       "to broadcast and reduce only, and the op is " + op);
     if (root >= n)
     {
         throw std::invalid_argument("root: " + std::to_string(root)

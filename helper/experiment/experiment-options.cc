@@ -157,4 +157,18 @@ TopologyOptions()
     return options;
 }
 
+void
+RefuseInapplicable(const std::string& field,
+                   uint64_t value,
+                   uint64_t fallback,
+                   bool applies,
+                   const std::string& where)
+{
+    if (!applies && value != fallback)
+    {
+        throw std::invalid_argument(field + ": got " + std::to_string(value) + "; it applies "
+                                    + where + " (leave it at " + std::to_string(fallback) + ")");
+    }
+}
+
 } // namespace ns3

@@ -58,6 +58,25 @@ RecordGiven(std::vector<ExperimentOption<Config>> options)
 /// \return the options of a TopologyConfig
 const std::vector<ExperimentOption<TopologyConfig>>& TopologyOptions();
 
+/**
+ * Refuse an option set where it does not apply (it would be taken and ignored).
+ * Only a value other than its default is refused: a result's config repeats
+ * every option at its default, and must still run again.
+ * \param field the option
+ * \param value its value here
+ * \param fallback its default
+ * \param applies whether it applies here
+ * \param where where it applies, e.g. "to pattern incast only, and the pattern is
+ *        permutation"
+ * \throw std::invalid_argument "<field>: got <value>; it applies <where> (leave it at
+ *        <fallback>)"
+ */
+void RefuseInapplicable(const std::string& field,
+                        uint64_t value,
+                        uint64_t fallback,
+                        bool applies,
+                        const std::string& where);
+
 /// The help of every experiment's network option (packet or flow).
 extern const char* const NETWORK_OPTION_HELP;
 

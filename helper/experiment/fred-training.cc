@@ -3,6 +3,7 @@
  */
 #include "fred-training.h"
 
+#include "experiment-options.h"
 #include "plot-writer.h"
 #include "result-writer.h"
 
@@ -93,15 +94,12 @@ FredTrainingConfig::Validate() const
         throw std::invalid_argument("layers: got 1; at least 2 (the pipeline has 2 stages), or 0 "
                                     "for every model's full count");
     }
-    if (layers != FredTrainingConfig().layers
-        && std::none_of(workloads.begin(), workloads.end(), IsTransformer))
-    {
-        // taken and ignored: only the transformers are cut to a number of layers
-        throw std::invalid_argument("layers: got " + std::to_string(layers)
-                                    + "; it applies to the transformer workloads, and none is "
-                                      "chosen (leave it at "
-                                    + std::to_string(FredTrainingConfig().layers) + ")");
-    }
+    // taken and ignored: only the transformers are cut to a number of layers
+    RefuseInapplicable("layers",
+                       layers,
+                       FredTrainingConfig().layers,
+                       std::any_of(workloads.begin(), workloads.end(), IsTransformer),
+                       "to the transformer workloads, and none is chosen");
     for (const auto& w : workloads)
     {
         if (IsTransformer(w) && layers > ZooTransformer(w).layers)

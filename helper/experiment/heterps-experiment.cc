@@ -350,13 +350,12 @@ HeterpsConfig::Validate() const
              {"generations", generations, defaults.generations, "genetic"},
              {"exhaustive-limit", exhaustiveLimit, defaults.exhaustiveLimit, "exhaustive"}})
     {
-        if (value != fallback && !Contains(chosen, scheduler))
-        {
-            throw std::invalid_argument(
-                option + ": got " + std::to_string(value) + "; it applies only with the "
-                + scheduler + " scheduler, and schedulers is '" + dlnet::PrintableText(schedulers)
-                + "' (leave it at " + std::to_string(fallback) + ")");
-        }
+        RefuseInapplicable(option,
+                           value,
+                           fallback,
+                           Contains(chosen, scheduler),
+                           "only with the " + scheduler + " scheduler, and schedulers is '"
+                               + dlnet::PrintableText(schedulers) + "'");
     }
     if (simulate)
     {

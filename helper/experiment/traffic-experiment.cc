@@ -167,13 +167,11 @@ TrafficConfig::Validate() const
              {"senders", senders, defaults.senders, "incast"},
              {"shift", shift, defaults.shift, "permutation"}})
     {
-        if (pattern != owner && value != fallback)
-        {
-            throw std::invalid_argument(field + ": got " + std::to_string(value)
-                                        + "; it applies to pattern " + owner
-                                        + " only, and the pattern is " + pattern + " (leave it at "
-                                        + std::to_string(fallback) + ")");
-        }
+        RefuseInapplicable(field,
+                           value,
+                           fallback,
+                           pattern == owner,
+                           "to pattern " + owner + " only, and the pattern is " + pattern);
     }
     if (pattern == "point-to-point")
     {
