@@ -171,4 +171,18 @@ RefuseInapplicable(const std::string& field,
     }
 }
 
+void
+RefuseInapplicable(const std::vector<ModeOption>& options,
+                   const std::function<bool(const std::string& mode)>& applies,
+                   const std::function<std::string(const std::string& mode)>& where)
+{
+    for (const auto& o : options)
+    {
+        if (!applies(o.mode) && o.value != o.fallback)
+        {
+            RefuseInapplicable(o.field, o.value, o.fallback, false, where(o.mode));
+        }
+    }
+}
+
 } // namespace ns3

@@ -77,6 +77,25 @@ void RefuseInapplicable(const std::string& field,
                         bool applies,
                         const std::string& where);
 
+/// An option that applies to one mode (a pattern, a scheduler) only.
+struct ModeOption
+{
+    std::string field; //!< the option
+    uint64_t value;    //!< its value here
+    uint64_t fallback; //!< its default
+    std::string mode;  //!< the mode it applies to
+};
+
+/**
+ * RefuseInapplicable for each of a table of options of one mode each.
+ * \param options the table
+ * \param applies whether a mode is the one in hand
+ * \param where where a mode's option applies (RefuseInapplicable's where)
+ */
+void RefuseInapplicable(const std::vector<ModeOption>& options,
+                        const std::function<bool(const std::string& mode)>& applies,
+                        const std::function<std::string(const std::string& mode)>& where);
+
 /// The help of every experiment's network option (packet or flow).
 extern const char* const NETWORK_OPTION_HELP;
 

@@ -338,25 +338,24 @@ HeterpsConfig::Validate() const
     MakeSchedulerOptions();
     SchedulingProblem p = MakeProblem();
     const std::vector<std::string> chosen = SchedulerList(p.catalogue);
-    // each scheduler's own settings were taken and ignored when it was not chosen; a value
-    // other than the default is refused (a result's config, which repeats the defaults, runs)
+    // each scheduler's own settings were taken and ignored when it was not chosen
     const HeterpsConfig defaults;
-    for (const auto& [option, value, fallback, scheduler] :
-         std::vector<std::tuple<std::string, uint64_t, uint64_t, std::string>>{
-             {"episodes", episodes, defaults.episodes, "rl"},
-             {"samples-per-episode", samplesPerEpisode, defaults.samplesPerEpisode, "rl"},
-             {"evaluations", evaluations, defaults.evaluations, "random"},
-             {"population", population, defaults.population, "genetic"},
-             {"generations", generations, defaults.generations, "genetic"},
-             {"exhaustive-limit", exhaustiveLimit, defaults.exhaustiveLimit, "exhaustive"}})
-    {
-        RefuseInapplicable(option,
-                           value,
-                           fallback,
-                           Contains(chosen, scheduler),
-                           "only with the " + scheduler + " scheduler, and schedulers is '"
-                               + dlnet::PrintableText(schedulers) + "'");
-    }
+    RefuseInapplicable(
+        {{"episodes", episodes, defaults.episodes, "rl"},
+         {"samples-per-episode", samplesPerEpisode, defaults.samplesPerEpisode, "rl"},
+         {"evaluations", evaluations, defaults.evaluations, "random"},
+         {"population", population, defaults.population, "genetic"},
+         {"generations", generations, defaults.generations, "genetic"},
+         {"exhaustive-limit", exhaustiveLimit, defaults.exhaustiveLimit, "exhaustive"}},
+        [&chosen](const std::string& scheduler)
+        {
+            return Contains(chosen, scheduler);
+        },
+        [this](const std::string& scheduler)
+        {
+            return "only with the " + scheduler + " scheduler, and schedulers is '"
+                   + dlnet::PrintableText(schedulers) + "'";
+        });
     if (simulate)
     {
         MakeSimulationConfig().Validate();

@@ -277,16 +277,16 @@ SparseConfig::Validate() const
         throw std::invalid_argument("loss: got " + std::to_string(loss)
                                     + "; expected a rate in [0, 1)");
     }
+    if (base.topology.network == "flow" && loss > 0)
+    {
+        // the topology's message names flow-control, which this sweep sets from loss
+        throw std::invalid_argument("loss: got " + dlnet::ShortestText(loss)
+                                    + "; network=flow models lossless fabrics only (no "
+                                      "drops, no retransmission): use network=packet, or "
+                                      "loss 0");
+    }
     for (const auto& p : PointsOf(*this))
     {
-        if (p.config.topology.network == "flow" && loss > 0)
-        {
-            // the topology's message names flow-control, which this sweep sets from loss
-            throw std::invalid_argument("loss: got " + dlnet::ShortestText(loss)
-                                        + "; network=flow models lossless fabrics only (no "
-                                          "drops, no retransmission): use network=packet, or "
-                                          "loss 0");
-        }
         // the collective's messages name its own options (max-bytes); a sweep's are these
         if (p.config.functional)
         {

@@ -156,23 +156,22 @@ TrafficConfig::Validate() const
         throw std::invalid_argument("topology: traffic needs at least 2 ranks, the " + topology.kind
                                     + " has " + std::to_string(n));
     }
-    // another pattern's options were taken and dropped; a value other than the default is
-    // refused (a result's config repeats the defaults, and must still run)
+    // another pattern's options were taken and dropped
     const TrafficConfig defaults;
-    for (const auto& [field, value, fallback, owner] :
-         std::vector<std::tuple<std::string, uint32_t, uint32_t, std::string>>{
-             {"src", src, defaults.src, "point-to-point"},
-             {"dst", dst, defaults.dst, "point-to-point"},
-             {"target", target, defaults.target, "incast"},
-             {"senders", senders, defaults.senders, "incast"},
-             {"shift", shift, defaults.shift, "permutation"}})
-    {
-        RefuseInapplicable(field,
-                           value,
-                           fallback,
-                           pattern == owner,
-                           "to pattern " + owner + " only, and the pattern is " + pattern);
-    }
+    RefuseInapplicable(
+        {{"src", src, defaults.src, "point-to-point"},
+         {"dst", dst, defaults.dst, "point-to-point"},
+         {"target", target, defaults.target, "incast"},
+         {"senders", senders, defaults.senders, "incast"},
+         {"shift", shift, defaults.shift, "permutation"}},
+        [this](const std::string& owner)
+        {
+            return pattern == owner;
+        },
+        [this](const std::string& owner)
+        {
+            return "to pattern " + owner + " only, and the pattern is " + pattern;
+        });
     if (pattern == "point-to-point")
     {
         rank("src", src);
