@@ -12,7 +12,6 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
-#include <tuple>
 
 namespace ns3
 {

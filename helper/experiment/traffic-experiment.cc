@@ -17,7 +17,6 @@
 #include <map>
 #include <sstream>
 #include <stdexcept>
-#include <tuple>
 #include <vector>
 
 namespace ns3
