@@ -39,6 +39,16 @@ Wafer(WaferExperimentConfig c, const std::string& scenario, const std::string& n
 {
     c.scenarios = {scenario};
     c.wafer.network = network;
+    // the sizes this scenario does not use at their defaults (a run refuses them set)
+    const WaferExperimentConfig unused;
+    if (scenario == "io")
+    {
+        c.bytes = unused.bytes;
+    }
+    else
+    {
+        c.ioBytes = unused.ioBytes;
+    }
     WaferResult r = RunWafer(c);
     return {r.rows, r.wallSeconds};
 }

@@ -175,6 +175,10 @@ Measured
 RunOne(CollectiveConfig c, const std::string& network)
 {
     c.topology.network = network;
+    if (network == "flow")
+    {
+        c.topology.rxBufferBytes = 0; // the packet level's credits: none at flow level
+    }
     auto start = std::chrono::steady_clock::now();
     CollectiveResult r = RunCollective(c);
     Measured m;

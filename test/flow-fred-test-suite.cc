@@ -31,9 +31,15 @@ Wafer(const std::string& scenario, uint64_t bytes, uint32_t chunks, const std::s
 {
     WaferExperimentConfig c;
     c.scenarios = {scenario};
-    c.bytes = bytes;
-    c.chunks = chunks;
-    c.ioBytes = bytes;
+    if (scenario == "io")
+    {
+        c.ioBytes = bytes; // the streaming's own size (bytes and chunks are the collectives')
+    }
+    else
+    {
+        c.bytes = bytes;
+        c.chunks = chunks;
+    }
     c.wafer.network = network;
     return RunWafer(c).rows;
 }

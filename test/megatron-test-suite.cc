@@ -153,24 +153,37 @@ private:
                                   "default: the 1.8 TB/s a read kernel reaches");
         NS_TEST_EXPECT_MSG_EQ(
             defaults.topology.nvlinkRate, "230GBps", "default: NCCL's effective NVLink bandwidth");
-        // pipeline messages as Megatron-LM sent them, unless turned off
+        // pipeline messages as Megatron-LM sent them, unless turned off (on a row with
+        // TP, PP and the interleaved schedule: 76B)
+        const MegatronRow& big = MegatronTable()[5];
+        const TrainingConfig bigDefaults = MegatronTrainingConfig(big, MegatronSettings());
         NS_TEST_EXPECT_MSG_EQ(
-            defaults.pipelineScatterGather, true, "default: scatter-gather pipeline messages");
+            bigDefaults.pipelineScatterGather, true, "default: scatter-gather pipeline messages");
         NS_TEST_EXPECT_MSG_EQ(
-            defaults.blockingPipelineSends, true, "default: synchronous pipeline messages");
+            bigDefaults.blockingPipelineSends, true, "default: synchronous pipeline messages");
         const TrainingPlan defaultPlan = defaults.MakePlan();
+        const TrainingPlan bigPlan = bigDefaults.MakePlan();
         NS_TEST_EXPECT_MSG_EQ(
-            defaultPlan.interleavedSendWithBackward,
+            bigPlan.interleavedSendWithBackward,
             true,
             "default: the interleaved steady state's messages after the backward step");
         NS_TEST_EXPECT_MSG_EQ(
             defaults.sendRendezvous, true, "default: a send waits for its receive");
-        NS_TEST_EXPECT_MSG_EQ(defaultPlan.vocabParallelAllReduces,
+        NS_TEST_EXPECT_MSG_EQ(bigPlan.vocabParallelAllReduces,
                               true,
                               "default: the embedding's and the logits' TP all-reduces");
-        NS_TEST_EXPECT_MSG_EQ(defaultPlan.tiedEmbeddingCopy,
+        NS_TEST_EXPECT_MSG_EQ(bigPlan.tiedEmbeddingCopy,
                               true,
                               "default: the last stage's copy of the tied embedding");
+        // 1.7B has neither TP nor PP: none of their flags, no TP backend (a run refuses them)
+        NS_TEST_EXPECT_MSG_EQ(defaultPlan.pipelineScatterGather || defaultPlan.pipelineSendsBlock
+                                  || defaultPlan.interleavedSendWithBackward
+                                  || defaultPlan.vocabParallelAllReduces
+                                  || defaultPlan.tiedEmbeddingCopy || defaultPlan.tpLockstep,
+                              false,
+                              "1.7B: no TP or PP flags");
+        NS_TEST_EXPECT_MSG_EQ(
+            defaults.backends[uint32_t(TrainingDimension::TP)], "auto", "1.7B: no TP backend");
         NS_TEST_EXPECT_MSG_EQ(
             defaultPlan.ddpBucketCopies, true, "default: PyTorch DDP's bucket copies (1.7B)");
         const TrainingPlan localDdpPlan
@@ -188,7 +201,7 @@ private:
                                   "ddp-bucket-copies off");
         }
         {
-            NS_TEST_EXPECT_MSG_EQ(defaults.backends[uint32_t(TrainingDimension::TP)],
+            NS_TEST_EXPECT_MSG_EQ(bigDefaults.backends[uint32_t(TrainingDimension::TP)],
                                   "ring",
                                   "default: NCCL's ring for TP");
             Ns3Attributes latencies{{"ns3::CollectiveEngine::LaunchLatency", "8.4us"},
@@ -199,7 +212,7 @@ private:
                                   "default: NCCL 2.8's ring latencies reach the engine");
             MegatronSettings none;
             none.ncclLatency = false;
-            const TrainingConfig plain = MegatronTrainingConfig(row, none);
+            const TrainingConfig plain = MegatronTrainingConfig(big, none);
             NS_TEST_EXPECT_MSG_EQ(plain.ns3Attributes.empty(), true, "no latencies when off");
             NS_TEST_EXPECT_MSG_EQ(plain.backends[uint32_t(TrainingDimension::TP)],
                                   "halving-doubling",
@@ -209,11 +222,11 @@ private:
         old.scatterGather = false;
         old.blockingSends = false;
         old.sendWithBackward = false;
-        const TrainingPlan plan = MegatronTrainingConfig(row, old).MakePlan();
+        const TrainingPlan plan = MegatronTrainingConfig(big, old).MakePlan();
         NS_TEST_EXPECT_MSG_EQ(plan.pipelineScatterGather, false, "scatter-gather off");
         NS_TEST_EXPECT_MSG_EQ(plan.pipelineSendsBlock, false, "blocking off");
         NS_TEST_EXPECT_MSG_EQ(plan.interleavedSendWithBackward, false, "send with backward off");
-        NS_TEST_EXPECT_MSG_EQ(defaultPlan.pipelineSendsBlock, true, "reaches the plan");
+        NS_TEST_EXPECT_MSG_EQ(bigPlan.pipelineSendsBlock, true, "reaches the plan");
         for (auto [field, bad] :
              std::vector<std::pair<std::string, MegatronSettings>>{{"memory-bandwidth",
                                                                     []

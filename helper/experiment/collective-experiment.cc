@@ -339,6 +339,13 @@ CollectiveConfig::Validate() const
     {
         CheckFunctionalBytes("max-bytes", maxBytes, n);
     }
+    // taken and ignored: without tensors the blocks sent follow the density, not values
+    RefuseInapplicable("threshold",
+                       dlnet::ShortestText(threshold),
+                       "0",
+                       functional,
+                       "with functional only (it tests the values of real tensors), and this "
+                       "run carries none");
     if (algorithm == "omnireduce")
     {
         CheckSparsitySize("max-bytes", maxBytes, blockElements, n);

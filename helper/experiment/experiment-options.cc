@@ -164,10 +164,21 @@ RefuseInapplicable(const std::string& field,
                    bool applies,
                    const std::string& where)
 {
+    RefuseInapplicable(field, std::to_string(value), std::to_string(fallback), applies, where);
+}
+
+void
+RefuseInapplicable(const std::string& field,
+                   const std::string& value,
+                   const std::string& fallback,
+                   bool applies,
+                   const std::string& where)
+{
     if (!applies && value != fallback)
     {
-        throw std::invalid_argument(field + ": got " + std::to_string(value) + "; it applies "
-                                    + where + " (leave it at " + std::to_string(fallback) + ")");
+        throw std::invalid_argument(
+            field + ": got " + value + "; it applies " + where
+            + (fallback.empty() ? " (leave it empty)" : " (leave it at " + fallback + ")"));
     }
 }
 

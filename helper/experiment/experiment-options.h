@@ -77,6 +77,13 @@ void RefuseInapplicable(const std::string& field,
                         bool applies,
                         const std::string& where);
 
+/// RefuseInapplicable of an option that is not a number (a choice, a flag as true/false).
+void RefuseInapplicable(const std::string& field,
+                        const std::string& value,
+                        const std::string& fallback,
+                        bool applies,
+                        const std::string& where);
+
 /// An option that applies to one mode (a pattern, a scheduler) only.
 struct ModeOption
 {

@@ -185,7 +185,8 @@ FredTrainingRun(const FredTrainingConfig& config,
     // wafer-wide group (2D on the mesh, two-level on Fred-C) and logical rings for subsets.
     std::string dp = v == "fred-d" ? "fred-in-switch" : c.dp == 20 ? "hierarchical" : "ring";
     std::string tp = v == "fred-d" ? "fred-in-switch" : "ring";
-    c.backends = {tp, "ring", dp, "ring", "auto"};
+    // a backend only where the job communicates (elsewhere a training run refuses it)
+    c.backends = {c.tp > 1 ? tp : "auto", c.pp > 1 ? "ring" : "auto", dp, "auto", "auto"};
     return c;
 }
 

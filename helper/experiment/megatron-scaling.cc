@@ -166,21 +166,24 @@ MegatronTrainingConfig(const MegatronRow& row, const MegatronSettings& settings)
     c.schedule = row.layersPerVirtualStage > 0 ? "interleaved" : "1f1b";
     c.virtualStages = row.VirtualStages();
     c.recompute = true;
-    c.tpLockstep = true; // the shards of a layer start together (scatter-gather messages)
+    // each flag only where the row has what it shapes (elsewhere a training run refuses it)
+    const bool tp = row.tp > 1;
+    const bool pp = row.pp > 1;
+    c.tpLockstep = tp; // the shards of a layer start together (scatter-gather messages)
     // pipeline messages as Megatron-LM (2021, megatron/p2p_communication.py) sends them:
     // scatter-gather over the TP ranks (on unless --no-scatter-gather-tensors-in-pipeline,
     // which the sc21 scripts do not pass) and synchronous (every request waited on, then
     // torch.cuda.synchronize())
-    c.pipelineScatterGather = settings.scatterGather;
-    c.blockingPipelineSends = settings.blockingSends;
+    c.pipelineScatterGather = settings.scatterGather && pp && tp;
+    c.blockingPipelineSends = settings.blockingSends && pp;
     // the interleaved steady state: forward step, backward step, then both messages
     // (send_forward_backward_recv_forward_backward in megatron/schedules.py)
-    c.interleavedSendWithBackward = settings.sendWithBackward;
+    c.interleavedSendWithBackward = settings.sendWithBackward && c.schedule == "interleaved";
     c.sendRendezvous = settings.rendezvous; // NCCL: a send completes with its receive
     // VocabParallelEmbedding's reduce of its output, parallel_lm_logits' of its input gradient
-    c.vocabParallelAllReduces = settings.vocabAllReduces;
+    c.vocabParallelAllReduces = settings.vocabAllReduces && tp;
     // with a pipeline, the last stage's copy of the word embedding for the logits
-    c.tiedEmbeddingCopy = settings.tiedEmbedding;
+    c.tiedEmbeddingCopy = settings.tiedEmbedding && pp;
     if (row.localDdp)
     {
         // Megatron's local DDP: one all-reduce of the stage's gradients after its backward
@@ -201,8 +204,11 @@ MegatronTrainingConfig(const MegatronRow& row, const MegatronSettings& settings)
     // which on the NVSwitch crossbar takes the ring's time (its bandwidth term is the
     // ring's; at 64-256 MiB they agree within 0.1% at flow level,
     // doc/megatron-validation.md) with 48 messages per AllReduce of 8 instead of 112
-    c.backends[uint32_t(TrainingDimension::TP)]
-        = settings.ncclLatency ? "ring" : "halving-doubling";
+    if (tp)
+    {
+        c.backends[uint32_t(TrainingDimension::TP)]
+            = settings.ncclLatency ? "ring" : "halving-doubling";
+    }
     if (settings.ncclLatency)
     {
         c.ns3Attributes.emplace_back("ns3::CollectiveEngine::LaunchLatency",

@@ -157,6 +157,82 @@ ClassOption(TrainingDimension d)
             "int"};
 }
 
+const char*
+BoolText(bool b)
+{
+    return b ? "true" : "false";
+}
+
+/// A plan's flags that shape a dimension, a schedule or a model the job does not have:
+/// each would be taken and ignored.
+void
+RefuseAbsentPlanOptions(const TrainingConfig& c, const TrainingPlan& p, const Model& m)
+{
+    const bool tied = m.layers.size() >= 2 && m.layers.back().tiedParameters > 0;
+    const std::string tpIs = "tp is " + std::to_string(p.tp);
+    const std::string ppIs = "pp is " + std::to_string(p.pp);
+    const std::string dpIs = "dp is " + std::to_string(p.dp);
+    const std::string tpOnly = "with tensor parallelism (tp > 1) only, and " + tpIs;
+    auto flag = [](const std::string& field, bool value, bool applies, const std::string& where)
+    {
+        RefuseInapplicable(field, BoolText(value), "false", applies, where);
+    };
+    flag("sequence-parallel", c.sequenceParallel, p.tp > 1, tpOnly);
+    flag("tp-lockstep", c.tpLockstep, p.tp > 1, tpOnly);
+    flag("vocab-parallel-all-reduces", c.vocabParallelAllReduces, p.tp > 1, tpOnly);
+    flag("pipeline-scatter-gather",
+         c.pipelineScatterGather,
+         p.pp > 1 && p.tp > 1,
+         "to pipeline messages between tensor-parallel groups (pp > 1 and tp > 1) only, and " + ppIs
+             + ", " + tpIs);
+    flag("blocking-pipeline-sends",
+         c.blockingPipelineSends,
+         p.pp > 1,
+         "to pipeline messages (pp > 1) only, and " + ppIs);
+    flag("interleaved-send-with-backward",
+         c.interleavedSendWithBackward,
+         p.schedule == PipelineSchedule::INTERLEAVED,
+         "with the interleaved schedule only, and the schedule is " + ToString(p.schedule));
+    flag("tied-embedding-copy",
+         c.tiedEmbeddingCopy,
+         p.pp > 1 && tied,
+         "to a model whose last layer shares the word embedding (a transformer) split into "
+         "pipeline stages (pp > 1) only, and "
+             + (tied ? ppIs : dlnet::PrintableText(m.name) + " shares none"));
+    const std::string ddp = "to data parallelism (dp > 1) with overlap ";
+    flag("local-ddp-copies",
+         c.localDdpCopies,
+         p.dp > 1 && !c.overlap,
+         ddp + "off only, and " + (p.dp > 1 ? "overlap is on" : dpIs));
+    flag("ddp-bucket-copies",
+         c.ddpBucketCopies,
+         p.dp > 1 && c.overlap,
+         ddp + "on only, and " + (p.dp > 1 ? "overlap is off" : dpIs));
+}
+
+/// A dimension's backend and traffic class where the job sends nothing on it.
+void
+RefuseAbsentDimensionOptions(const TrainingConfig& c, const TrainingGraph& g)
+{
+    std::array<bool, TRAINING_DIMENSIONS> used{};
+    for (const auto& task : g.tasks)
+    {
+        if (task.kind != TrainingTaskKind::COMPUTE && task.kind != TrainingTaskKind::DELAY)
+        {
+            used[static_cast<uint32_t>(task.dimension)] = true;
+        }
+    }
+    const TrainingConfig defaults;
+    for (uint32_t d = 0; d < TRAINING_DIMENSIONS; ++d)
+    {
+        const std::string dim = TrainingDimensionNames()[d];
+        const std::string where = "to a dimension the job communicates on, and it has no " + dim
+                                  + " collective, send or stream";
+        RefuseInapplicable(dim + "-backend", c.backends[d], defaults.backends[d], used[d], where);
+        RefuseInapplicable(dim + "-class", c.classes[d], defaults.classes[d], used[d], where);
+    }
+}
+
 /// The first pipeline-parallel send tells a pipelined job (bubble, not idle).
 bool
 IsPipelined(const TrainingGraph& graph)
@@ -623,10 +699,12 @@ TrainingConfig::ValidatedGraph() const
                                           "recomputes transformer layers, as Megatron-LM "
                                           "does); expected false");
         }
+        RefuseAbsentPlanOptions(*this, plan, m);
         // the ranks against the cluster before the graph (up to MAX_TRAINING_TASKS) is built
         Placements(plan.Ranks(), t->GetNRanks());
     }
     TrainingGraph g = MakeGraph();
+    RefuseAbsentDimensionOptions(*this, g);
     // the simulated time is 64-bit picoseconds (about 9.2e6 s): the tasks' time, all of it
     // run one after another, stays well inside, so no timestamp wraps
     double seconds = 0;

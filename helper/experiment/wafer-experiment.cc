@@ -667,6 +667,80 @@ WaferExperimentConfig::Validate() const
         npus[i] = i;
     }
     MakeParallelGroups(mp, dp, pp, npus);
+    RefuseUnusedOptions();
+}
+
+void
+WaferExperimentConfig::RefuseUnusedOptions() const
+{
+    // each was taken and ignored where no scenario or variant of the run uses it
+    auto runs = [this](std::initializer_list<const char*> names)
+    {
+        return std::any_of(scenarios.begin(),
+                           scenarios.end(),
+                           [&names](const std::string& s)
+                           {
+                               return std::find(names.begin(), names.end(), s) != names.end();
+                           });
+    };
+    auto compares = [this](const std::string& variant)
+    {
+        return std::find(variants.begin(), variants.end(), variant) != variants.end();
+    };
+    // as the options list them
+    auto listed = [](const std::vector<std::string>& names)
+    {
+        std::string out;
+        for (const auto& n : names)
+        {
+            out += (out.empty() ? "" : ",") + n;
+        }
+        return out;
+    };
+    const std::string list = listed(scenarios);
+    const WaferExperimentConfig defaults;
+    const bool parallel = runs({"groups", "mix", "priority"});
+    const std::string groupsOnly
+        = "to scenarios groups, mix and priority only, and the scenarios are " + list;
+    RefuseInapplicable("mp", mp, defaults.mp, parallel, groupsOnly);
+    RefuseInapplicable("dp", dp, defaults.dp, parallel, groupsOnly);
+    RefuseInapplicable("pp", pp, defaults.pp, parallel, groupsOnly);
+    RefuseInapplicable("placement",
+                       placement,
+                       defaults.placement,
+                       parallel && compares("mesh"),
+                       "to the mesh's groups (variant mesh with scenario groups, mix or "
+                       "priority) only, and the variants are "
+                           + listed(variants) + ", the scenarios " + list);
+    RefuseInapplicable("ranks",
+                       ranks,
+                       defaults.ranks,
+                       runs({"group"}),
+                       "to scenario group only, and the scenarios are " + list);
+    RefuseInapplicable("io-bytes",
+                       ioBytes,
+                       defaults.ioBytes,
+                       runs({"io"}),
+                       "to scenario io only, and the scenarios are " + list);
+    RefuseInapplicable("bytes",
+                       bytes,
+                       defaults.bytes,
+                       runs({"allreduce", "group", "groups", "mix", "priority"}),
+                       "to the collective scenarios only (io streams io-bytes), and the "
+                       "scenarios are "
+                           + list);
+    const bool hierarchical = (compares("mesh") || compares("fred-a"))
+                              && runs({"allreduce", "group", "groups", "mix", "priority"});
+    const std::string hierarchicalOnly
+        = "to the hierarchical all-reduce of variants mesh and fred-a in a collective scenario "
+          "only, and the variants are "
+          + listed(variants) + ", the scenarios " + list;
+    RefuseInapplicable("chunks", chunks, defaults.chunks, hierarchical, hierarchicalOnly);
+    RefuseInapplicable("chunks-in-flight",
+                       chunksInFlight,
+                       defaults.chunksInFlight,
+                       hierarchical,
+                       hierarchicalOnly);
 }
 
 bool

@@ -48,6 +48,9 @@ struct WaferExperimentConfig
 
     /// Throw std::invalid_argument naming the first bad field.
     void Validate() const;
+    /// Throw std::invalid_argument naming an option set (not at its default) that no
+    /// scenario or variant of the run uses.
+    void RefuseUnusedOptions() const;
     /// \return whether an option goes into the config written (stats only when on)
     bool Applies(const std::string& option) const;
 };

@@ -140,6 +140,16 @@ TopologyConfig::ValidateFabric() const
                                     + "; expected 0 (automatic) or at least mtu ("
                                     + std::to_string(mtu) + ") bytes");
     }
+    if (rxBufferBytes != 0 && (flowControl == "lossy" || network == "flow"))
+    {
+        // taken and ignored before: only a lossless fabric's packets wait for credits
+        throw std::invalid_argument(
+            "rx-buffer-bytes: got " + std::to_string(rxBufferBytes)
+            + "; it applies to the credits of a lossless packet-level fabric only, and this one "
+            + (network == "flow" ? "is network=flow (no credits at flow level)"
+                                 : "is flow-control=lossy (drop-tail buffer-bytes instead)")
+            + " (leave it at 0)");
+    }
     if (rxBufferBytes > UINT32_MAX)
     {
         throw std::invalid_argument(
