@@ -6,8 +6,8 @@
 //
 //  - allreduce: a wafer-wide AllReduce of --bytes per NPU. Mesh: hierarchical
 //    2D (rows and columns, two chunks starting in different dimensions);
-//    Fred-A/C: hierarchical two-level ring (pipelined chunks); Fred-B/D:
-//    in-switch.
+//    Fred-A/C: hierarchical two-level ring (pipelined in --chunks on the tapered
+//    Fred-A only); Fred-B/D: in-switch.
 //  - groups: the collectives of an MP x DP x PP job (default 2 x 5 x 2, MP on
 //    consecutive NPUs, then PP, then DP): every MP group all-reduces, every PP
 //    stage sends to the next, every DP group all-reduces; one kind at a time.

@@ -124,6 +124,7 @@ main(int argc, char* argv[])
             settings.localDdpCopies = dlnet::ParseBool("local-ddp-copies", copiesText);
             settings.ddpBucketCopies = dlnet::ParseBool("ddp-bucket-copies", bucketCopiesText);
             settings.Validate();
+            settings.CheckRows(chosen);
             CheckResultsDir("results", results);
 
             std::printf(

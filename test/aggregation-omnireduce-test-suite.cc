@@ -357,6 +357,8 @@ private:
         for (double density : {1.0, 0.8, 0.4, 0.2, 0.1, 0.08, 0.04, 0.02, 0.01})
         {
             c.density = density;
+            // at density 1 every block is sent: no placement (a run refuses one)
+            c.sparsityPlacement = density < 1 ? m_placement : CollectiveConfig().sparsityPlacement;
             CollectiveRow row = RunOne(c);
             SparsityPattern p = GenerateSparsity(N, blocks, density, placement, c.seed);
             double d = 0;

@@ -168,7 +168,7 @@ private:
             true,
             "default: the interleaved steady state's messages after the backward step");
         NS_TEST_EXPECT_MSG_EQ(
-            defaults.sendRendezvous, true, "default: a send waits for its receive");
+            bigDefaults.sendRendezvous, true, "default: a send waits for its receive");
         NS_TEST_EXPECT_MSG_EQ(bigPlan.vocabParallelAllReduces,
                               true,
                               "default: the embedding's and the logits' TP all-reduces");
@@ -179,7 +179,8 @@ private:
         NS_TEST_EXPECT_MSG_EQ(defaultPlan.pipelineScatterGather || defaultPlan.pipelineSendsBlock
                                   || defaultPlan.interleavedSendWithBackward
                                   || defaultPlan.vocabParallelAllReduces
-                                  || defaultPlan.tiedEmbeddingCopy || defaultPlan.tpLockstep,
+                                  || defaultPlan.tiedEmbeddingCopy || defaultPlan.tpLockstep
+                                  || defaults.sendRendezvous,
                               false,
                               "1.7B: no TP or PP flags");
         NS_TEST_EXPECT_MSG_EQ(

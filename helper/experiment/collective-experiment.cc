@@ -341,7 +341,7 @@ CollectiveConfig::Validate() const
     }
     // taken and ignored: without tensors the blocks sent follow the density, not values
     RefuseInapplicable("threshold",
-                       dlnet::ShortestText(threshold),
+                       threshold == 0 ? "0" : dlnet::ShortestText(threshold), // -0 too
                        "0",
                        functional,
                        "with functional only (it tests the values of real tensors), and this "
@@ -349,6 +349,22 @@ CollectiveConfig::Validate() const
     if (algorithm == "omnireduce")
     {
         CheckSparsitySize("max-bytes", maxBytes, blockElements, n);
+        // taken and ignored before: a file gives every worker's blocks, and at density 1
+        // every block is sent, wherever a pattern would put them
+        const CollectiveConfig defaults;
+        RefuseInapplicable("density",
+                           density == defaults.density ? dlnet::ShortestText(defaults.density)
+                                                       : dlnet::ShortestText(density),
+                           dlnet::ShortestText(defaults.density),
+                           sparsityFile.empty(),
+                           "without sparsity-file only, and sparsity-file gives the blocks");
+        RefuseInapplicable("sparsity-placement",
+                           sparsityPlacement,
+                           defaults.sparsityPlacement,
+                           sparsityFile.empty() && density < 1,
+                           sparsityFile.empty()
+                               ? "below density 1 only, and density is 1 (every block is sent)"
+                               : "without sparsity-file only, and sparsity-file gives the blocks");
         if (aggregatorPlacement != "switch")
         {
             // set on every server or colocated aggregator (a switch's keeps the default)

@@ -93,13 +93,16 @@ TopologyOptions()
         RateOption<T>("link-rate",
                       "host-switch link rate (mesh/torus: every NPU-NPU link), e.g. 100Gbps",
                       &T::hostLinkRate),
-        TimeOption<T>("link-delay",
-                      "host-switch link propagation delay (mesh/torus: every NPU-NPU link), e.g. "
-                      "500ns",
-                      &T::hostLinkDelay,
-                      dlnet::MAX_DELAY_SECONDS),
-        TimeOption<T>(
-            "latency", "the same as link-delay", &T::hostLinkDelay, dlnet::MAX_DELAY_SECONDS),
+        AliasOf(TimeOption<T>("link-delay",
+                              "host-switch link propagation delay (mesh/torus: every NPU-NPU "
+                              "link), e.g. 500ns",
+                              &T::hostLinkDelay,
+                              dlnet::MAX_DELAY_SECONDS),
+                "latency"),
+        AliasOf(
+            TimeOption<T>(
+                "latency", "the same as link-delay", &T::hostLinkDelay, dlnet::MAX_DELAY_SECONDS),
+            "link-delay"),
         RateOption<T>("fabric-link-rate",
                       "switch-switch link rate; empty: from oversubscription (leaf-spine), "
                       "non-blocking from nic-rate (GPU servers) or link-rate",

@@ -55,6 +55,31 @@ RecordGiven(std::vector<ExperimentOption<Config>> options)
     return options;
 }
 
+/**
+ * \return the option under a second name: set after the other name to another value, it
+ *         throws (the later name would win, silently); set to the same value (a result's
+ *         config repeats both) it is taken
+ */
+template <typename Config>
+ExperimentOption<Config>
+AliasOf(ExperimentOption<Config> option, const std::string& other)
+{
+    option.set = [set = option.set, get = option.get, name = option.name, other](
+                     Config& c, const std::string& v)
+    {
+        const bool otherGiven = c.given.count(other) > 0;
+        const std::string before = get(c);
+        set(c, v);
+        if (otherGiven && get(c) != before)
+        {
+            throw std::invalid_argument(name + ": got '" + dlnet::PrintableText(v)
+                                        + "'; it is the setting " + other + " gave as '"
+                                        + dlnet::PrintableText(before) + "'; give one of them");
+        }
+    };
+    return option;
+}
+
 /// \return the options of a TopologyConfig
 const std::vector<ExperimentOption<TopologyConfig>>& TopologyOptions();
 

@@ -355,6 +355,15 @@ HeterpsConfig::Validate() const
             return "only with the " + scheduler + " scheduler, and schedulers is '"
                    + dlnet::PrintableText(schedulers) + "'";
         });
+    // the deterministic schedulers draw nothing: the seed was taken and ignored with them
+    RefuseInapplicable("seed",
+                       seed,
+                       defaults.seed,
+                       simulate || Contains(chosen, "rl") || Contains(chosen, "random")
+                           || Contains(chosen, "genetic"),
+                       "to the randomised schedulers (rl, random, genetic) and to simulate only, "
+                       "and schedulers is '"
+                           + dlnet::PrintableText(schedulers) + "' without simulate");
     if (simulate)
     {
         MakeSimulationConfig().Validate();

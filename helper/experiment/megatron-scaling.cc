@@ -3,6 +3,7 @@
  */
 #include "megatron-scaling.h"
 
+#include "experiment-options.h"
 #include "plot-writer.h"
 #include "result-writer.h"
 #include "simulation-scope.h"
@@ -10,6 +11,8 @@
 #include "ns3/config-parse.h"
 #include "ns3/log.h"
 
+#include <algorithm>
+#include <functional>
 #include <stdexcept>
 
 namespace ns3
@@ -116,6 +119,83 @@ MegatronSettings::ParseMemoryGBps(const std::string& text)
 }
 
 void
+MegatronSettings::CheckRows(const std::vector<MegatronRow>& rows) const
+{
+    auto any = [&rows](const std::function<bool(const MegatronRow&)>& has)
+    {
+        return std::any_of(rows.begin(), rows.end(), has);
+    };
+    const bool tp = any(
+        [](const MegatronRow& r)
+        {
+            return r.tp > 1;
+        });
+    const bool pp = any(
+        [](const MegatronRow& r)
+        {
+            return r.pp > 1;
+        });
+    const bool tpAndPp = any(
+        [](const MegatronRow& r)
+        {
+            return r.tp > 1 && r.pp > 1;
+        });
+    const bool interleaved = any(
+        [](const MegatronRow& r)
+        {
+            return r.layersPerVirtualStage > 0;
+        });
+    const bool localDdp = any(
+        [](const MegatronRow& r)
+        {
+            return r.localDdp;
+        });
+    const bool pytorchDdp = any(
+        [](const MegatronRow& r)
+        {
+            return !r.localDdp;
+        });
+    const MegatronSettings defaults;
+    auto flag = [](const std::string& field,
+                   bool value,
+                   bool fallback,
+                   bool applies,
+                   const std::string& where)
+    {
+        RefuseInapplicable(field,
+                           value ? "true" : "false",
+                           fallback ? "true" : "false",
+                           applies,
+                           where + ", and none of the rows has one");
+    };
+    flag("scatter-gather",
+         scatterGather,
+         defaults.scatterGather,
+         tpAndPp,
+         "to rows with both TP and PP");
+    flag("blocking-sends", blockingSends, defaults.blockingSends, pp, "to rows with PP");
+    flag("send-with-backward",
+         sendWithBackward,
+         defaults.sendWithBackward,
+         interleaved,
+         "to rows with the interleaved schedule");
+    // (off beside blocking-sends=false is taken: both off is what the user asks for)
+    flag("rendezvous", rendezvous, defaults.rendezvous, pp, "to the sends of rows with PP");
+    flag("vocab-all-reduces", vocabAllReduces, defaults.vocabAllReduces, tp, "to rows with TP");
+    flag("tied-embedding", tiedEmbedding, defaults.tiedEmbedding, pp, "to rows with PP");
+    flag("local-ddp-copies",
+         localDdpCopies,
+         defaults.localDdpCopies,
+         localDdp,
+         "to rows with Megatron-LM's local DDP");
+    flag("ddp-bucket-copies",
+         ddpBucketCopies,
+         defaults.ddpBucketCopies,
+         pytorchDdp,
+         "to rows with PyTorch DDP");
+}
+
+void
 MegatronSettings::Validate() const
 {
     // the command line's parsers, so that a setting from code fails as the same option would
@@ -179,7 +259,8 @@ MegatronTrainingConfig(const MegatronRow& row, const MegatronSettings& settings)
     // the interleaved steady state: forward step, backward step, then both messages
     // (send_forward_backward_recv_forward_backward in megatron/schedules.py)
     c.interleavedSendWithBackward = settings.sendWithBackward && c.schedule == "interleaved";
-    c.sendRendezvous = settings.rendezvous; // NCCL: a send completes with its receive
+    // NCCL: a send completes with its receive (of the blocking sends)
+    c.sendRendezvous = settings.rendezvous && c.blockingPipelineSends;
     // VocabParallelEmbedding's reduce of its output, parallel_lm_logits' of its input gradient
     c.vocabParallelAllReduces = settings.vocabAllReduces && tp;
     // with a pipeline, the last stage's copy of the word embedding for the logits

@@ -192,6 +192,12 @@ struct MegatronSettings
     /// Throw std::invalid_argument naming the field (efficiency, memory-bandwidth,
     /// nvlink-rate, network, overlap-slowdown) and what it allows.
     void Validate() const;
+    /**
+     * Throw std::invalid_argument naming a setting turned off that none of the rows
+     * has what it shapes (e.g. scatter-gather without a row with TP and PP): it would be
+     * taken and ignored.
+     */
+    void CheckRows(const std::vector<MegatronRow>& rows) const;
     /// \return --efficiency's text as a number from MEGATRON_MIN_EFFICIENCY to 1
     static double ParseEfficiency(const std::string& text);
     /// \return --memory-bandwidth's text as GB/s from MEGATRON_MIN_MEMORY_GBPS to

@@ -204,6 +204,11 @@ PointsOf(const SparseConfig& s)
                 q.row.density = d;
                 q.config.algorithm = "omnireduce";
                 q.config.density = d;
+                if (d >= 1)
+                {
+                    // every block is sent: no placement (a run refuses one)
+                    q.config.sparsityPlacement = CollectiveConfig().sparsityPlacement;
+                }
                 points.push_back(q);
             }
         }

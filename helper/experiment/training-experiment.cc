@@ -168,6 +168,7 @@ BoolText(bool b)
 void
 RefuseAbsentPlanOptions(const TrainingConfig& c, const TrainingPlan& p, const Model& m)
 {
+    const TrainingConfig defaults;
     const bool tied = m.layers.size() >= 2 && m.layers.back().tiedParameters > 0;
     const std::string tpIs = "tp is " + std::to_string(p.tp);
     const std::string ppIs = "pp is " + std::to_string(p.pp);
@@ -199,6 +200,11 @@ RefuseAbsentPlanOptions(const TrainingConfig& c, const TrainingPlan& p, const Mo
          "to a model whose last layer shares the word embedding (a transformer) split into "
          "pipeline stages (pp > 1) only, and "
              + (tied ? ppIs : dlnet::PrintableText(m.name) + " shares none"));
+    const std::string dpOnly = "to data parallelism (dp > 1) only, and " + dpIs;
+    RefuseInapplicable("zero", p.zero, defaults.zero, p.dp > 1, dpOnly);
+    RefuseInapplicable(
+        "overlap", BoolText(c.overlap), BoolText(defaults.overlap), p.dp > 1, dpOnly);
+    RefuseInapplicable("bucket-bytes", p.bucketBytes, defaults.bucketBytes, p.dp > 1, dpOnly);
     const std::string ddp = "to data parallelism (dp > 1) with overlap ";
     flag("local-ddp-copies",
          c.localDdpCopies,
@@ -210,27 +216,53 @@ RefuseAbsentPlanOptions(const TrainingConfig& c, const TrainingPlan& p, const Mo
          ddp + "on only, and " + (p.dp > 1 ? "overlap is off" : dpIs));
 }
 
-/// A dimension's backend and traffic class where the job sends nothing on it.
-void
+/**
+ * A dimension's backend where the job has no collective or send on it (a stream's is
+ * always weight-streaming), its traffic class where it has no communication at all,
+ * and send-rendezvous without a blocking send.
+ * \return per dimension, whether the job communicates on it
+ */
+std::array<bool, TRAINING_DIMENSIONS>
 RefuseAbsentDimensionOptions(const TrainingConfig& c, const TrainingGraph& g)
 {
-    std::array<bool, TRAINING_DIMENSIONS> used{};
+    std::array<bool, TRAINING_DIMENSIONS> communicates{};
+    std::array<bool, TRAINING_DIMENSIONS> backend{};
+    bool blockingSend = false;
     for (const auto& task : g.tasks)
     {
-        if (task.kind != TrainingTaskKind::COMPUTE && task.kind != TrainingTaskKind::DELAY)
-        {
-            used[static_cast<uint32_t>(task.dimension)] = true;
-        }
+        const auto d = static_cast<uint32_t>(task.dimension);
+        const bool message
+            = task.kind == TrainingTaskKind::COLLECTIVE || task.kind == TrainingTaskKind::SEND;
+        backend[d] = backend[d] || message;
+        communicates[d] = communicates[d] || message || task.kind == TrainingTaskKind::STREAM;
+        blockingSend = blockingSend || (task.kind == TrainingTaskKind::SEND && task.blocking);
     }
     const TrainingConfig defaults;
     for (uint32_t d = 0; d < TRAINING_DIMENSIONS; ++d)
     {
         const std::string dim = TrainingDimensionNames()[d];
-        const std::string where = "to a dimension the job communicates on, and it has no " + dim
-                                  + " collective, send or stream";
-        RefuseInapplicable(dim + "-backend", c.backends[d], defaults.backends[d], used[d], where);
-        RefuseInapplicable(dim + "-class", c.classes[d], defaults.classes[d], used[d], where);
+        RefuseInapplicable(
+            dim + "-backend",
+            c.backends[d],
+            defaults.backends[d],
+            backend[d],
+            "to a dimension with collectives or sends, and the job has no " + dim
+                + " collective or send"
+                + (communicates[d] ? " (a stream's backend is weight-streaming)" : ""));
+        RefuseInapplicable(dim + "-class",
+                           c.classes[d],
+                           defaults.classes[d],
+                           communicates[d],
+                           "to a dimension the job communicates on, and the job has no " + dim
+                               + " collective, send or stream");
     }
+    RefuseInapplicable("send-rendezvous",
+                       BoolText(c.sendRendezvous),
+                       "false",
+                       blockingSend,
+                       "to blocking sends only (blocking-pipeline-sends with pp > 1), and the "
+                       "job has none");
+    return communicates;
 }
 
 /// The first pipeline-parallel send tells a pipelined job (bubble, not idle).
@@ -656,6 +688,13 @@ TrainingConfig::ValidatedGraph() const
                        {{"ns3::TrainingSimulation::FreeCommunication", "free-communication"},
                         {"ns3::TrainingSimulation::OverlapSlowdown", "overlap-slowdown"},
                         {"ns3::TrainingSimulation::SendRendezvous", "send-rendezvous"}});
+    // taken and ignored: with free communication nothing is in flight beside compute
+    RefuseInapplicable("overlap-slowdown",
+                       overlapSlowdown == 0 ? "0" : dlnet::ShortestText(overlapSlowdown),
+                       "0",
+                       !freeCommunication,
+                       "beside communication in flight only, and free-communication makes it "
+                       "take no time");
     Ptr<const Topology> t = MakeTopology(topology);
     for (const auto& name : given)
     {
@@ -704,7 +743,7 @@ TrainingConfig::ValidatedGraph() const
         Placements(plan.Ranks(), t->GetNRanks());
     }
     TrainingGraph g = MakeGraph();
-    RefuseAbsentDimensionOptions(*this, g);
+    const auto communicates = RefuseAbsentDimensionOptions(*this, g);
     // the simulated time is 64-bit picoseconds (about 9.2e6 s): the tasks' time, all of it
     // run one after another, stays well inside, so no timestamp wraps
     double seconds = 0;
@@ -748,7 +787,8 @@ TrainingConfig::ValidatedGraph() const
     for (uint32_t d = 0; d < TRAINING_DIMENSIONS; ++d)
     {
         std::string field = TrainingDimensionNames()[d] + "-class";
-        if (classes[d] >= topology.trafficClasses)
+        // a dimension without traffic keeps its default class, whatever traffic-classes is
+        if (communicates[d] && classes[d] >= topology.trafficClasses)
         {
             throw std::invalid_argument(field + ": " + std::to_string(classes[d])
                                         + " is not below traffic-classes ("

@@ -635,6 +635,8 @@ WaferExperimentConfig::Validate() const
                                         + "'; allowed: " + dlnet::JoinChoices(WaferScenarios()));
         }
     }
+    // before the values are checked: an option the run does not use is refused as such
+    RefuseUnusedOptions();
     if (bytes < 4 * WAFER_NPUS || bytes % 4 != 0 || bytes > MAX_BYTES)
     {
         throw std::invalid_argument("bytes: got " + std::to_string(bytes)
@@ -667,7 +669,6 @@ WaferExperimentConfig::Validate() const
         npus[i] = i;
     }
     MakeParallelGroups(mp, dp, pp, npus);
-    RefuseUnusedOptions();
 }
 
 void
@@ -710,8 +711,8 @@ WaferExperimentConfig::RefuseUnusedOptions() const
                        defaults.placement,
                        parallel && compares("mesh"),
                        "to the mesh's groups (variant mesh with scenario groups, mix or "
-                       "priority) only, and the variants are "
-                           + listed(variants) + ", the scenarios " + list);
+                       "priority) only, and this run has variants "
+                           + listed(variants) + " and scenarios " + list);
     RefuseInapplicable("ranks",
                        ranks,
                        defaults.ranks,
@@ -733,8 +734,8 @@ WaferExperimentConfig::RefuseUnusedOptions() const
                               && runs({"allreduce", "group", "groups", "mix", "priority"});
     const std::string hierarchicalOnly
         = "to the hierarchical all-reduce of variants mesh and fred-a in a collective scenario "
-          "only, and the variants are "
-          + listed(variants) + ", the scenarios " + list;
+          "only, and this run has variants "
+          + listed(variants) + " and scenarios " + list;
     RefuseInapplicable("chunks", chunks, defaults.chunks, hierarchical, hierarchicalOnly);
     RefuseInapplicable("chunks-in-flight",
                        chunksInFlight,

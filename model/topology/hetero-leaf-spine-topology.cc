@@ -86,7 +86,7 @@ HeteroLeafSpineTopology::HeteroLeafSpineTopology(const TopologyConfig& c)
     }
     CheckPositive("hosts-per-leaf", c.hostsPerLeaf);
     CheckPositive("spines", m_spines);
-    CheckOversubscription(c.oversubscription);
+    CheckOversubscription(c);
     std::vector<HostGroup> groups = ParseHostGroups("host-groups", c.hostGroups);
     for (const HostGroup& g : groups)
     {

@@ -39,7 +39,7 @@ LeafSpineTopology::LeafSpineTopology(const TopologyConfig& c)
     }
     CheckPositive("leaves", m_leaves);
     CheckPositive("spines", m_spines);
-    CheckOversubscription(c.oversubscription);
+    CheckOversubscription(c);
     CheckRankCount("leaf-spine", uint64_t(m_leaves) * m_hostsPerLeaf);
     if (!c.fabricLinkRate.empty())
     {
@@ -211,6 +211,20 @@ CheckOversubscription(double oversubscription)
     {
         throw std::invalid_argument("oversubscription: got " + std::to_string(oversubscription)
                                     + "; expected a number greater than 0 (1 = non-blocking)");
+    }
+}
+
+void
+CheckOversubscription(const TopologyConfig& c)
+{
+    CheckOversubscription(c.oversubscription);
+    if (!c.fabricLinkRate.empty() && c.oversubscription != TopologyConfig().oversubscription)
+    {
+        // taken and ignored before: the given uplink rate wins
+        throw std::invalid_argument(
+            "oversubscription: got " + dlnet::ShortestText(c.oversubscription)
+            + "; it sets the uplink rate, which fabric-link-rate ("
+            + dlnet::PrintableText(c.fabricLinkRate) + ") sets here; give one of them");
     }
 }
 

@@ -51,6 +51,8 @@ private:
 
 /// Throw std::invalid_argument naming oversubscription unless it is a finite number above 0.
 void CheckOversubscription(double oversubscription);
+/// CheckOversubscription, and refuse it set beside fabric-link-rate (which sets the uplinks).
+void CheckOversubscription(const TopologyConfig& c);
 
 /**
  * \ingroup dlnet

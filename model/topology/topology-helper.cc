@@ -107,6 +107,13 @@ TopologyConfig::ValidateFabric() const
     dlnet::ParseChoice("flow-control", flowControl, {"lossless", "lossy"});
     dlnet::ParseChoice("load-balancing", loadBalancing, {"flow", "packet"});
     dlnet::ParseChoice("network", network, {"packet", "flow"});
+    if (ecmpSeed != 0 && loadBalancing == "packet")
+    {
+        // taken and ignored before: spraying takes the ports in turn, hashing nothing
+        throw std::invalid_argument("ecmp-seed: got " + std::to_string(ecmpSeed)
+                                    + "; it perturbs the flow hash of load-balancing=flow only, "
+                                      "and load-balancing is packet (leave it at 0)");
+    }
     if (network == "flow" && flowControl == "lossy")
     {
         throw std::invalid_argument("network: flow models lossless fabrics only (no drops, "
@@ -134,21 +141,21 @@ TopologyConfig::ValidateFabric() const
                                     + "; must hold one packet of mtu (" + std::to_string(mtu)
                                     + ") bytes");
     }
-    if (rxBufferBytes != 0 && rxBufferBytes < mtu)
-    {
-        throw std::invalid_argument("rx-buffer-bytes: got " + std::to_string(rxBufferBytes)
-                                    + "; expected 0 (automatic) or at least mtu ("
-                                    + std::to_string(mtu) + ") bytes");
-    }
     if (rxBufferBytes != 0 && (flowControl == "lossy" || network == "flow"))
     {
         // taken and ignored before: only a lossless fabric's packets wait for credits
         throw std::invalid_argument(
             "rx-buffer-bytes: got " + std::to_string(rxBufferBytes)
-            + "; it applies to the credits of a lossless packet-level fabric only, and this one "
-            + (network == "flow" ? "is network=flow (no credits at flow level)"
-                                 : "is flow-control=lossy (drop-tail buffer-bytes instead)")
+            + "; it applies to the credits of a lossless packet-level fabric only, and "
+            + (network == "flow" ? "network=flow has no credits"
+                                 : "flow-control=lossy drops at buffer-bytes instead")
             + " (leave it at 0)");
+    }
+    if (rxBufferBytes != 0 && rxBufferBytes < mtu)
+    {
+        throw std::invalid_argument("rx-buffer-bytes: got " + std::to_string(rxBufferBytes)
+                                    + "; expected 0 (automatic) or at least mtu ("
+                                    + std::to_string(mtu) + ") bytes");
     }
     if (rxBufferBytes > UINT32_MAX)
     {

@@ -78,6 +78,10 @@ def test_only_given_options_reach_the_core_and_kebab_names_work():
     ("run_traffic", {"pattern": "nope"}, "pattern"),
     ("run_wafer", {"variants": "mesh,fred-z"}, "variants"),
     ("run_training", {"tp": 0}, "tp"),
+    # one setting under two names, given two values: the later one won, silently
+    ("run_collective", {"link_delay": "2us", "latency": "500ns"}, "latency: got '500ns'"),
+    ("run_collective", {"algorithm": "omnireduce", "aggregator_placement": "colocated",
+                        "sparsity_placement": "overlap"}, "sparsity-placement: got overlap"),
 ])
 def test_bad_input_raises_value_error_naming_the_field(function, options, field):
     with pytest.raises(ValueError, match=field):
