@@ -73,6 +73,23 @@ Fail(const std::string& file,
     throw std::invalid_argument(m);
 }
 
+/// The clock converts ASTRA-sim 1.0's cycles; a SimAI or Chakra file's durations are times,
+/// so another clock would be taken and ignored.
+void
+RefuseClock(const std::string& file, const WorkloadImportOptions& o, const std::string& format)
+{
+    if (o.clockHz != WorkloadImportOptions().clockHz)
+    {
+        Fail(file,
+             0,
+             "clock-ghz",
+             "got " + dlnet::ShortestText(o.clockHz / 1e9)
+                 + "; it converts ASTRA-sim 1.0 cycles only, and this is a " + format
+                 + " workload (leave it at "
+                 + dlnet::ShortestText(WorkloadImportOptions().clockHz / 1e9) + ")");
+    }
+}
+
 std::string
 Quote(const std::string& t)
 {
@@ -1259,6 +1276,7 @@ BuildSimai(const TextWorkload& w, const std::string& file, const WorkloadImportO
                               return tp + TP * (pp + PP * (dp % EP));
                           });
 
+    RefuseClock(file, o, "SimAI");
     TrainingGraph g;
     g.name = file;
     g.ranks = R;
@@ -1549,6 +1567,7 @@ ImportChakraJson(const std::string& text,
     const std::string& file = fileName;
     dlnet::UsePicoseconds(); // the tasks' Times in the clusters' resolution from the start
     CheckOptions(file, o);
+    RefuseClock(file, o, "Chakra");
     json doc = ParseJson(text, file);
     auto fail
         = [&](const std::string& field, const std::string& what, const std::string& allowed = "")

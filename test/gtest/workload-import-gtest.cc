@@ -369,6 +369,18 @@ TEST(WorkloadImport, FwdInBckwdRecomputes)
                 {"f.txt:1:", "checkpoint_initiates", "no checkpoint below"});
 }
 
+// SimAI's compute is in nanoseconds: a clock would be taken and ignored
+TEST(WorkloadImport, SimaiRefusesAClock)
+{
+    WorkloadImportOptions o = Opts(0);
+    o.clockHz = 2e9;
+    ExpectError("HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 2 ep: 1 pp: 1 vpp: 1 "
+                "ga: 1 all_gpus: 4 checkpoints: 0 checkpoint_initiates: 0\n1\n"
+                "x -1 100 ALLREDUCE 10 200 ALLREDUCE 10 300 ALLREDUCE 20 0\n",
+                o,
+                {"clock-ghz: got 2", "ASTRA-sim 1.0 cycles only", "SimAI"});
+}
+
 TEST(WorkloadImport, SimaiPipeline)
 {
     const std::string text
@@ -377,7 +389,6 @@ TEST(WorkloadImport, SimaiPipeline)
           "x -1 100 ALLREDUCE 10 200 ALLREDUCE 10 300 ALLREDUCE 20 0\n"
           "y -1 100 ALLREDUCE 10 200 ALLREDUCE 10 300 ALLREDUCE 20 0\n";
     WorkloadImportOptions o = Opts(0);
-    o.clockHz = 2e9; // ignored: SimAI compute is in nanoseconds
     TrainingGraph g = ImportAstraSimText(text, "s.txt", o);
     EXPECT_EQ(g.ranks, 8u);
     // rank = tp + 2 (pp + 2 dp): stage 0 = {0, 1, 4, 5}, stage 1 = {2, 3, 6, 7}
