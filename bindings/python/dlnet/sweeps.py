@@ -401,7 +401,8 @@ def sweep(experiment: Union[str, Callable[..., Any]], grid: Optional[Table] = No
             means "not passed" (an option that applies to some topologies only).
         fixed: dict of options every point shares (columns of the table too).
         results: folder of points/<key>.json, sweep.csv (and sweep.parquet); resumable.
-        workers: processes of the local pool (default os.cpu_count()).
+        workers: processes of the local pool (default os.cpu_count()); refused with
+            client or scheduler.
         client / scheduler: a dask.distributed.Client, or a scheduler address to connect to;
             either runs the points on that Dask cluster instead of the local pool.
         seed: the sweep's seed, from which each point's seed derives (unless the grid or
@@ -422,6 +423,10 @@ def sweep(experiment: Union[str, Callable[..., Any]], grid: Optional[Table] = No
         raise ValueError(f"workers: expected an integer >= 1, got {workers!r}")
     if client is not None and scheduler is not None:
         raise ValueError("client, scheduler: give one of them, not both")
+    if workers is not None and (client is not None or scheduler is not None):
+        # the Dask cluster has its own workers: the pool's size was taken and ignored
+        raise ValueError("workers: sizes the local process pool only; with client or "
+                         "scheduler the Dask cluster's workers run the points (leave it out)")
     if not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed: expected an integer >= 0, got {seed!r}")
     if not results:

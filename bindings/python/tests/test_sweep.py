@@ -60,6 +60,10 @@ def test_bad_arguments_raise_value_error(tmp_path):
         dlnet.sweep(lambda **o: [], GRID, results=str(tmp_path))
     with pytest.raises(ValueError, match="workers: expected an integer >= 1"):
         dlnet.sweep("collective", GRID, results=str(tmp_path), workers=0)
+    # a Dask cluster has its own workers: the pool size was taken and ignored
+    with pytest.raises(ValueError, match="workers: sizes the local process pool only"):
+        dlnet.sweep("collective", GRID, results=str(tmp_path), workers=2,
+                    scheduler="tcp://127.0.0.1:1")
 
 
 def test_local_pool_two_workers_then_nothing_to_rerun(tmp_path, monkeypatch, capsys):
