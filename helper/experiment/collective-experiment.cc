@@ -341,8 +341,8 @@ CollectiveConfig::Validate() const
     }
     // taken and ignored: without tensors the blocks sent follow the density, not values
     RefuseInapplicable("threshold",
-                       threshold == 0 ? "0" : dlnet::ShortestText(threshold), // -0 too
-                       "0",
+                       threshold,
+                       0,
                        functional,
                        "with functional only (it tests the values of real tensors), and this "
                        "run carries none");
@@ -353,9 +353,8 @@ CollectiveConfig::Validate() const
         // every block is sent, wherever a pattern would put them
         const CollectiveConfig defaults;
         RefuseInapplicable("density",
-                           density == defaults.density ? dlnet::ShortestText(defaults.density)
-                                                       : dlnet::ShortestText(density),
-                           dlnet::ShortestText(defaults.density),
+                           density,
+                           defaults.density,
                            sparsityFile.empty(),
                            "without sparsity-file only, and sparsity-file gives the blocks");
         RefuseInapplicable("sparsity-placement",

@@ -162,16 +162,6 @@ TopologyOptions()
 
 void
 RefuseInapplicable(const std::string& field,
-                   uint64_t value,
-                   uint64_t fallback,
-                   bool applies,
-                   const std::string& where)
-{
-    RefuseInapplicable(field, std::to_string(value), std::to_string(fallback), applies, where);
-}
-
-void
-RefuseInapplicable(const std::string& field,
                    const std::string& value,
                    const std::string& fallback,
                    bool applies,

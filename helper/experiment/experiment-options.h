@@ -13,6 +13,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace ns3
@@ -97,17 +98,46 @@ const std::vector<ExperimentOption<TopologyConfig>>& TopologyOptions();
  *        <fallback>)"
  */
 void RefuseInapplicable(const std::string& field,
-                        uint64_t value,
-                        uint64_t fallback,
-                        bool applies,
-                        const std::string& where);
-
-/// RefuseInapplicable of an option that is not a number (a choice, a flag as true/false).
-void RefuseInapplicable(const std::string& field,
                         const std::string& value,
                         const std::string& fallback,
                         bool applies,
                         const std::string& where);
+
+/**
+ * RefuseInapplicable of a number or a flag: compared as numbers (-0 is 0), written as
+ * the options write them (true/false, whole numbers, the shortest real).
+ */
+template <typename Number,
+          typename Fallback,
+          typename = std::enable_if_t<std::is_arithmetic_v<Number>>>
+void
+RefuseInapplicable(const std::string& field,
+                   Number value,
+                   Fallback fallback,
+                   bool applies,
+                   const std::string& where)
+{
+    const auto text = [](Number n) -> std::string
+    {
+        if constexpr (std::is_same_v<Number, bool>)
+        {
+            return n ? "true" : "false";
+        }
+        else if constexpr (std::is_floating_point_v<Number>)
+        {
+            return dlnet::ShortestText(n);
+        }
+        else
+        {
+            return std::to_string(n);
+        }
+    };
+    const auto standard = static_cast<Number>(fallback);
+    if (!applies && value != standard)
+    {
+        RefuseInapplicable(field, text(value), text(standard), false, where);
+    }
+}
 
 /// An option that applies to one mode (a pattern, a scheduler) only.
 struct ModeOption
@@ -332,12 +362,7 @@ ListOption(const std::string& name,
             },
             [member](const Config& c)
             {
-                std::string out;
-                for (const auto& item : c.*member)
-                {
-                    out += (out.empty() ? "" : ",") + item;
-                }
-                return out;
+                return dlnet::JoinList(c.*member);
             }};
 }
 

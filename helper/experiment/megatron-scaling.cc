@@ -11,8 +11,6 @@
 #include "ns3/config-parse.h"
 #include "ns3/log.h"
 
-#include <algorithm>
-#include <functional>
 #include <stdexcept>
 
 namespace ns3
@@ -121,40 +119,22 @@ MegatronSettings::ParseMemoryGBps(const std::string& text)
 void
 MegatronSettings::CheckRows(const std::vector<MegatronRow>& rows) const
 {
-    auto any = [&rows](const std::function<bool(const MegatronRow&)>& has)
+    // what the rows have between them
+    bool tp = false;
+    bool pp = false;
+    bool tpAndPp = false;
+    bool interleaved = false;
+    bool localDdp = false;
+    bool pytorchDdp = false;
+    for (const auto& r : rows)
     {
-        return std::any_of(rows.begin(), rows.end(), has);
-    };
-    const bool tp = any(
-        [](const MegatronRow& r)
-        {
-            return r.tp > 1;
-        });
-    const bool pp = any(
-        [](const MegatronRow& r)
-        {
-            return r.pp > 1;
-        });
-    const bool tpAndPp = any(
-        [](const MegatronRow& r)
-        {
-            return r.tp > 1 && r.pp > 1;
-        });
-    const bool interleaved = any(
-        [](const MegatronRow& r)
-        {
-            return r.layersPerVirtualStage > 0;
-        });
-    const bool localDdp = any(
-        [](const MegatronRow& r)
-        {
-            return r.localDdp;
-        });
-    const bool pytorchDdp = any(
-        [](const MegatronRow& r)
-        {
-            return !r.localDdp;
-        });
+        tp = tp || r.tp > 1;
+        pp = pp || r.pp > 1;
+        tpAndPp = tpAndPp || (r.tp > 1 && r.pp > 1);
+        interleaved = interleaved || r.layersPerVirtualStage > 0;
+        localDdp = localDdp || r.localDdp;
+        pytorchDdp = pytorchDdp || !r.localDdp;
+    }
     const MegatronSettings defaults;
     auto flag = [](const std::string& field,
                    bool value,
@@ -162,11 +142,8 @@ MegatronSettings::CheckRows(const std::vector<MegatronRow>& rows) const
                    bool applies,
                    const std::string& where)
     {
-        RefuseInapplicable(field,
-                           value ? "true" : "false",
-                           fallback ? "true" : "false",
-                           applies,
-                           where + ", and none of the rows has one");
+        RefuseInapplicable(
+            field, value, fallback, applies, where + ", and none of the rows has one");
     };
     flag("scatter-gather",
          scatterGather,

@@ -157,12 +157,6 @@ ClassOption(TrainingDimension d)
             "int"};
 }
 
-const char*
-BoolText(bool b)
-{
-    return b ? "true" : "false";
-}
-
 /// A plan's flags that shape a dimension, a schedule or a model the job does not have:
 /// each would be taken and ignored.
 void
@@ -176,7 +170,7 @@ RefuseAbsentPlanOptions(const TrainingConfig& c, const TrainingPlan& p, const Mo
     const std::string tpOnly = "with tensor parallelism (tp > 1) only, and " + tpIs;
     auto flag = [](const std::string& field, bool value, bool applies, const std::string& where)
     {
-        RefuseInapplicable(field, BoolText(value), "false", applies, where);
+        RefuseInapplicable(field, value, false, applies, where);
     };
     flag("sequence-parallel", c.sequenceParallel, p.tp > 1, tpOnly);
     flag("tp-lockstep", c.tpLockstep, p.tp > 1, tpOnly);
@@ -202,8 +196,7 @@ RefuseAbsentPlanOptions(const TrainingConfig& c, const TrainingPlan& p, const Mo
              + (tied ? ppIs : dlnet::PrintableText(m.name) + " shares none"));
     const std::string dpOnly = "to data parallelism (dp > 1) only, and " + dpIs;
     RefuseInapplicable("zero", p.zero, defaults.zero, p.dp > 1, dpOnly);
-    RefuseInapplicable(
-        "overlap", BoolText(c.overlap), BoolText(defaults.overlap), p.dp > 1, dpOnly);
+    RefuseInapplicable("overlap", c.overlap, defaults.overlap, p.dp > 1, dpOnly);
     RefuseInapplicable("bucket-bytes", p.bucketBytes, defaults.bucketBytes, p.dp > 1, dpOnly);
     const std::string ddp = "to data parallelism (dp > 1) with overlap ";
     flag("local-ddp-copies",
@@ -257,8 +250,8 @@ RefuseAbsentDimensionOptions(const TrainingConfig& c, const TrainingGraph& g)
                                + " collective, send or stream");
     }
     RefuseInapplicable("send-rendezvous",
-                       BoolText(c.sendRendezvous),
-                       "false",
+                       c.sendRendezvous,
+                       false,
                        blockingSend,
                        "to blocking sends only (blocking-pipeline-sends with pp > 1), and the "
                        "job has none");
@@ -690,8 +683,8 @@ TrainingConfig::ValidatedGraph() const
                         {"ns3::TrainingSimulation::SendRendezvous", "send-rendezvous"}});
     // taken and ignored: with free communication nothing is in flight beside compute
     RefuseInapplicable("overlap-slowdown",
-                       overlapSlowdown == 0 ? "0" : dlnet::ShortestText(overlapSlowdown),
-                       "0",
+                       overlapSlowdown,
+                       0,
                        !freeCommunication,
                        "beside communication in flight only, and free-communication makes it "
                        "take no time");

@@ -688,17 +688,7 @@ WaferExperimentConfig::RefuseUnusedOptions() const
     {
         return std::find(variants.begin(), variants.end(), variant) != variants.end();
     };
-    // as the options list them
-    auto listed = [](const std::vector<std::string>& names)
-    {
-        std::string out;
-        for (const auto& n : names)
-        {
-            out += (out.empty() ? "" : ",") + n;
-        }
-        return out;
-    };
-    const std::string list = listed(scenarios);
+    const std::string list = dlnet::JoinList(scenarios); // as the options list them
     const WaferExperimentConfig defaults;
     const bool parallel = runs({"groups", "mix", "priority"});
     const std::string groupsOnly
@@ -712,7 +702,7 @@ WaferExperimentConfig::RefuseUnusedOptions() const
                        parallel && compares("mesh"),
                        "to the mesh's groups (variant mesh with scenario groups, mix or "
                        "priority) only, and this run has variants "
-                           + listed(variants) + " and scenarios " + list);
+                           + dlnet::JoinList(variants) + " and scenarios " + list);
     RefuseInapplicable("ranks",
                        ranks,
                        defaults.ranks,
@@ -723,19 +713,19 @@ WaferExperimentConfig::RefuseUnusedOptions() const
                        defaults.ioBytes,
                        runs({"io"}),
                        "to scenario io only, and the scenarios are " + list);
+    const bool collective = runs({"allreduce", "group", "groups", "mix", "priority"});
     RefuseInapplicable("bytes",
                        bytes,
                        defaults.bytes,
-                       runs({"allreduce", "group", "groups", "mix", "priority"}),
+                       collective,
                        "to the collective scenarios only (io streams io-bytes), and the "
                        "scenarios are "
                            + list);
-    const bool hierarchical = (compares("mesh") || compares("fred-a"))
-                              && runs({"allreduce", "group", "groups", "mix", "priority"});
+    const bool hierarchical = (compares("mesh") || compares("fred-a")) && collective;
     const std::string hierarchicalOnly
         = "to the hierarchical all-reduce of variants mesh and fred-a in a collective scenario "
           "only, and this run has variants "
-          + listed(variants) + " and scenarios " + list;
+          + dlnet::JoinList(variants) + " and scenarios " + list;
     RefuseInapplicable("chunks", chunks, defaults.chunks, hierarchical, hierarchicalOnly);
     RefuseInapplicable("chunks-in-flight",
                        chunksInFlight,

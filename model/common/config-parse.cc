@@ -553,6 +553,17 @@ ParseChoice(const std::string& field,
     return text;
 }
 
+std::string
+JoinList(const std::vector<std::string>& items)
+{
+    std::string out;
+    for (const auto& item : items)
+    {
+        out += (out.empty() ? "" : ",") + item;
+    }
+    return out;
+}
+
 std::vector<std::string>
 ParseList(const std::string& field,
           const std::string& text,
