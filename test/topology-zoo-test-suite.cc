@@ -7,6 +7,7 @@
 // the switches) against the topology's structure computed here; one message between far ranks
 // against the store-and-forward figure.
 
+#include "ns3/config-parse.h"
 #include "ns3/dlnet-module.h"
 #include "ns3/fabric-channel.h"
 #include "ns3/simulator.h"
@@ -44,12 +45,7 @@ struct Route
 std::string
 Join(const std::vector<std::string>& v)
 {
-    std::string s;
-    for (const auto& x : v)
-    {
-        s += (s.empty() ? "" : " ") + x;
-    }
-    return s;
+    return dlnet::JoinList(v, " ");
 }
 
 /// Build the topology, send one packet from every rank to every other, and

@@ -205,17 +205,6 @@ ToUnsigned(const std::string& t, uint64_t& value)
     return true;
 }
 
-std::string
-Join(const std::vector<std::string>& tokens)
-{
-    std::string out;
-    for (const auto& t : tokens)
-    {
-        out += (out.empty() ? "" : " ") + t;
-    }
-    return out;
-}
-
 } // namespace
 
 std::string
@@ -433,7 +422,7 @@ ReadSparsityFile(const std::string& path, uint32_t expectedWorkers, uint64_t exp
         {
             if (tokens[0] != "dlnet-sparsity" || tokens.size() != 2)
             {
-                err.Fail(line, magicHelp + "; got '" + Join(tokens) + "'");
+                err.Fail(line, magicHelp + "; got '" + dlnet::JoinList(tokens, " ") + "'");
             }
             if (tokens[1] != "1")
             {
@@ -451,7 +440,9 @@ ReadSparsityFile(const std::string& path, uint32_t expectedWorkers, uint64_t exp
             if (tokens.size() != 4 || tokens[0] != "workers" || tokens[2] != "blocks"
                 || !ToUnsigned(tokens[1], n) || !ToUnsigned(tokens[3], b))
             {
-                err.Fail(line, headerHelp + " with whole numbers; got '" + Join(tokens) + "'");
+                err.Fail(line,
+                         headerHelp + " with whole numbers; got '" + dlnet::JoinList(tokens, " ")
+                             + "'");
             }
             if (n == 0 || n > std::numeric_limits<uint32_t>::max())
             {
@@ -491,14 +482,15 @@ ReadSparsityFile(const std::string& path, uint32_t expectedWorkers, uint64_t exp
         std::size_t colon = text.find(':');
         if (colon == std::string::npos)
         {
-            err.Fail(line, workerHelp + "; got '" + Join(tokens) + "'");
+            err.Fail(line, workerHelp + "; got '" + dlnet::JoinList(tokens, " ") + "'");
         }
         std::vector<std::string> head = Tokens(text.substr(0, colon));
         uint64_t w = 0;
         if (head.size() != 1 || !ToUnsigned(head[0], w))
         {
             err.Fail(line,
-                     workerHelp + " starting with a worker number; got '" + Join(head) + ":'");
+                     workerHelp + " starting with a worker number; got '"
+                         + dlnet::JoinList(head, " ") + ":'");
         }
         if (w >= p.workers)
         {

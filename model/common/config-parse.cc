@@ -554,12 +554,12 @@ ParseChoice(const std::string& field,
 }
 
 std::string
-JoinList(const std::vector<std::string>& items)
+JoinList(const std::vector<std::string>& items, const std::string& separator)
 {
     std::string out;
-    for (const auto& item : items)
+    for (std::size_t i = 0; i < items.size(); ++i)
     {
-        out += (out.empty() ? "" : ",") + item;
+        out += (i == 0 ? "" : separator) + items[i];
     }
     return out;
 }

@@ -90,8 +90,8 @@ std::vector<std::string> ParseList(const std::string& field,
                                    const std::string& text,
                                    const std::vector<std::string>& allowed = {},
                                    bool ignoreCase = false);
-/// \return "a,b,c": the items as ParseList reads them back
-std::string JoinList(const std::vector<std::string>& items);
+/// \return the items between separators; by default "a,b,c", as ParseList reads them back
+std::string JoinList(const std::vector<std::string>& items, const std::string& separator = ",");
 
 /// \return a real number as the shortest text that reads back as the same double
 std::string ShortestText(double value);

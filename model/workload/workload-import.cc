@@ -49,12 +49,7 @@ const std::vector<std::string> COMMS
 std::string
 Join(const std::vector<std::string>& v)
 {
-    std::string s;
-    for (const auto& x : v)
-    {
-        s += (s.empty() ? "" : ", ") + x;
-    }
-    return s;
+    return dlnet::JoinList(v, ", ");
 }
 
 [[noreturn]] void
