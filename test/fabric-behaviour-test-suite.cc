@@ -132,7 +132,11 @@ private:
         {
             TrafficConfig c;
             c.topology.kind = kind;
-            c.topology.loadBalancing = "packet"; // reordering across spines, reassembled by index
+            if (std::string(kind) == "leaf-spine")
+            {
+                // reordering across spines, reassembled by index (the others have one path)
+                c.topology.loadBalancing = "packet";
+            }
             c.pattern = "all-to-all";
             c.messageBytes = 10000;
             c.functional = true;

@@ -106,8 +106,10 @@ Cases()
     add("gpu-leaf-spine 4x2 2 per leaf 3 spines", c);
     c.serversPerLeaf = 1;
     c.spines = 1;
+    add("gpu-leaf-spine 4x2 1 per leaf 1 spine", c);
+    c.spines = 2; // (one spine leaves one path: spraying is refused there)
     c.loadBalancing = "packet";
-    add("gpu-leaf-spine 4x2 1 per leaf 1 spine spraying", c);
+    add("gpu-leaf-spine 4x2 1 per leaf 2 spines spraying", c);
     c = Kind("mesh");
     c.rows = 3;
     c.cols = 4;

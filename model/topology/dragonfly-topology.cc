@@ -244,6 +244,12 @@ DragonflyTopology::GetPath(uint32_t a, uint32_t b) const
     return path;
 }
 
+bool
+DragonflyTopology::HasEqualCostPaths() const
+{
+    return false; // minimal routes: one per pair
+}
+
 double
 DragonflyTopology::GetRankRate() const
 {

@@ -47,6 +47,7 @@ public:
     Cluster Build() const override;
     TopologyPath GetPath(uint32_t a, uint32_t b) const override;
     double GetRankRate() const override;
+    bool HasEqualCostPaths() const override;
     TopologyGrid GetGrid() const override;
 
     /// Where a global port of a group leads.

@@ -220,6 +220,12 @@ FatTreeTopology::GetPath(uint32_t a, uint32_t b) const
     return TopologyPath{{host, fabric, fabric, fabric, fabric, host}, 5}; // through a core
 }
 
+bool
+FatTreeTopology::HasEqualCostPaths() const
+{
+    return m_k >= 4; // k/2 uplinks from every edge and aggregation switch
+}
+
 double
 FatTreeTopology::GetRankRate() const
 {

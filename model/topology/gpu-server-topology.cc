@@ -226,6 +226,13 @@ GpuServerTopology::GetPath(uint32_t a, uint32_t b) const
 // leaves one) the NIC bounds a rank's sending. A communicator inside one
 // server is bounded by this too, pessimistically; the grid gives the
 // hierarchical algorithms NVLink for the inside-the-server dimension.
+bool
+GpuServerTopology::HasEqualCostPaths() const
+{
+    // a leaf's uplinks, one per spine, carry what leaves a server for another leaf
+    return m_servers > 1 && GetNLeaves() > 1 && m_spines > 1;
+}
+
 double
 GpuServerTopology::GetRankRate() const
 {

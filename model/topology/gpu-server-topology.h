@@ -49,6 +49,7 @@ public:
     TopologyPath GetPath(uint32_t a, uint32_t b) const override;
     /// \return nic-rate: a GPU's only way out of its server (see the .cc)
     double GetRankRate() const override;
+    bool HasEqualCostPaths() const override;
     TopologyGrid GetGrid() const override;
     /// \return the server of a GPU: rank / gpus-per-server
     uint32_t GetHostOf(uint32_t rank) const override;

@@ -196,6 +196,12 @@ GridTopology::GetPath(uint32_t a, uint32_t b) const
     return path;
 }
 
+bool
+GridTopology::HasEqualCostPaths() const
+{
+    return false; // dimension-ordered routes: one per pair
+}
+
 double
 GridTopology::GetRankRate() const
 {

@@ -238,6 +238,17 @@ HeteroLeafSpineTopology::GetPath(uint32_t a, uint32_t b) const
     return TopologyPath{{from, up, down, to}, 3};
 }
 
+bool
+HeteroLeafSpineTopology::HasEqualCostPaths() const
+{
+    uint32_t leavesWithRanks = 0;
+    for (uint32_t l = 0; l < GetLeaves(); ++l)
+    {
+        leavesWithRanks += m_firstRank[l + 1] > m_firstRank[l] ? 1 : 0;
+    }
+    return leavesWithRanks > 1 && m_spines > 1; // a leaf's uplinks, one per spine
+}
+
 double
 HeteroLeafSpineTopology::GetRankRate() const
 {

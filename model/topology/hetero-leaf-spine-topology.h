@@ -64,6 +64,7 @@ public:
     Cluster Build() const override;
     TopologyPath GetPath(uint32_t a, uint32_t b) const override;
     double GetRankRate() const override;
+    bool HasEqualCostPaths() const override;
 
     /// \return the link rate of a rank's host, bit/s
     double GetHostRate(uint32_t rank) const;

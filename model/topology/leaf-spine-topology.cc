@@ -131,6 +131,12 @@ LeafSpineTopology::GetPath(uint32_t a, uint32_t b) const
     return TopologyPath{{host, fabric, fabric, host}, 3};
 }
 
+bool
+LeafSpineTopology::HasEqualCostPaths() const
+{
+    return m_leaves > 1 && m_spines > 1; // a leaf's uplinks, one per spine
+}
+
 double
 LeafSpineTopology::GetRankRate() const
 {

@@ -34,6 +34,7 @@ public:
     Cluster Build() const override;
     TopologyPath GetPath(uint32_t a, uint32_t b) const override;
     double GetRankRate() const override;
+    bool HasEqualCostPaths() const override;
     TopologyGrid GetGrid() const override;
     AggregationTree GetAggregationTree(const std::vector<uint32_t>& ranks,
                                        uint32_t job) const override;

@@ -67,6 +67,12 @@ StarTopology::GetPath(uint32_t a, uint32_t b) const
     return TopologyPath{{host, host}, 1};
 }
 
+bool
+StarTopology::HasEqualCostPaths() const
+{
+    return false; // one switch: one route between any two hosts
+}
+
 double
 StarTopology::GetRankRate() const
 {

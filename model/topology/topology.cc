@@ -102,7 +102,30 @@ MakeTopology(const TopologyConfig& config)
                                         + "; its options are " + dlnet::JoinChoices(kind.options));
         }
     }
-    return kind.make(config);
+    Ptr<const Topology> topology = kind.make(config);
+    if (!topology->HasEqualCostPaths())
+    {
+        // taken and ignored before: with one route between any two ranks there is nothing
+        // to hash or to spray over
+        const TopologyConfig defaults;
+        const std::string where = "where two ranks have two or more equal-cost paths (a "
+                                  "leaf-spine or GPU-server fabric of two or more leaves and "
+                                  "spines, a fat-tree of k 4 or more), and this "
+                                  + kind.name + " routes every pair one way";
+        if (config.loadBalancing != defaults.loadBalancing)
+        {
+            throw std::invalid_argument("load-balancing: got " + config.loadBalancing
+                                        + "; it applies " + where + " (leave it at "
+                                        + defaults.loadBalancing + ")");
+        }
+        if (config.ecmpSeed != defaults.ecmpSeed)
+        {
+            throw std::invalid_argument("ecmp-seed: got " + std::to_string(config.ecmpSeed)
+                                        + "; it applies " + where + " (leave it at "
+                                        + std::to_string(defaults.ecmpSeed) + ")");
+        }
+    }
+    return topology;
 }
 
 bool

@@ -116,6 +116,10 @@ public:
     /// \return bit/s of the link that limits a rank's own sending (the bound's bandwidth)
     virtual double GetRankRate() const = 0;
 
+    /// \return whether some two ranks have two or more equal-cost paths, among which
+    ///         load-balancing chooses (by the ECMP hash, or by spraying)
+    virtual bool HasEqualCostPaths() const = 0;
+
     /// \return the two dimensions of hierarchical algorithms over every rank, or dim1 = 0
     virtual TopologyGrid GetGrid() const;
 

@@ -354,6 +354,12 @@ WaferScaleTopology::GetPath(uint32_t a, uint32_t b) const
     return m_inner->GetPath(a, b);
 }
 
+bool
+WaferScaleTopology::HasEqualCostPaths() const
+{
+    return false; // the mesh routes by dimension, the FRED tree by destination
+}
+
 double
 WaferScaleTopology::GetRankRate() const
 {

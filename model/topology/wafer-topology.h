@@ -44,6 +44,7 @@ public:
     Cluster Build() const override;
     TopologyPath GetPath(uint32_t a, uint32_t b) const override;
     double GetRankRate() const override;
+    bool HasEqualCostPaths() const override;
     TopologyGrid GetGrid() const override;
 
     /// \return the variant
