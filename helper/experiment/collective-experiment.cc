@@ -72,6 +72,13 @@ AlgorithmChoices()
     return names;
 }
 
+/// The options of a step schedule that shape how a rank runs its chunks.
+bool
+IsChunkPipelineOption(const std::string& name)
+{
+    return name == "chunks-in-flight" || name == "stagger-chunks";
+}
+
 /// The options every backend takes (the topology's have their own check).
 bool
 IsCommonCollectiveOption(const std::string& name)
@@ -314,6 +321,15 @@ CollectiveConfig::Validate() const
         throw std::invalid_argument("ranks: got '" + dlnet::PrintableText(ranks)
                                     + "'; a collective needs two or more ranks");
     }
+    uint32_t most = MostChunks();
+    if (most > 1 && chunksInFlight > most)
+    {
+        // taken as "all of them" before: a rank never has more chunks to run at once
+        throw std::invalid_argument(
+            "chunks-in-flight: got " + std::to_string(chunksInFlight) + "; expected 0 (all) to "
+            + std::to_string(most) + ", the chunks a rank runs"
+            + (chunks == 0 ? " (chunks 0: the algorithm's own count)" : " (chunks)"));
+    }
     // taken and ignored: only the rooted operations have a root
     RefuseInapplicable("root",
                        root,
@@ -346,12 +362,25 @@ CollectiveConfig::Validate() const
                        functional,
                        "with functional only (it tests the values of real tensors), and this "
                        "run carries none");
+    const CollectiveConfig defaults;
+    if (topology.network == "flow" && Applies("aggregation-timeout")
+        && dlnet::ParseTime("aggregation-timeout", aggregationTimeout)
+               != dlnet::ParseTime("aggregation-timeout", defaults.aggregationTimeout))
+    {
+        // taken and ignored before: flow level loses nothing and keeps no timer (a timeout
+        // shorter than the queueing round trip resends at packet level only)
+        RefuseInapplicable("aggregation-timeout",
+                           aggregationTimeout,
+                           defaults.aggregationTimeout,
+                           false,
+                           "at network=packet only: flow level has no loss and no timer, so its "
+                           "workers never resend");
+    }
     if (algorithm == "omnireduce")
     {
         CheckSparsitySize("max-bytes", maxBytes, blockElements, n);
         // taken and ignored before: a file gives every worker's blocks, and at density 1
         // every block is sent, wherever a pattern would put them
-        const CollectiveConfig defaults;
         RefuseInapplicable("density",
                            density,
                            defaults.density,
@@ -473,7 +502,60 @@ CollectiveConfig::Applies(const std::string& option) const
         return true;
     }
     std::vector<std::string> own = OptionsOfAlgorithms(algorithm);
-    return std::find(own.begin(), own.end(), option) != own.end();
+    if (std::find(own.begin(), own.end(), option) == own.end())
+    {
+        return false;
+    }
+    return !IsChunkPipelineOption(option) || ChunkOptionApplies(option);
+}
+
+bool
+CollectiveConfig::ChunkOptionApplies(const std::string& option) const
+{
+    // a rank that runs one chunk at a time has none to hold back or to stagger
+    return MostChunks() > 1 && (option != "stagger-chunks" || chunksInFlight != 1);
+}
+
+uint32_t
+CollectiveConfig::MostChunks() const
+{
+    CollectiveOp o = ParseCollectiveOp("op", op);
+    // (the engine runs these in one chunk unless chunks is set)
+    bool partitioned = o == CollectiveOp::REDUCE_SCATTER || o == CollectiveOp::ALL_GATHER
+                       || o == CollectiveOp::ALL_TO_ALL;
+    uint64_t elements = std::max<uint64_t>(1, maxBytes / ElementSize(ParseDataType("type", type)));
+    uint32_t most = 0;
+    for (const auto& name : dlnet::ParseList("algorithm", algorithm))
+    {
+        std::vector<std::string> candidates{name};
+        if (name == "auto")
+        {
+            candidates = CollectiveRegistry::Names();
+        }
+        for (const auto& candidate : candidates)
+        {
+            const auto& options = CollectiveRegistry::Get(candidate).options;
+            if (std::find_if(options.begin(),
+                             options.end(),
+                             [](const auto& o)
+                             {
+                                 return o.first == "chunks";
+                             })
+                == options.end())
+            {
+                continue; // not a step schedule: it has no chunks
+            }
+            uint64_t resolved
+                = chunks != 0 ? chunks
+                  : partitioned
+                      ? 1
+                      : std::min<uint64_t>(CollectiveEngine::DefaultChunks(
+                                               o, ParseCollectiveAlgorithm("algorithm", candidate)),
+                                           elements);
+            most = std::max<uint32_t>(most, resolved);
+        }
+    }
+    return most;
 }
 
 void
@@ -481,9 +563,33 @@ CollectiveConfig::CheckGivenOptions() const
 {
     for (const auto& name : given)
     {
+        std::vector<std::string> own = OptionsOfAlgorithms(algorithm);
+        if (IsChunkPipelineOption(name) && std::find(own.begin(), own.end(), name) != own.end())
+        {
+            // taken and ignored before: a rank that runs one chunk at a time pipelines none
+            const CollectiveConfig defaults;
+            for (const auto& o : CollectiveOptions())
+            {
+                if (o.name == name)
+                {
+                    RefuseInapplicable(
+                        name,
+                        o.get(*this),
+                        o.get(defaults),
+                        ChunkOptionApplies(name),
+                        "when a rank runs two or more chunks at once, and "
+                            + (MostChunks() > 1 ? std::string("chunks-in-flight is 1")
+                               : chunks == 0
+                                   ? algorithm + " runs " + op
+                                         + " in one chunk (chunks 0 takes the algorithm's own "
+                                           "count; set chunks to 2 or more)"
+                                   : std::string("chunks is 1")));
+                }
+            }
+            continue;
+        }
         if (!IsCommonCollectiveOption(name) && !Applies(name))
         {
-            std::vector<std::string> own = OptionsOfAlgorithms(algorithm);
             throw std::invalid_argument(name + ": does not apply to algorithm " + algorithm
                                         + (own.empty()
                                                ? std::string("; it takes no options of its own")

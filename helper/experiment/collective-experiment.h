@@ -111,6 +111,17 @@ struct CollectiveConfig
     /// Throw std::invalid_argument naming a given option that does not apply to the algorithm.
     void CheckGivenOptions() const;
 
+    /**
+     * \return the most chunks a rank runs, over the sizes of the sweep and the
+     *         algorithms (a list; auto: any step schedule it may pick), as the
+     *         engine resolves chunks 0; 0 when no algorithm runs chunks
+     */
+    uint32_t MostChunks() const;
+
+    /// \return whether chunks-in-flight or stagger-chunks changes a run: a rank runs two or
+    /// more chunks at once
+    bool ChunkOptionApplies(const std::string& option) const;
+
     /// \return the request of one size (timing mode; chunks as configured)
     CollectiveRequest RequestOf(uint64_t bytes, const NetworkModel& model) const;
 };

@@ -236,6 +236,14 @@ def test_auto_picks_the_smallest_prediction(topology, op, size):
         ({"op": "alltoall", "min_bytes": 12, "max_bytes": 12}, "min-bytes: alltoall of 12 bytes"),
         ({"op": "allgather", "chunks": 3}, "chunks: allgather runs in one chunk"),
         ({"seed": 0}, "seed: got '0'; expected a whole number from 1 to 4294967295"),
+        ({"topology": "star", "load_balancing": "packet"},
+         "load-balancing: got packet; it applies where two ranks have two or more equal-cost"),
+        ({"algorithm": "ring", "chunks_in_flight": 2},
+         "chunks-in-flight: got 2; it applies when a rank runs two or more chunks at once"),
+        ({"algorithm": "double-binary-tree", "chunks_in_flight": 9},
+         "chunks-in-flight: got 9; expected 0 (all) to 8"),
+        ({"algorithm": "switchml", "network": "flow", "aggregation_timeout": "5ms"},
+         "aggregation-timeout: got 5ms; it applies at network=packet only"),
     ],
 )
 def test_bad_input_raises_value_error_naming_the_field(options, message):
