@@ -112,12 +112,12 @@ SwitchmlBackend::Validate(const CollectiveRequest& request,
     }
     // A slot whose timer fires before its packet is even on the wire resends every packet,
     // and the resends outrun the link: at 1 Mbit/s (8.5 ms a packet against 1 ms) the queues
-    // grew by gigabytes in seconds and the run never ended.
+    // grew by gigabytes in seconds and the run never ended. (Flow level has no timer.)
     uint64_t packetBytes = uint64_t(m_packetElements) * 4 + SwitchmlHeader::SERIALIZED_SIZE
                            + FabricHeader::SERIALIZED_SIZE;
     DataRate rate = dlnet::ParseRate("link-rate", topology.GetConfig().hostLinkRate);
     Time packetTime = rate.CalculateBytesTxTime(packetBytes);
-    if (m_timeout <= packetTime)
+    if (m_timeout <= packetTime && topology.GetConfig().network != "flow")
     {
         std::ostringstream os;
         os << "aggregation-timeout: " << m_timeout.GetSeconds() * 1e3
