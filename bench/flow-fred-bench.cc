@@ -35,20 +35,10 @@ Deviation(double flow, double packet)
 
 /// Run one wafer scenario at one level; \return its rows and wall seconds
 std::pair<std::vector<WaferRow>, double>
-Wafer(WaferExperimentConfig c, const std::string& scenario, const std::string& network)
+Wafer(const WaferExperimentConfig& config, const std::string& scenario, const std::string& network)
 {
-    c.scenarios = {scenario};
+    WaferExperimentConfig c = config.ForScenario(scenario);
     c.wafer.network = network;
-    // the sizes this scenario does not use at their defaults (a run refuses them set)
-    const WaferExperimentConfig unused;
-    if (scenario == "io")
-    {
-        c.bytes = unused.bytes;
-    }
-    else
-    {
-        c.ioBytes = unused.ioBytes;
-    }
     WaferResult r = RunWafer(c);
     return {r.rows, r.wallSeconds};
 }

@@ -29,15 +29,10 @@ const double BREAKDOWN_TOLERANCE = 0.25; //!< of a breakdown value
 std::vector<WaferRow>
 Wafer(const std::string& scenario, uint64_t bytes, uint32_t chunks, const std::string& network)
 {
-    WaferExperimentConfig c;
-    c.scenarios = {scenario};
-    if (scenario == "io")
+    WaferExperimentConfig c = WaferExperimentConfig().ForScenario(scenario);
+    c.BytesOf(scenario) = bytes;
+    if (WaferExperimentConfig::ScenarioUses(scenario, "chunks"))
     {
-        c.ioBytes = bytes; // the streaming's own size (bytes and chunks are the collectives')
-    }
-    else
-    {
-        c.bytes = bytes;
         c.chunks = chunks;
     }
     c.wafer.network = network;

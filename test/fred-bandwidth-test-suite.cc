@@ -45,16 +45,8 @@ RowOf(const std::vector<WaferRow>& rows, const std::string& variant, const std::
 std::vector<WaferRow>
 RunScenario(const std::string& scenario, uint64_t bytes)
 {
-    WaferExperimentConfig c;
-    c.scenarios = {scenario};
-    if (scenario == "io")
-    {
-        c.ioBytes = 1 << 20; // the streaming's own size (bytes is the collectives')
-    }
-    else
-    {
-        c.bytes = bytes;
-    }
+    WaferExperimentConfig c = WaferExperimentConfig().ForScenario(scenario);
+    c.BytesOf(scenario) = bytes; // (io: per I/O controller)
     return RunWafer(c).rows;
 }
 

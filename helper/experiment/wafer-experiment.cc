@@ -671,17 +671,61 @@ WaferExperimentConfig::Validate() const
     MakeParallelGroups(mp, dp, pp, npus);
 }
 
+bool
+WaferExperimentConfig::ScenarioUses(const std::string& scenario, const std::string& option)
+{
+    static const std::vector<std::string> parallel = {"groups", "mix", "priority"};
+    static const std::vector<std::string> collective
+        = {"allreduce", "group", "groups", "mix", "priority"};
+    static const std::map<std::string, std::vector<std::string>> users = {
+        {"mp", parallel},
+        {"dp", parallel},
+        {"pp", parallel},
+        {"placement", parallel},
+        {"ranks", {"group"}},
+        {"io-bytes", {"io"}},
+        {"bytes", collective},
+        {"chunks", collective},
+        {"chunks-in-flight", collective},
+    };
+    auto it = users.find(option);
+    return it == users.end()
+           || std::find(it->second.begin(), it->second.end(), scenario) != it->second.end();
+}
+
+WaferExperimentConfig
+WaferExperimentConfig::ForScenario(const std::string& scenario) const
+{
+    WaferExperimentConfig one = *this;
+    one.scenarios = {scenario};
+    const WaferExperimentConfig defaults;
+    for (const auto& o : WaferOptions())
+    {
+        if (!ScenarioUses(scenario, o.name))
+        {
+            o.set(one, o.get(defaults));
+        }
+    }
+    return one;
+}
+
+uint64_t&
+WaferExperimentConfig::BytesOf(const std::string& scenario)
+{
+    return ScenarioUses(scenario, "io-bytes") ? ioBytes : bytes;
+}
+
 void
 WaferExperimentConfig::RefuseUnusedOptions() const
 {
     // each was taken and ignored where no scenario or variant of the run uses it
-    auto runs = [this](std::initializer_list<const char*> names)
+    auto runs = [this](const std::string& option)
     {
         return std::any_of(scenarios.begin(),
                            scenarios.end(),
-                           [&names](const std::string& s)
+                           [&option](const std::string& s)
                            {
-                               return std::find(names.begin(), names.end(), s) != names.end();
+                               return ScenarioUses(s, option);
                            });
     };
     auto compares = [this](const std::string& variant)
@@ -690,47 +734,46 @@ WaferExperimentConfig::RefuseUnusedOptions() const
     };
     const std::string list = dlnet::JoinList(scenarios); // as the options list them
     const WaferExperimentConfig defaults;
-    const bool parallel = runs({"groups", "mix", "priority"});
     const std::string groupsOnly
         = "to scenarios groups, mix and priority only, and the scenarios are " + list;
-    RefuseInapplicable("mp", mp, defaults.mp, parallel, groupsOnly);
-    RefuseInapplicable("dp", dp, defaults.dp, parallel, groupsOnly);
-    RefuseInapplicable("pp", pp, defaults.pp, parallel, groupsOnly);
+    RefuseInapplicable("mp", mp, defaults.mp, runs("mp"), groupsOnly);
+    RefuseInapplicable("dp", dp, defaults.dp, runs("dp"), groupsOnly);
+    RefuseInapplicable("pp", pp, defaults.pp, runs("pp"), groupsOnly);
     RefuseInapplicable("placement",
                        placement,
                        defaults.placement,
-                       parallel && compares("mesh"),
+                       runs("placement") && compares("mesh"),
                        "to the mesh's groups (variant mesh with scenario groups, mix or "
                        "priority) only, and this run has variants "
                            + dlnet::JoinList(variants) + " and scenarios " + list);
     RefuseInapplicable("ranks",
                        ranks,
                        defaults.ranks,
-                       runs({"group"}),
+                       runs("ranks"),
                        "to scenario group only, and the scenarios are " + list);
     RefuseInapplicable("io-bytes",
                        ioBytes,
                        defaults.ioBytes,
-                       runs({"io"}),
+                       runs("io-bytes"),
                        "to scenario io only, and the scenarios are " + list);
-    const bool collective = runs({"allreduce", "group", "groups", "mix", "priority"});
     RefuseInapplicable("bytes",
                        bytes,
                        defaults.bytes,
-                       collective,
+                       runs("bytes"),
                        "to the collective scenarios only (io streams io-bytes), and the "
                        "scenarios are "
                            + list);
-    const bool hierarchical = (compares("mesh") || compares("fred-a")) && collective;
     const std::string hierarchicalOnly
         = "to the hierarchical all-reduce of variants mesh and fred-a in a collective scenario "
           "only, and this run has variants "
           + dlnet::JoinList(variants) + " and scenarios " + list;
-    RefuseInapplicable("chunks", chunks, defaults.chunks, hierarchical, hierarchicalOnly);
+    const bool hierarchical = compares("mesh") || compares("fred-a");
+    RefuseInapplicable(
+        "chunks", chunks, defaults.chunks, hierarchical && runs("chunks"), hierarchicalOnly);
     RefuseInapplicable("chunks-in-flight",
                        chunksInFlight,
                        defaults.chunksInFlight,
-                       hierarchical,
+                       hierarchical && runs("chunks-in-flight"),
                        hierarchicalOnly);
 }
 

@@ -51,6 +51,15 @@ struct WaferExperimentConfig
     /// Throw std::invalid_argument naming an option set (not at its default) that no
     /// scenario or variant of the run uses.
     void RefuseUnusedOptions() const;
+    /// \return whether a scenario uses an option (RefuseUnusedOptions refuses one that no
+    ///         scenario of the run uses); an option not shaped by the scenario: true
+    static bool ScenarioUses(const std::string& scenario, const std::string& option);
+    /// \return this config running scenario alone, the options it does not use back at
+    ///          their defaults (so that a run of several scenarios splits into runs of one)
+    WaferExperimentConfig ForScenario(const std::string& scenario) const;
+    /// \return the size a scenario moves: io-bytes for io (per I/O controller), bytes for
+    ///          the collective scenarios (per NPU)
+    uint64_t& BytesOf(const std::string& scenario);
     /// \return whether an option goes into the config written (stats only when on)
     bool Applies(const std::string& option) const;
 };

@@ -6,6 +6,7 @@
 
 #include "expect-invalid.h"
 
+#include "ns3/wafer-experiment.h"
 #include "ns3/wafer-helper.h"
 
 #include <gtest/gtest.h>
@@ -246,4 +247,46 @@ TEST(Wafer, VariantPredicates)
     EXPECT_EQ(w.L1Of(0), 0u);
     EXPECT_EQ(w.L1Of(7), 1u);
     EXPECT_EQ(w.L1Of(19), 4u);
+}
+
+TEST(WaferExperiment, ForScenarioKeepsWhatTheScenarioUses)
+{
+    WaferExperimentConfig all; // every scenario, each option away from its default
+    all.scenarios = WaferScenarios();
+    all.bytes = 1 << 20;
+    all.ioBytes = 2 << 20;
+    all.mp = 4;
+    all.dp = 5;
+    all.pp = 1;
+    all.ranks = "0-3";
+    all.chunks = 16;
+    all.chunksInFlight = 4;
+    ASSERT_NO_THROW(all.Validate());
+    const WaferExperimentConfig defaults;
+    for (const auto& scenario : WaferScenarios())
+    {
+        WaferExperimentConfig one = all.ForScenario(scenario);
+        EXPECT_EQ(one.scenarios, std::vector<std::string>{scenario});
+        EXPECT_NO_THROW(one.Validate()) << scenario; // nothing left that it does not use
+        const bool io = scenario == "io";
+        const bool groups = scenario == "groups" || scenario == "mix" || scenario == "priority";
+        EXPECT_EQ(one.ioBytes, io ? all.ioBytes : defaults.ioBytes) << scenario;
+        EXPECT_EQ(one.bytes, io ? defaults.bytes : all.bytes) << scenario;
+        EXPECT_EQ(one.chunks, io ? defaults.chunks : all.chunks) << scenario;
+        EXPECT_EQ(one.chunksInFlight, io ? defaults.chunksInFlight : all.chunksInFlight)
+            << scenario;
+        EXPECT_EQ(one.mp, groups ? all.mp : defaults.mp) << scenario;
+        EXPECT_EQ(one.pp, groups ? all.pp : defaults.pp) << scenario;
+        EXPECT_EQ(one.ranks, scenario == "group" ? all.ranks : defaults.ranks) << scenario;
+        EXPECT_EQ(&one.BytesOf(scenario), io ? &one.ioBytes : &one.bytes) << scenario;
+    }
+    WaferExperimentConfig io;
+    io.scenarios = {"io"}; // what ForScenario spares a caller: bytes is the collectives'
+    io.bytes = all.bytes;
+    ExpectInvalid(
+        [&io]()
+        {
+            io.Validate();
+        },
+        {"bytes: got 1048576; it applies to the collective scenarios"});
 }
