@@ -41,29 +41,11 @@ main(int argc, char* argv[])
             std::vector<TrainingConfig> configs;
             std::vector<std::string> labels;
             std::vector<std::string> kinds = dlnet::ParseList("topology", topologies);
-            for (const auto& option : config.topology.given)
-            {
-                // an option must shape one of the kinds; each kind keeps those that shape it
-                if (std::none_of(kinds.begin(),
-                                 kinds.end(),
-                                 [&](const std::string& k)
-                                 {
-                                     return TopologyOptionApplies(k, option);
-                                 }))
-                {
-                    throw std::invalid_argument(option + ": shapes none of the topologies "
-                                                + topologies);
-                }
-            }
-            for (const auto& kind : kinds)
+            for (const auto& topology : SplitTopologyList(config.topology, kinds))
             {
                 TrainingConfig c = config;
-                SetOption(TrainingOptions(), c, "topology", kind);
-                for (auto it = c.topology.given.begin(); it != c.topology.given.end();)
-                {
-                    it = TopologyOptionApplies(kind, *it) ? std::next(it)
-                                                          : c.topology.given.erase(it);
-                }
+                c.topology = topology;
+                const std::string& kind = topology.kind;
                 if (kinds.size() > 1)
                 {
                     c.Validate(); // every entry before anything runs (RunTraining checks one)

@@ -493,7 +493,7 @@ CollectiveConfig::Applies(const std::string& option) const
     {
         return !timeline.empty();
     }
-    if (!TopologyOptionApplies(topology.kind, option))
+    if (!TopologyOptionApplies(topology, option))
     {
         return false;
     }

@@ -716,9 +716,9 @@ HeterpsOptions()
         for (auto&& t : LiftTopologyOptions<C>())
         {
             // the plan gives the hosts and their NIC rates (SimulatePlan sets host-groups
-            // from the catalogue; link-rate was offered and then refused by the topology)
+            // from the catalogue; the kind refuses link-rate)
             if (t.name != "topology" && t.name != "nodes" && t.name != "host-groups"
-                && t.name != "link-rate" && TopologyOptionApplies(SimulationKind(), t.name))
+                && TopologyOptionApplies(SimulationKind(), t.name))
             {
                 o.push_back(t);
             }

@@ -206,7 +206,7 @@ OptionApplies(const Config& config, const std::string& name)
     }
     else if constexpr (ShapedByTopology<Config>::value)
     {
-        return TopologyOptionApplies(config.topology.kind, name);
+        return TopologyOptionApplies(config.topology, name);
     }
     return true;
 }

@@ -1109,7 +1109,7 @@ TrainingConfig::Applies(const std::string& option) const
     {
         return false;
     }
-    return TopologyOptionApplies(topology.kind, option);
+    return TopologyOptionApplies(topology, option);
 }
 
 } // namespace ns3

@@ -25,15 +25,6 @@ GpuServerTopology::GpuServerTopology(const TopologyConfig& c, bool rail)
     , m_serversPerLeaf(rail ? 1 : c.serversPerLeaf)
     , m_spines(c.spines)
 {
-    for (const char* option : {"link-rate"})
-    {
-        if (c.given.count(option))
-        {
-            throw std::invalid_argument(std::string(option) + ": does not apply to a " + GetKind()
-                                        + "; its links are set by nvlink-rate, nic-rate and "
-                                          "fabric-link-rate");
-        }
-    }
     CheckPositive("gpus-per-server", m_gpus);
     c.CheckSizeBesideNodes("servers", c.servers, TopologyConfig().servers);
     if (c.nodes != 0)
@@ -278,7 +269,9 @@ static const bool g_railRegistered = TopologyRegistry::Add(
      [](const TopologyConfig& c)
      {
          return Ptr<const Topology>(Create<GpuServerTopology>(c, true));
-     }});
+     },
+     {"link-rate"},
+     "its links are set by nvlink-rate, nic-rate and fabric-link-rate"});
 
 static const bool g_leafSpineRegistered = TopologyRegistry::Add(
     {"gpu-leaf-spine",
@@ -296,6 +289,8 @@ static const bool g_leafSpineRegistered = TopologyRegistry::Add(
      [](const TopologyConfig& c)
      {
          return Ptr<const Topology>(Create<GpuServerTopology>(c, false));
-     }});
+     },
+     {"link-rate"},
+     "its links are set by nvlink-rate, nic-rate and fabric-link-rate"});
 
 } // namespace ns3

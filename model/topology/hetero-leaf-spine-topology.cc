@@ -79,11 +79,6 @@ HeteroLeafSpineTopology::HeteroLeafSpineTopology(const TopologyConfig& c)
     , m_spines(c.spines)
     , m_hostDelay(dlnet::ParseTime("link-delay", c.hostLinkDelay))
 {
-    if (c.given.count("link-rate"))
-    {
-        throw std::invalid_argument("link-rate: does not apply to a hetero-leaf-spine; its host "
-                                    "links are set by host-groups");
-    }
     CheckPositive("hosts-per-leaf", c.hostsPerLeaf);
     CheckPositive("spines", m_spines);
     CheckOversubscription(c);
@@ -273,6 +268,8 @@ static const bool g_registered = TopologyRegistry::Add(
      [](const TopologyConfig& c)
      {
          return Ptr<const Topology>(Create<HeteroLeafSpineTopology>(c));
-     }});
+     },
+     {"link-rate"},
+     "its host links are set by host-groups"});
 
 } // namespace ns3

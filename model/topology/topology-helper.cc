@@ -26,6 +26,12 @@ NS_LOG_COMPONENT_DEFINE("DlnetTopologyHelper");
 bool
 TopologyConfig::IsFabricOption(const std::string& option)
 {
+    return FabricOptions().count(option) > 0;
+}
+
+const std::set<std::string>&
+TopologyConfig::FabricOptions()
+{
     static const std::set<std::string> fabric = {"topology",
                                                  "nodes",
                                                  "link-rate",
@@ -44,7 +50,7 @@ TopologyConfig::IsFabricOption(const std::string& option)
                                                  "ecmp-seed",
                                                  "pcap",
                                                  "network"};
-    return fabric.count(option) > 0;
+    return fabric;
 }
 
 void

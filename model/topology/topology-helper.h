@@ -86,6 +86,8 @@ struct TopologyConfig
     uint32_t GetNRanks() const;
     /// \return true for an option every topology takes (rates, delays, devices, ...)
     static bool IsFabricOption(const std::string& option);
+    /// \return the options IsFabricOption names
+    static const std::set<std::string>& FabricOptions();
 
     /**
      * Refuse a size option that nodes replaces: a kind sized by nodes ignores

@@ -95,6 +95,12 @@ MakeTopology(const TopologyConfig& config)
     const TopologyKind& kind = TopologyRegistry::Get(config.kind);
     for (const auto& option : config.given)
     {
+        const auto& refused = kind.refusedFabricOptions;
+        if (std::find(refused.begin(), refused.end(), option) != refused.end())
+        {
+            throw std::invalid_argument(option + ": does not apply to a " + kind.name + "; "
+                                        + kind.refusedWhy);
+        }
         if (!TopologyConfig::IsFabricOption(option)
             && std::find(kind.options.begin(), kind.options.end(), option) == kind.options.end())
         {
@@ -108,9 +114,10 @@ MakeTopology(const TopologyConfig& config)
         // taken and ignored before: with one route between any two ranks there is nothing
         // to hash or to spray over
         const TopologyConfig defaults;
-        const std::string where = "where two ranks have two or more equal-cost paths (a "
-                                  "leaf-spine or GPU-server fabric of two or more leaves and "
-                                  "spines, a fat-tree of k 4 or more), and this "
+        const std::string where = "where two ranks have two or more equal-cost paths (two "
+                                  "or more spines between ranks on different leaves of a "
+                                  "leaf-spine, hetero-leaf-spine or GPU-server fabric, a "
+                                  "fat-tree of k 4 or more), and this "
                                   + kind.name + " routes every pair one way";
         if (config.loadBalancing != defaults.loadBalancing)
         {
@@ -131,6 +138,14 @@ MakeTopology(const TopologyConfig& config)
 bool
 TopologyOptionApplies(const std::string& kind, const std::string& option)
 {
+    if (const TopologyKind* k = Kinds::Find(kind))
+    {
+        const auto& refused = k->refusedFabricOptions;
+        if (std::find(refused.begin(), refused.end(), option) != refused.end())
+        {
+            return false;
+        }
+    }
     bool shapesSome = false;
     for (const auto& name : Kinds::Names())
     {
@@ -143,6 +158,74 @@ TopologyOptionApplies(const std::string& kind, const std::string& option)
         shapesSome = shapesSome || listed;
     }
     return !shapesSome;
+}
+
+bool
+TopologyOptionApplies(const TopologyConfig& config, const std::string& option)
+{
+    if (!TopologyOptionApplies(config.kind, option))
+    {
+        return false;
+    }
+    const TopologyKind* kind = Kinds::Find(config.kind);
+    return !kind || config.given.count(option)
+           || std::find(kind->givenOnlyOptions.begin(), kind->givenOnlyOptions.end(), option)
+                  == kind->givenOnlyOptions.end();
+}
+
+std::vector<TopologyConfig>
+SplitTopologyList(const TopologyConfig& config, const std::vector<std::string>& kinds)
+{
+    std::string list;
+    for (const auto& kind : kinds)
+    {
+        TopologyRegistry::Get(kind); // (names the kinds)
+        list += (list.empty() ? "" : ",") + kind;
+    }
+    for (const auto& option : config.given)
+    {
+        if (std::none_of(kinds.begin(),
+                         kinds.end(),
+                         [&option](const std::string& k)
+                         {
+                             return TopologyOptionApplies(k, option);
+                         }))
+        {
+            throw std::invalid_argument(option + ": shapes none of the topologies " + list);
+        }
+    }
+    const TopologyConfig defaults;
+    std::vector<TopologyConfig> out;
+    std::vector<bool> balanced; // whether the kind has equal-cost paths
+    for (const auto& kind : kinds)
+    {
+        TopologyConfig c = config;
+        c.kind = kind;
+        c.given.insert("topology");
+        for (auto it = c.given.begin(); it != c.given.end();)
+        {
+            it = TopologyOptionApplies(kind, *it) ? std::next(it) : c.given.erase(it);
+        }
+        TopologyConfig probe = c; // (the path options would be refused where one path)
+        probe.loadBalancing = defaults.loadBalancing;
+        probe.ecmpSeed = defaults.ecmpSeed;
+        balanced.push_back(MakeTopology(probe)->HasEqualCostPaths());
+        out.push_back(c);
+    }
+    if (std::find(balanced.begin(), balanced.end(), true) != balanced.end())
+    {
+        for (std::size_t k = 0; k < out.size(); ++k)
+        {
+            if (!balanced[k])
+            {
+                out[k].loadBalancing = defaults.loadBalancing;
+                out[k].ecmpSeed = defaults.ecmpSeed;
+                out[k].given.erase("load-balancing");
+                out[k].given.erase("ecmp-seed");
+            }
+        }
+    }
+    return out;
 }
 
 double

@@ -153,6 +153,13 @@ struct TopologyKind
     std::string help;                 //!< one line
     std::vector<std::string> options; //!< TopologyConfig options that apply to it (shape, rates)
     std::function<Ptr<const Topology>(const TopologyConfig&)> make; //!< validates, throws
+    /// fabric options (TopologyConfig::IsFabricOption) it does not take: refused when given
+    /// (MakeTopology), left out of a result's config (TopologyOptionApplies)
+    std::vector<std::string> refusedFabricOptions{};
+    std::string refusedWhy{}; //!< what it takes instead, for the refusal's message
+    /// fabric options it takes only when given (else a value of its own): left out of a
+    /// result's config unless given, which would otherwise run again with the option's default
+    std::vector<std::string> givenOnlyOptions{};
 };
 
 /**
@@ -174,9 +181,30 @@ public:
 /**
  * \param kind a registered kind \param option an option name
  * \return false when the option shapes other topology kinds and not this
- *         one (a config lists only the options that apply to its kind)
+ *         one, or is a fabric option the kind refuses (a config lists only the
+ *         options that apply to its kind)
  */
 bool TopologyOptionApplies(const std::string& kind, const std::string& option);
+
+/**
+ * One config per kind from a config given for several (a comparison of topologies): each
+ * keeps the given options that apply to its kind; load-balancing and ecmp-seed stay with
+ * the kinds that have equal-cost paths, the others run at their defaults (one route per
+ * pair: nothing to balance), unless no kind has such paths (then MakeTopology refuses them).
+ * \param config the options as given (its kind is ignored)
+ * \param kinds the kinds compared
+ * \return a config per kind, in order
+ * \throw std::invalid_argument naming a given option that applies to none of the kinds
+ */
+std::vector<TopologyConfig> SplitTopologyList(const TopologyConfig& config,
+                                              const std::vector<std::string>& kinds);
+
+/**
+ * \param config a topology config \param option an option name
+ * \return TopologyOptionApplies of its kind, and false for an option the kind takes only
+ *         when given (TopologyKind::givenOnlyOptions) that the config does not give
+ */
+bool TopologyOptionApplies(const TopologyConfig& config, const std::string& option);
 
 /**
  * The boundary: parse the config's kind once and make the topology

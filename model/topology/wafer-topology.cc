@@ -278,18 +278,7 @@ WaferScaleTopology::WaferScaleTopology(const WaferConfig& config)
 WaferConfig
 WaferScaleTopology::FromTopologyConfig(const TopologyConfig& config, WaferVariant variant)
 {
-    static const std::set<std::string> taken
-        = {"topology", "link-rate", "link-delay", "mtu", "network"};
-    for (const auto& option : config.given)
-    {
-        if (!taken.count(option))
-        {
-            throw std::invalid_argument(option + ": does not apply to a " + WaferKindName(variant)
-                                        + "; a wafer takes link-rate (NPU bandwidth), link-delay, "
-                                          "mtu and network (it is lossless, 4 traffic classes, "
-                                          "switch latency 0)");
-        }
-    }
+    // (MakeTopology refused the fabric options a wafer does not take: RegisterWafers)
     WaferConfig w;
     w.variant = ToString(variant);
     if (config.given.count("link-rate"))
@@ -446,6 +435,17 @@ namespace
 bool
 RegisterWafers()
 {
+    // a wafer takes these of the fabric options; the others are the preset's
+    static const std::set<std::string> taken
+        = {"topology", "link-rate", "link-delay", "mtu", "network"};
+    std::vector<std::string> refused;
+    for (const auto& option : TopologyConfig::FabricOptions())
+    {
+        if (!taken.count(option))
+        {
+            refused.push_back(option);
+        }
+    }
     uint32_t order = 50;
     for (WaferVariant v : {WaferVariant::MESH,
                            WaferVariant::FRED_A,
@@ -468,7 +468,11 @@ RegisterWafers()
                                {
                                    return Ptr<const Topology>(Create<WaferScaleTopology>(
                                        WaferScaleTopology::FromTopologyConfig(c, v)));
-                               }});
+                               },
+                               refused,
+                               "a wafer takes link-rate (NPU bandwidth), link-delay, mtu and "
+                               "network (it is lossless, 4 traffic classes, switch latency 0)",
+                               {"link-rate", "link-delay"}}); // (FromTopologyConfig)
         ++order;
     }
     return true;
