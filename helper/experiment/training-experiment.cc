@@ -201,8 +201,9 @@ RefuseAbsentPlanOptions(const TrainingConfig& c, const TrainingPlan& p, const Mo
     const std::string ddp = "to data parallelism (dp > 1) with overlap ";
     flag("local-ddp-copies",
          c.localDdpCopies,
-         p.dp > 1 && !c.overlap,
-         ddp + "off only, and " + (p.dp > 1 ? "overlap is on" : dpIs));
+         p.dp == 1 || !c.overlap,
+         "to Megatron-LM's local DDP (overlap off, or dp 1, where its flatten, scale and copy "
+         "back still run) only, and overlap is on");
     flag("ddp-bucket-copies",
          c.ddpBucketCopies,
          p.dp > 1 && c.overlap,

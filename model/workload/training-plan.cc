@@ -1424,6 +1424,13 @@ GraphBuilder::EmitStageEnd(uint32_t k, uint32_t iteration)
             EmitGradientCopy(k, iteration, 1, "copy back grads");
         }
     }
+    if (m_D == 1 && m_plan.localDdpCopies)
+    {
+        // Megatron-LM's train_step calls local DDP's allreduce_gradients whatever the
+        // data-parallel size: the flatten, the scale (by 1) and the copy back still run
+        EmitGradientCopy(k, iteration, 2, "flatten grads");
+        EmitGradientCopy(k, iteration, 1, "copy back grads");
+    }
     if (m_D > 1 && m_plan.overlap && m_plan.ddpBucketCopies)
     {
         EmitGradientCopy(k, iteration, 1, "copy back grads");

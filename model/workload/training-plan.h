@@ -168,7 +168,9 @@ struct TrainingPlan
  *   stage ("AR embedding", group "emb<i>"), which their optimizer steps wait for.
  * - localDdpCopies (overlap off, dp > 1): per compute unit of a stage, a
  *   compute task "flatten grads" (two passes over the stage's gradients)
- *   before its buckets and "copy back grads" (one pass) after them.
+ *   before its buckets and "copy back grads" (one pass) after them; at dp 1
+ *   (Megatron-LM's local DDP runs them whatever the data-parallel size) the
+ *   two tasks one after the other, with no reduction between them.
  * - ddpBucketCopies (overlap on, dp > 1): per compute unit and bucket a
  *   compute task "copy to bucket<i>" (one pass over the bucket's bytes)
  *   after the backward step that completes the bucket, which its reduction

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -1838,13 +1839,43 @@ TEST(TrainingPlan, LocalDdpCopies)
     EXPECT_EQ(flattens, ranks * p.iterations);
     EXPECT_EQ(copies, ranks * p.iterations);
     EXPECT_EQ(with.tasks.size(), without.tasks.size() + 2 * ranks * p.iterations);
-    // PyTorch DDP's buckets as backward produces them, or no data parallelism: nothing
-    for (auto [overlap, dp] : {std::pair<bool, uint32_t>{true, 2}, {false, 1}})
+    // without data parallelism Megatron-LM still flattens, scales and copies back (its
+    // train_step calls allreduce_gradients whatever the data-parallel size): the same two
+    // tasks per rank, of the same durations, the copy back after the flatten
+    p.dp = 1;
+    p.localDdpCopies = false;
+    TrainingGraph alone = Build(m, p);
+    p.localDdpCopies = true;
+    TrainingGraph aloneWith = Build(m, p);
+    EXPECT_EQ(aloneWith.tasks.size(), alone.tasks.size() + 2 * p.tp * p.pp * p.iterations);
+    std::map<std::string, std::set<double>> durations; // by label, at dp 2 (a stage's own)
+    for (const auto& t : with.tasks)
     {
-        p.overlap = overlap;
-        p.dp = dp;
-        ExpectOptionChangesNothing(m, p, &TrainingPlan::localDdpCopies);
+        if (t.label == "flatten grads" || t.label == "copy back grads")
+        {
+            durations[t.label].insert(t.duration.GetSeconds());
+        }
     }
+    uint32_t aloneCopies = 0;
+    for (uint32_t i = 0; i < aloneWith.tasks.size(); ++i)
+    {
+        const TrainingTask& t = aloneWith.tasks[i];
+        if (t.label != "flatten grads" && t.label != "copy back grads")
+        {
+            continue;
+        }
+        ++aloneCopies;
+        EXPECT_EQ(durations[t.label].count(t.duration.GetSeconds()), 1u) << t.label;
+        if (t.label == "copy back grads")
+        {
+            EXPECT_FALSE(t.deps.empty()) << "the copy back follows the flatten";
+        }
+    }
+    EXPECT_EQ(aloneCopies, 2 * p.tp * p.pp * p.iterations);
+    // PyTorch DDP's buckets as backward produces them: nothing
+    p.dp = 2;
+    p.overlap = true;
+    ExpectOptionChangesNothing(m, p, &TrainingPlan::localDdpCopies);
 }
 
 TEST(TrainingPlan, DdpBucketCopies)
