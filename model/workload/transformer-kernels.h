@@ -46,8 +46,10 @@ namespace ns3
  * GEMM, bias-GeLU (8Te sharded; backward 12Te), 4h -> h GEMM,
  * bias-dropout-add. Every weight-gradient pass ends with the accumulation of
  * the block's weight gradients into their buffer (3 x weights: gradient in,
- * accumulator in and out; PyTorch's AccumulateGrad, Megatron's main_grad
- * hook), every microbatch.
+ * accumulator in and out: PyTorch's AccumulateGrad into the fp16 param.grad,
+ * since the SC'21 runs ask for no contiguous buffers and so no main_grad
+ * hook), every microbatch (the first microbatch's gradients are in fact
+ * taken over without a kernel: doc/megatron-validation.md, the audit).
  *
  * The FLOPs add up to the layer's own (8sh² + 4s²h forward for attention,
  * 16sh² for the MLP; backward twice), so Megatron's FLOP count is unchanged.
