@@ -42,29 +42,7 @@ main(int argc, char* argv[])
             CheckResultsDir("results", results); // before the simulation, not after
 
             std::vector<CollectiveResult> sweeps;
-            std::vector<CollectiveConfig> configs;
-            CollectiveConfig all = config;
-            all.algorithm = algorithms;
-            all.CheckGivenOptions(); // an option must apply to one of the algorithms
-            std::size_t n = dlnet::ParseList("algorithm", algorithms).size();
-            if (!config.timeline.empty() && n != 1)
-            {
-                // one file per run: a second algorithm would overwrite the first's trace
-                throw std::invalid_argument("timeline: one algorithm only; --algorithm lists "
-                                            + std::to_string(n));
-            }
-            for (const auto& alg : dlnet::ParseList("algorithm", algorithms))
-            {
-                CollectiveConfig c = config;
-                SetOption(CollectiveOptions(), c, "algorithm", alg);
-                for (auto it = c.given.begin(); it != c.given.end();)
-                {
-                    it = c.Applies(*it) ? std::next(it) : c.given.erase(it); // another entry's
-                }
-                c.Validate(); // every entry before anything runs
-                configs.push_back(c);
-            }
-            for (const auto& c : configs)
+            for (const auto& c : SplitAlgorithmList(config, algorithms)) // (all validated)
             {
                 sweeps.push_back(RunCollective(c));
             }

@@ -598,6 +598,46 @@ CollectiveConfig::CheckGivenOptions() const
     }
 }
 
+std::vector<CollectiveConfig>
+SplitAlgorithmList(const CollectiveConfig& config, const std::string& algorithms)
+{
+    CollectiveConfig all = config;
+    all.algorithm = algorithms;
+    all.CheckGivenOptions(); // an option must apply to one of the algorithms
+    const std::vector<std::string> names = dlnet::ParseList("algorithm", algorithms);
+    if (!config.timeline.empty() && names.size() != 1)
+    {
+        // one file per run: a second algorithm would overwrite the first's trace
+        throw std::invalid_argument("timeline: one algorithm only; --algorithm lists "
+                                    + std::to_string(names.size()));
+    }
+    std::vector<CollectiveConfig> out;
+    for (const auto& name : names)
+    {
+        CollectiveConfig c = config;
+        SetOption(CollectiveOptions(), c, "algorithm", name);
+        for (auto it = c.given.begin(); it != c.given.end();)
+        {
+            it = c.Applies(*it) ? std::next(it) : c.given.erase(it); // another entry's
+        }
+        try
+        {
+            c.Validate();
+        }
+        catch (const std::invalid_argument& e)
+        {
+            if (names.size() == 1)
+            {
+                throw;
+            }
+            throw std::invalid_argument(std::string(e.what()) + " (algorithm " + name
+                                        + " of the list " + algorithms + ")");
+        }
+        out.push_back(std::move(c));
+    }
+    return out;
+}
+
 CollectiveRequest
 CollectiveConfig::RequestOf(uint64_t bytes, const NetworkModel& model) const
 {

@@ -126,6 +126,18 @@ struct CollectiveConfig
     CollectiveRequest RequestOf(uint64_t bytes, const NetworkModel& model) const;
 };
 
+/**
+ * One config per algorithm from a config given for several (a comparison of algorithms),
+ * each validated before any runs: each keeps the given options that apply to its algorithm.
+ * \param config the options as given (its algorithm is ignored)
+ * \param algorithms a comma-separated list
+ * \return a config per algorithm, in order
+ * \throw std::invalid_argument naming an option that applies to none of them, or an
+ *        entry's refusal with the entry named after it
+ */
+std::vector<CollectiveConfig> SplitAlgorithmList(const CollectiveConfig& config,
+                                                 const std::string& algorithms);
+
 /// One communicator rank of one size (stats): the shared per-rank record.
 using CollectiveRankResult = RankResult;
 
