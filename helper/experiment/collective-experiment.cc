@@ -630,8 +630,14 @@ SplitAlgorithmList(const CollectiveConfig& config, const std::string& algorithms
             {
                 throw;
             }
-            throw std::invalid_argument(std::string(e.what()) + " (algorithm " + name
-                                        + " of the list " + algorithms + ")");
+            // which entry of the list refused it (a NotApplicable stays one)
+            const std::string what = std::string(e.what()) + " (algorithm " + name + " of the list "
+                                     + algorithms + ")";
+            if (dynamic_cast<const NotApplicable*>(&e))
+            {
+                throw NotApplicable(what);
+            }
+            throw std::invalid_argument(what);
         }
         out.push_back(std::move(c));
     }

@@ -211,12 +211,6 @@ GpuServerTopology::GetPath(uint32_t a, uint32_t b) const
     return TopologyPath{{local, nic, fabric, fabric, nic, local}, 5};
 }
 
-// The NIC: every byte a GPU sends out of its server leaves through its own
-// NIC, and NVLink is several times faster, so for the collectives over all
-// ranks (a flat ring or halving-doubling crosses servers at every step that
-// leaves one) the NIC bounds a rank's sending. A communicator inside one
-// server is bounded by this too, pessimistically; the grid gives the
-// hierarchical algorithms NVLink for the inside-the-server dimension.
 bool
 GpuServerTopology::HasEqualCostPaths() const
 {
@@ -224,6 +218,12 @@ GpuServerTopology::HasEqualCostPaths() const
     return m_servers > 1 && GetNLeaves() > 1 && m_spines > 1;
 }
 
+// The NIC: every byte a GPU sends out of its server leaves through its own
+// NIC, and NVLink is several times faster, so for the collectives over all
+// ranks (a flat ring or halving-doubling crosses servers at every step that
+// leaves one) the NIC bounds a rank's sending. A communicator inside one
+// server is bounded by this too, pessimistically; the grid gives the
+// hierarchical algorithms NVLink for the inside-the-server dimension.
 double
 GpuServerTopology::GetRankRate() const
 {

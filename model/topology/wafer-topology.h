@@ -68,7 +68,8 @@ public:
      * The registered kind's config to a wafer (the boundary).
      * \param config a config of kind wafer-mesh or fred-a .. fred-d
      * \param variant the kind's variant
-     * \return the wafer config (std::invalid_argument naming a refused option)
+     * \return the wafer config (std::invalid_argument for an mtu a wafer packet cannot
+     *         use; MakeTopology has refused the fabric options a wafer does not take)
      */
     static WaferConfig FromTopologyConfig(const TopologyConfig& config, WaferVariant variant);
 

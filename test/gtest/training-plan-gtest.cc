@@ -1843,6 +1843,7 @@ TEST(TrainingPlan, LocalDdpCopies)
     // train_step calls allreduce_gradients whatever the data-parallel size): the same two
     // tasks per rank, of the same durations, the copy back after the flatten
     p.dp = 1;
+    p.overlap = true; // (the only value a config takes at dp 1)
     p.localDdpCopies = false;
     TrainingGraph alone = Build(m, p);
     p.localDdpCopies = true;
@@ -1868,7 +1869,23 @@ TEST(TrainingPlan, LocalDdpCopies)
         EXPECT_EQ(durations[t.label].count(t.duration.GetSeconds()), 1u) << t.label;
         if (t.label == "copy back grads")
         {
-            EXPECT_FALSE(t.deps.empty()) << "the copy back follows the flatten";
+            const bool afterFlatten
+                = std::any_of(t.deps.begin(),
+                              t.deps.end(),
+                              [&](uint32_t d)
+                              {
+                                  return aloneWith.tasks[d].label == "flatten grads"
+                                         && aloneWith.tasks[d].ranks == t.ranks;
+                              });
+            EXPECT_TRUE(afterFlatten) << "the copy back follows the rank's flatten";
+            bool optimizerWaits = false;
+            for (const auto& u : aloneWith.tasks)
+            {
+                optimizerWaits = optimizerWaits
+                                 || (u.label == "optimizer" && u.ranks == t.ranks
+                                     && std::find(u.deps.begin(), u.deps.end(), i) != u.deps.end());
+            }
+            EXPECT_TRUE(optimizerWaits) << "the optimizer waits for the copy back";
         }
     }
     EXPECT_EQ(aloneCopies, 2 * p.tp * p.pp * p.iterations);
