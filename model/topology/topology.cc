@@ -176,12 +176,11 @@ TopologyOptionApplies(const TopologyConfig& config, const std::string& option)
 std::vector<TopologyConfig>
 SplitTopologyList(const TopologyConfig& config, const std::vector<std::string>& kinds)
 {
-    std::string list;
     for (const auto& kind : kinds)
     {
         TopologyRegistry::Get(kind); // (names the kinds)
-        list += (list.empty() ? "" : ",") + kind;
     }
+    const std::string list = dlnet::JoinList(kinds); // as the option lists them
     for (const auto& option : config.given)
     {
         if (std::none_of(kinds.begin(),
