@@ -41,8 +41,8 @@ private:
         peak.memoryGBps = 2000;
         peak.nvlinkRate = "300GBps";
         // doc/megatron-validation.md: with the achieved rates (the defaults) the two rows are
-        // 11.2% and 11.4% above the published throughput, with the peak-side settings 26.7%
-        // and 28.1% (the acceptance target of 10% is not met; the doc says why). This checks
+        // 12.7% and 12.3% above the published throughput, with the peak-side settings 28.4%
+        // and 29.3% (the acceptance target of 10% is not met; the doc says why). This checks
         // those documented figures, 3 points either side.
         struct Setting
         {
@@ -53,8 +53,8 @@ private:
         };
 
         for (const auto& [name, settings, low, high] :
-             std::vector<Setting>{{"achieved rates", MegatronSettings(), 0.085, 0.145},
-                                  {"peak-side", peak, 0.24, 0.315}})
+             std::vector<Setting>{{"achieved rates", MegatronSettings(), 0.095, 0.155},
+                                  {"peak-side", peak, 0.25, 0.325}})
         {
             std::vector<MegatronRowResult> results;
             for (const auto& row : rows)

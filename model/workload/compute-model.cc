@@ -147,13 +147,11 @@ RooflineTime(double flops, double bytes, const DeviceSpec& device, DataType type
     return RoundedSeconds(std::max(compute, memory));
 }
 
-Time
-LayerPassTime(const ModelLayer& layer,
-              LayerPass pass,
-              const DeviceSpec& device,
-              DataType type,
-              double samples,
-              uint32_t shards)
+namespace
+{
+
+void
+CheckSamplesAndShards(double samples, uint32_t shards)
 {
     if (shards == 0)
     {
@@ -163,22 +161,58 @@ LayerPassTime(const ModelLayer& layer,
     {
         throw std::invalid_argument("samples: must be finite and >= 0");
     }
+}
+
+/// The kernels the predicate selects run one after another on the device: the sum of their
+/// rooflines.
+template <typename Select>
+Time
+KernelsTime(const ModelLayer& layer,
+            Select select,
+            const DeviceSpec& device,
+            DataType type,
+            double samples,
+            uint32_t shards)
+{
+    const double n = static_cast<double>(shards);
+    Time total(0);
+    for (const LayerKernel& k : layer.kernels)
+    {
+        if (!select(k))
+        {
+            continue;
+        }
+        const double flops = k.flops * samples / n;
+        const double bytes = (k.shardedBytes / n + k.wholeBytes) * samples + k.weightBytes / n;
+        total += RooflineTime(flops, bytes, device, type);
+    }
+    return total;
+}
+
+} // namespace
+
+Time
+LayerPassTime(const ModelLayer& layer,
+              LayerPass pass,
+              const DeviceSpec& device,
+              DataType type,
+              double samples,
+              uint32_t shards)
+{
+    CheckSamplesAndShards(samples, shards);
     const double n = static_cast<double>(shards);
     if (!layer.kernels.empty())
     {
-        // kernels run one after another on the device: the sum of their rooflines
-        Time total(0);
-        for (const LayerKernel& k : layer.kernels)
-        {
-            if (k.pass != pass)
+        return KernelsTime(
+            layer,
+            [pass](const LayerKernel& k)
             {
-                continue;
-            }
-            const double flops = k.flops * samples / n;
-            const double bytes = (k.shardedBytes / n + k.wholeBytes) * samples + k.weightBytes / n;
-            total += RooflineTime(flops, bytes, device, type);
-        }
-        return total;
+                return k.pass == pass;
+            },
+            device,
+            type,
+            samples,
+            shards);
     }
     double perSample = 0;
     switch (pass)
@@ -212,6 +246,26 @@ LayerPassTime(const ModelLayer& layer,
         return Time(0);
     }
     return RooflineTime(flops, weights + activations, device, type);
+}
+
+Time
+GradientAccumulationTime(const ModelLayer& layer,
+                         const DeviceSpec& device,
+                         DataType type,
+                         double samples,
+                         uint32_t shards)
+{
+    CheckSamplesAndShards(samples, shards);
+    return KernelsTime(
+        layer,
+        [](const LayerKernel& k)
+        {
+            return k.pass == LayerPass::WEIGHT_GRADIENT && k.accumulatesGradient;
+        },
+        device,
+        type,
+        samples,
+        shards);
 }
 
 } // namespace ns3

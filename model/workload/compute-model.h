@@ -64,6 +64,17 @@ Time LayerPassTime(const ModelLayer& layer,
                    double samples,
                    uint32_t shards = 1);
 
+/**
+ * The part of LayerPassTime(layer, WEIGHT_GRADIENT, ...) that the first
+ * microbatch of an iteration does not run: its kernels marked
+ * accumulatesGradient (zero for a layer without kernels).
+ */
+Time GradientAccumulationTime(const ModelLayer& layer,
+                              const DeviceSpec& device,
+                              DataType type,
+                              double samples,
+                              uint32_t shards = 1);
+
 } // namespace ns3
 
 #endif /* DLNET_COMPUTE_MODEL_H */

@@ -51,6 +51,11 @@ struct LayerKernel
                             //!< norm, residual add: replicated over the shards)
     double weightBytes{0};  //!< memory traffic per pass (weights, their gradients), divided
                             //!< over the shards
+    /// A weight-gradient kernel that adds a microbatch's gradients into the
+    /// parameters' gradients. The first microbatch of an iteration does not
+    /// run it: after zero_grad(set_to_none) PyTorch's AccumulateGrad takes
+    /// that microbatch's gradient tensor over as the parameter's gradient.
+    bool accumulatesGradient{false};
 };
 
 /**

@@ -576,8 +576,10 @@ private:
     std::array<uint32_t, 3> m_stride{};
     std::vector<uint32_t> m_tpGroup, m_ppGroup, m_dpGroup, m_epGroup; //!< group of each rank
     std::vector<Range> m_chunks;                                      //!< layers of each chunk
-    std::vector<std::vector<Range>> m_groups;     //!< compute groups of each chunk
-    std::vector<std::array<Time, 3>> m_groupTime; //!< per group id: fwd, bwd, recompute
+    std::vector<std::vector<Range>> m_groups; //!< compute groups of each chunk
+    /// per group id: fwd, bwd, recompute, and bwd of an iteration's first microbatch (without
+    /// the gradient accumulation: GradientAccumulationTime)
+    std::vector<std::array<Time, 4>> m_groupTime;
     std::vector<std::vector<uint32_t>> m_groupId; //!< [chunk][i] -> id into m_groupTime
     std::vector<std::vector<Bucket>> m_buckets;   //!< per stage, in launch order
     std::vector<uint64_t> m_stageParams;          //!< per stage, per TP shard
@@ -790,16 +792,18 @@ GraphBuilder::Setup()
                 continue;
             }
             Range g{begin, l + 1};
-            std::array<Time, 3> t{};
+            std::array<Time, 4> t{};
             for (uint32_t i = g.begin; i < g.end; ++i)
             {
                 ModelLayer layer = m_model.layers[i];
                 layer.parameters = LocalParameters(i) * m_T; // EP: this rank's experts
                 Time f = LayerPassTime(layer, LayerPass::FORWARD, m_device, m_type, b, m_T);
                 t[0] += f;
-                t[1]
-                    += LayerPassTime(layer, LayerPass::INPUT_GRADIENT, m_device, m_type, b, m_T)
-                       + LayerPassTime(layer, LayerPass::WEIGHT_GRADIENT, m_device, m_type, b, m_T);
+                const Time backward
+                    = LayerPassTime(layer, LayerPass::INPUT_GRADIENT, m_device, m_type, b, m_T)
+                      + LayerPassTime(layer, LayerPass::WEIGHT_GRADIENT, m_device, m_type, b, m_T);
+                t[1] += backward;
+                t[3] += backward - GradientAccumulationTime(layer, m_device, m_type, b, m_T);
                 if (layer.recomputable)
                 {
                     t[2] += f;
@@ -909,7 +913,8 @@ GraphBuilder::EmitPass(uint32_t k, const PipeOp& op, uint32_t iteration, Trainin
         const uint32_t idx = backward ? groups.size() - 1 - gi : gi;
         const Range& g = groups[idx];
         const auto& times = m_groupTime[m_groupId[c][idx]];
-        const Time duration = backward ? times[1] : (recompute ? times[2] : times[0]);
+        const bool firstMb = backward && m_bwdCount[c] == 0;
+        const Time duration = backward ? times[firstMb ? 3 : 1] : (recompute ? times[2] : times[0]);
         if (recompute && duration.IsZero())
         {
             continue; // nothing recomputable in this group

@@ -31,25 +31,34 @@ namespace ns3
  * section 4.1) count (34·s·b·h + 5·a·s²·b bytes per layer at e = 2).
  *
  * Forward of the attention block: layer norm (2Te whole), QKV GEMM (6sh²
- * FLOPs; Te whole in, 3Te sharded out, 3h² weights), scores QKᵀ (2s²h; 2Te in,
- * Se out), scale-mask-softmax (2Se), dropout (2Se + S mask), context
- * probs x V (2s²h; Se + Te in, Te out), its transpose copy (2Te), output
- * GEMM (2sh²; Te sharded in, Te whole out, h² weights), bias-dropout-add
- * (3Te + T whole). Backward: each GEMM's input gradient (same FLOPs,
- * output gradient and weights in, input gradient out) and weight gradient
- * (same FLOPs, input and output gradient in, weight gradient out, bias
- * gradient a read of the output gradient); the attention's two batched
- * GEMMs twice each (input gradients only); softmax backward (3Se), dropout
- * backward (2Se + S), layer norm backward (3Te whole), the copy's (2Te),
- * bias-dropout-add backward (3Te + T whole), and the sum of the residual and
- * block gradients (3Te whole). The MLP block likewise: layer norm, h -> 4h
- * GEMM, bias-GeLU (8Te sharded; backward 12Te), 4h -> h GEMM,
+ * FLOPs; Te whole in, 3Te sharded out, 3h² weights) and its bias add (6Te:
+ * ColumnParallelLinear adds its bias, and PyTorch's linear of a 3-D input
+ * is a matmul followed by add_), scores QKᵀ (2s²h; 2Te in, Se out), the
+ * causal scale-mask-softmax (it reads only the scores on and below the
+ * diagonal, C = a·s(s+1)/2 of them, and writes all: (C + S)e), dropout
+ * (2Se + S mask), context probs x V (2s²h; Se + Te in, Te out), its
+ * transpose copy (2Te), output GEMM (2sh²; Te sharded in, Te whole out, h²
+ * weights), bias-dropout-add (3Te + T whole). Backward: each GEMM's input
+ * gradient (same FLOPs, output gradient and weights in, input gradient out)
+ * and weight gradient (same FLOPs, input and output gradient in, weight
+ * gradient out, bias gradient a read of the output gradient); the
+ * attention's two batched GEMMs twice each (input gradients only: the copy
+ * after the context GEMM has no backward kernel, its gradient reaches
+ * cuBLAS as a strided view), baddbmm's scale applied to both of its input
+ * gradients (4Te), the cat that is torch.split's backward (6Te), softmax
+ * backward (gradient and output read below the diagonal, all written:
+ * (2C + S)e), dropout backward (2Se + S), layer norm backward (its pass for
+ * the scale and shift gradients, 2Te whole, and the input gradient's, 3Te
+ * whole), bias-dropout-add backward (3Te + T whole), and the sum of the
+ * residual and block gradients (3Te whole). The MLP block likewise: layer
+ * norm, h -> 4h GEMM, bias-GeLU (8Te sharded; backward 12Te), 4h -> h GEMM,
  * bias-dropout-add. Every weight-gradient pass ends with the accumulation of
  * the block's weight gradients into their buffer (3 x weights: gradient in,
  * accumulator in and out: PyTorch's AccumulateGrad into the fp16 param.grad,
  * since the SC'21 runs ask for no contiguous buffers and so no main_grad
- * hook), every microbatch (the first microbatch's gradients are in fact
- * taken over without a kernel: doc/megatron-validation.md, the audit).
+ * hook), marked accumulatesGradient: the first microbatch of an iteration
+ * has none, AccumulateGrad takes its gradient over
+ * (doc/megatron-validation.md, the audit).
  *
  * The FLOPs add up to the layer's own (8sh² + 4s²h forward for attention,
  * 16sh² for the MLP; backward twice), so Megatron's FLOP count is unchanged.
@@ -65,12 +74,19 @@ std::vector<LayerKernel> MegatronMlpKernels(uint64_t sequence,
                                             uint32_t elementBytes);
 
 /**
- * The vocabulary-parallel word embedding and the position embedding:
- * forward the masked lookup (3Te whole), the position rows and their sum
- * (3Te), dropout (2Te + T); backward (weight gradient only: the embedding
- * has no input) dropout backward, the dense table gradient (its rows
- * zeroed: V·h·e sharded, the looked-up rows added: 3Te) and the position
- * table's (s·h·e), then their accumulation (3 x (V + s)·h·e).
+ * The first stage: the vocabulary-parallel word embedding and the position
+ * embedding: forward the masked lookup (3Te whole; at TP 1 Megatron skips
+ * the masking, 2Te, which this list does not tell apart), the position
+ * lookup (2Te) and the sum (3Te), dropout (2Te + T), and the transpose copy
+ * from [b, s, h] to [s, b, h] (2Te); backward (weight gradient only: the
+ * embedding has no input) dropout backward, the dense table gradient (its
+ * rows zeroed: V·h·e sharded, the looked-up rows added: 3Te) and the
+ * position table's (s·h·e), then their accumulation (3 x (V + s)·h·e). The
+ * position table's is an accumulatesGradient kernel; the word table's is
+ * not, since with one stage it is the sum of the logits' gradient for the
+ * tied weights and the lookup's, which every microbatch runs (with more
+ * stages the first stage's first microbatch has none: 3·V·h·e sharded once
+ * per iteration too many).
  */
 std::vector<LayerKernel> MegatronEmbeddingKernels(uint64_t sequence,
                                                   uint64_t hidden,
@@ -78,7 +94,9 @@ std::vector<LayerKernel> MegatronEmbeddingKernels(uint64_t sequence,
                                                   uint32_t elementBytes);
 
 /**
- * The logits (h -> V GEMM with the embedding's tied weights, 2shV FLOPs,
+ * The last stage: the transpose copy back to [b, s, h] and the final layer
+ * norm (2Te whole each; backward the layer norm's two passes, 2Te + 3Te),
+ * the logits (h -> V GEMM with the embedding's tied weights, 2shV FLOPs,
  * vocabulary-parallel) and Megatron's vocabulary-parallel cross entropy in
  * fp32 (the SC'21 runs do not set --fp16-lm-cross-entropy): forward the
  * conversion to fp32 (e + 4 bytes per logit), the maximum (4), its

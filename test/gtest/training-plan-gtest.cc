@@ -1173,13 +1173,16 @@ TEST(ComputeModel, MegatronKernelsAddUpToTheLayersFlops)
                      8 * s * h * h + 4 * s * s * h);
     EXPECT_DOUBLE_EQ(KernelSum(m.layers[2], LayerPass::FORWARD, &LayerKernel::flops),
                      16 * s * h * h);
-    // the attention block's forward moves, per sample, its scores 2 (softmax) + 2.5
-    // (dropout) + 1 (scores GEMM out) + 1 (context GEMM in) times at 2 bytes, 1 byte mask
+    // the attention block's forward moves, per sample: the causal softmax reads the scores
+    // on and below the diagonal and writes them all; dropout 2 at 2 bytes and a 1-byte mask;
+    // the scores GEMM writes them, the context GEMM reads them; the QKV bias add reads and
+    // writes 3T
     const double scores = 16 * s * s;
+    const double causal = 16 * s * (s + 1) / 2;
     const double t = s * h;
     EXPECT_DOUBLE_EQ(KernelSum(m.layers[1], LayerPass::FORWARD, &LayerKernel::shardedBytes),
-                     (3 * t + 2 * t + scores) * 2 + 2 * scores * 2 + 2 * scores * 2 + scores
-                         + (scores + 2 * t) * 2 + 2 * t * 2 + t * 2);
+                     (3 * t + 6 * t + 2 * t + scores) * 2 + (causal + scores) * 2 + 2 * scores * 2
+                         + scores + (scores + 2 * t) * 2 + 2 * t * 2 + t * 2);
     // a model with experts has no kernel description
     TransformerConfig moe = c;
     moe.experts = 4;
@@ -1190,6 +1193,173 @@ TEST(ComputeModel, MegatronKernelsAddUpToTheLayersFlops)
             MakeTransformer("moe", moe);
         },
         {"kernels", "experts"});
+}
+
+namespace
+{
+
+/// \return the layer's kernel of that pass and name; a test failure and nullptr if none
+const LayerKernel*
+FindKernel(const ModelLayer& layer, LayerPass pass, const std::string& name)
+{
+    for (const auto& k : layer.kernels)
+    {
+        if (k.pass == pass && k.name == name)
+        {
+            return &k;
+        }
+    }
+    ADD_FAILURE() << layer.name << " has no kernel " << name;
+    return nullptr;
+}
+
+/// \return the weight bytes of the layer's kernels that accumulate gradients
+double
+AccumulatedBytes(const ModelLayer& layer)
+{
+    double sum = 0;
+    for (const auto& k : layer.kernels)
+    {
+        if (k.accumulatesGradient)
+        {
+            EXPECT_EQ(k.pass, LayerPass::WEIGHT_GRADIENT) << layer.name << " " << k.name;
+            sum += k.weightBytes;
+        }
+    }
+    return sum;
+}
+
+} // namespace
+
+// What Megatron-LM's code runs (commit de7dc40f88 of its repository, doc/megatron-validation.md)
+// beside the GEMMs, written out for one sample in fp16.
+TEST(ComputeModel, MegatronKernelsFollowTheCode)
+{
+    TransformerConfig c{2, 1024, 16, 512, 5000};
+    c.kernels = true;
+    const Model m = MakeTransformer("k", c);
+    const double s = 512;
+    const double h = 1024;
+    const double v = 5000;
+    const double t = s * h;
+    const double scores = 16 * s * s;
+    const double causal = 16 * s * (s + 1) / 2;
+    const ModelLayer& embedding = m.layers[0];
+    const ModelLayer& attention = m.layers[1];
+    const ModelLayer& mlp = m.layers[2];
+    const ModelLayer& logits = m.layers.back();
+    const auto fwd = LayerPass::FORWARD;
+    const auto dgrad = LayerPass::INPUT_GRADIENT;
+    const auto wgrad = LayerPass::WEIGHT_GRADIENT;
+    auto sharded = [](const LayerKernel* k)
+    {
+        return k ? k->shardedBytes : -1;
+    };
+    auto whole = [](const LayerKernel* k)
+    {
+        return k ? k->wholeBytes : -1;
+    };
+    // the fused causal softmax reads the lower triangle and writes every score; its
+    // backward reads the output and its gradient there
+    EXPECT_DOUBLE_EQ(sharded(FindKernel(attention, fwd, "softmax")), (causal + scores) * 2);
+    EXPECT_DOUBLE_EQ(sharded(FindKernel(attention, dgrad, "softmax-bwd")),
+                     (2 * causal + scores) * 2);
+    // the QKV bias is added by its own kernel (add_ on 3T) and split again in backward
+    EXPECT_DOUBLE_EQ(sharded(FindKernel(attention, fwd, "qkv-bias-add")), 6 * t * 2);
+    EXPECT_DOUBLE_EQ(sharded(FindKernel(attention, dgrad, "qkv-split-bwd")), 6 * t * 2);
+    EXPECT_DOUBLE_EQ(sharded(FindKernel(attention, dgrad, "scores-bwd-alpha")), 4 * t * 2);
+    for (const auto& k : attention.kernels)
+    {
+        EXPECT_NE(k.name, "context-copy-bwd"); // a view's backward: no kernel
+    }
+    // both layer norms' gamma and beta gradients, replicated over the TP shards
+    EXPECT_DOUBLE_EQ(whole(FindKernel(attention, dgrad, "layernorm-bwd-gamma-beta")), 2 * t * 2);
+    EXPECT_DOUBLE_EQ(whole(FindKernel(mlp, dgrad, "layernorm-bwd-gamma-beta")), 2 * t * 2);
+    // the first stage's transpose to [s, b, h] and the last stage's back with the final norm
+    EXPECT_DOUBLE_EQ(whole(FindKernel(embedding, fwd, "transpose")), 2 * t * 2);
+    EXPECT_DOUBLE_EQ(whole(FindKernel(embedding, fwd, "position-lookup")), 2 * t * 2);
+    EXPECT_DOUBLE_EQ(whole(FindKernel(logits, fwd, "transpose")), 2 * t * 2);
+    EXPECT_DOUBLE_EQ(whole(FindKernel(logits, fwd, "final-layernorm")), 2 * t * 2);
+    EXPECT_DOUBLE_EQ(whole(FindKernel(logits, dgrad, "final-layernorm-bwd")), 3 * t * 2);
+    // the accumulation into each parameter's gradient reads both and writes one: attention
+    // 4h² + 4h parameters, MLP 8h² + 5h, the position table s·h, the tied word table V·h at
+    // the logits; the embedding's sum of its two word gradients runs every microbatch
+    EXPECT_DOUBLE_EQ(AccumulatedBytes(attention), 3 * (4 * h * h + 4 * h) * 2);
+    EXPECT_DOUBLE_EQ(AccumulatedBytes(mlp), 3 * (8 * h * h + 5 * h) * 2);
+    EXPECT_DOUBLE_EQ(AccumulatedBytes(embedding), 3 * s * h * 2);
+    EXPECT_DOUBLE_EQ(AccumulatedBytes(logits), 3 * v * h * 2);
+    const LayerKernel* word = FindKernel(embedding, wgrad, "word-grad-accumulate");
+    ASSERT_NE(word, nullptr);
+    EXPECT_FALSE(word->accumulatesGradient);
+    EXPECT_DOUBLE_EQ(word->weightBytes, 3 * v * h * 2);
+}
+
+TEST(ComputeModel, GradientAccumulationTimeIsTheFlaggedKernelsMemoryTime)
+{
+    TransformerConfig c{2, 1024, 16, 512, 5000};
+    c.kernels = true;
+    const Model m = MakeTransformer("k", c);
+    const DeviceSpec d = MakeDevice("a100");
+    const double h = 1024;
+    const double bytes = 3 * (8 * h * h + 5 * h) * 2; // the MLP's parameters, fp16
+    for (uint32_t shards : {1u, 4u})
+    {
+        for (double samples : {1.0, 8.0})
+        {
+            // weights only: the same for any microbatch size, divided over the shards
+            EXPECT_NEAR(GradientAccumulationTime(m.layers[2], d, DataType::FP16, samples, shards)
+                            .GetSeconds(),
+                        bytes / shards / d.memoryBandwidth,
+                        1.0 / Seconds(1).GetTimeStep()); // rounded to the time step
+        }
+    }
+    // a layer without kernels has no separate accumulation
+    const Model plain = MakeTransformer("p", TransformerConfig{2, 1024, 16, 512, 5000});
+    EXPECT_TRUE(GradientAccumulationTime(plain.layers[2], d, DataType::FP16, 1).IsZero());
+    ExpectInvalid(
+        [&]
+        {
+            GradientAccumulationTime(m.layers[2], d, DataType::FP16, 1, 0);
+        },
+        {"shards"});
+}
+
+// After zero_grad(set_to_none=True) the first microbatch's backward of an iteration takes
+// its gradients over as the parameters' gradients: each stage's first backward is shorter
+// by the time of reading two and writing one copy of the gradients.
+TEST(TrainingPlan, FirstMicrobatchBackwardSkipsTheGradientAccumulation)
+{
+    TransformerConfig c{2, 1024, 16, 512, 5000};
+    c.kernels = true;
+    const Model m = MakeTransformer("k", c);
+    TrainingPlan p;
+    p.microbatches = 3;
+    p.iterations = 2;
+    const TrainingGraph g = Build(m, p, "a100");
+    const DeviceSpec d = MakeDevice("a100");
+    const double h = 1024;
+    // every parameter but the word table's, which the logits' gradient accumulates
+    const double parameters = 2 * (12 * h * h + 9 * h) + 512 * h + 5000 * h;
+    const double expected = 3 * parameters * 2 / d.memoryBandwidth;
+    std::map<std::pair<uint32_t, int32_t>, double> backward; // (iteration, microbatch) -> s
+    for (const auto& task : g.tasks)
+    {
+        if (task.kind == TrainingTaskKind::COMPUTE && task.phase == TrainingPhase::BACKWARD)
+        {
+            backward[{task.iteration, task.microbatch}] += task.duration.GetSeconds();
+        }
+    }
+    ASSERT_EQ(backward.size(), 6u);
+    for (uint32_t it = 0; it < 2; ++it)
+    {
+        const double first = backward.at(std::make_pair(it, 0));
+        const double second = backward.at(std::make_pair(it, 1));
+        const double third = backward.at(std::make_pair(it, 2));
+        // rounded to the time step once per kernel: 8 kernels
+        EXPECT_NEAR(second - first, expected, 8.0 / Seconds(1).GetTimeStep()) << it;
+        EXPECT_DOUBLE_EQ(second, third) << it;
+    }
+    EXPECT_GT(expected, 5e-5); // large enough to matter: 0.09 ms of a100 memory time
 }
 
 TEST(ComputeModel, KernelsAreSummedRooflinesAndShardAsTheySay)
