@@ -67,6 +67,7 @@ MegatronAttentionKernels(uint64_t sequence, uint64_t hidden, uint32_t heads, uin
     const double bmm = 2 * s * s * h;           // QKᵀ or probs x V, all heads
     const double qkvWeights = 3 * h * h * e;    // without the bias, which add_ reads
     const double projWeights = (h * h + h) * e; // the bias goes to bias-dropout-add
+    const double layerNorm = 2 * h * e;         // its scale and shift
     KernelList k;
     k.Add("layernorm", 0, 0, 2 * t * e)
         .Add("qkv", 3 * gemm, 3 * t * e, t * e, qkvWeights)
@@ -94,7 +95,7 @@ MegatronAttentionKernels(uint64_t sequence, uint64_t hidden, uint32_t heads, uin
     k.pass = LayerPass::WEIGHT_GRADIENT;
     k.Add("projection-wgrad", gemm, t * e, 2 * t * e, projWeights)
         .Add("qkv-wgrad", 3 * gemm, 6 * t * e, t * e, qkvWeights + 3 * h * e)
-        .Accumulate("grad-accumulate", qkvWeights + 3 * h * e + projWeights);
+        .Accumulate("grad-accumulate", qkvWeights + 3 * h * e + projWeights + layerNorm);
     return k.kernels;
 }
 
@@ -105,6 +106,7 @@ MegatronMlpKernels(uint64_t sequence, uint64_t hidden, uint32_t elementBytes)
     const double gemm = 2 * s * h * 4 * h; // h x 4h, per sample
     const double fc1Weights = (4 * h * h + 4 * h) * e;
     const double fc2Weights = (4 * h * h + h) * e;
+    const double layerNorm = 2 * h * e; // its scale and shift
     KernelList k;
     k.Add("layernorm", 0, 0, 2 * t * e)
         .Add("fc1", gemm, 4 * t * e, t * e, fc1Weights)
@@ -122,7 +124,7 @@ MegatronMlpKernels(uint64_t sequence, uint64_t hidden, uint32_t elementBytes)
     k.pass = LayerPass::WEIGHT_GRADIENT;
     k.Add("fc2-wgrad", gemm, 4 * t * e, 2 * t * e, fc2Weights)
         .Add("fc1-wgrad", gemm, 8 * t * e, t * e, fc1Weights)
-        .Accumulate("grad-accumulate", fc1Weights + fc2Weights);
+        .Accumulate("grad-accumulate", fc1Weights + fc2Weights + layerNorm);
     return k.kernels;
 }
 
@@ -169,7 +171,8 @@ MegatronLogitsKernels(uint64_t sequence,
         .Add("final-layernorm-bwd-gamma-beta", 0, 0, 2 * t * e)
         .Add("final-layernorm-bwd", 0, 0, 3 * t * e);
     k.pass = LayerPass::WEIGHT_GRADIENT;
-    k.Add("logits-wgrad", gemm, logits * e, t * e, weights).Accumulate("grad-accumulate", weights);
+    k.Add("logits-wgrad", gemm, logits * e, t * e, weights)
+        .Accumulate("grad-accumulate", weights + 2 * h * e); // and the final norm's
     return k.kernels;
 }
 

@@ -35,7 +35,10 @@ namespace ns3
  * ColumnParallelLinear adds its bias, and PyTorch's linear of a 3-D input
  * is a matmul followed by add_), scores QKᵀ (2s²h; 2Te in, Se out), the
  * causal scale-mask-softmax (it reads only the scores on and below the
- * diagonal, C = a·s(s+1)/2 of them, and writes all: (C + S)e), dropout
+ * diagonal, C = a·s(s+1)/2 of them, and writes all: (C + S)e; Megatron runs
+ * this fused kernel when 16 < s <= 2048, s % 4 == 0 and b·a/t % 4 == 0, as
+ * in every row of the SC'21 table, and an unfused fp32 softmax otherwise,
+ * which this list does not describe), dropout
  * (2Se + S mask), context probs x V (2s²h; Se + Te in, Te out), its
  * transpose copy (2Te), output GEMM (2sh²; Te sharded in, Te whole out, h²
  * weights), bias-dropout-add (3Te + T whole). Backward: each GEMM's input
@@ -53,12 +56,16 @@ namespace ns3
  * residual and block gradients (3Te whole). The MLP block likewise: layer
  * norm, h -> 4h GEMM, bias-GeLU (8Te sharded; backward 12Te), 4h -> h GEMM,
  * bias-dropout-add. Every weight-gradient pass ends with the accumulation of
- * the block's weight gradients into their buffer (3 x weights: gradient in,
+ * the block's weight gradients, its layer norm's scale and shift included,
+ * into their buffer (3 x weights: gradient in,
  * accumulator in and out: PyTorch's AccumulateGrad into the fp16 param.grad,
  * since the SC'21 runs ask for no contiguous buffers and so no main_grad
  * hook), marked accumulatesGradient: the first microbatch of an iteration
  * has none, AccumulateGrad takes its gradient over
- * (doc/megatron-validation.md, the audit).
+ * (doc/megatron-validation.md, the audit). That is data parallelism as
+ * Megatron-LM ran it; with a ZeRO stage the plan keeps the same kernels.
+ * The biases of the row-parallel GEMMs (output projection, fc2) are whole
+ * on every shard but counted with the sharded weights (h·e of 4h²·e).
  *
  * The FLOPs add up to the layer's own (8sh² + 4s²h forward for attention,
  * 16sh² for the MLP; backward twice), so Megatron's FLOP count is unchanged.
@@ -103,7 +110,7 @@ std::vector<LayerKernel> MegatronEmbeddingKernels(uint64_t sequence,
  * subtraction (8), exp (8), the sum (4) and the division that keeps the
  * softmax (8); backward its product with the loss gradient (8) and the
  * conversion back (4 + e); then the GEMM's input and weight gradients and
- * the accumulation of the tied weights' gradient.
+ * the accumulation of the tied weights' gradient and the final norm's.
  */
 std::vector<LayerKernel> MegatronLogitsKernels(uint64_t sequence,
                                                uint64_t hidden,
