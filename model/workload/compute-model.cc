@@ -253,14 +253,16 @@ GradientAccumulationTime(const ModelLayer& layer,
                          const DeviceSpec& device,
                          DataType type,
                          double samples,
-                         uint32_t shards)
+                         uint32_t shards,
+                         bool tiedUsesApart)
 {
     CheckSamplesAndShards(samples, shards);
     return KernelsTime(
         layer,
-        [](const LayerKernel& k)
+        [tiedUsesApart](const LayerKernel& k)
         {
-            return k.pass == LayerPass::WEIGHT_GRADIENT && k.accumulatesGradient;
+            return k.pass == LayerPass::WEIGHT_GRADIENT
+                   && (k.accumulatesGradient || (tiedUsesApart && k.sumsTiedGradients));
         },
         device,
         type,

@@ -67,13 +67,16 @@ Time LayerPassTime(const ModelLayer& layer,
 /**
  * The part of LayerPassTime(layer, WEIGHT_GRADIENT, ...) that the first
  * microbatch of an iteration does not run: its kernels marked
- * accumulatesGradient (zero for a layer without kernels).
+ * accumulatesGradient, and with `tiedUsesApart` (the tied weights' two uses on
+ * different pipeline stages) those marked sumsTiedGradients too (zero for a
+ * layer without kernels).
  */
 Time GradientAccumulationTime(const ModelLayer& layer,
                               const DeviceSpec& device,
                               DataType type,
                               double samples,
-                              uint32_t shards = 1);
+                              uint32_t shards = 1,
+                              bool tiedUsesApart = false);
 
 } // namespace ns3
 

@@ -56,6 +56,11 @@ struct LayerKernel
     /// run it: after zero_grad(set_to_none) PyTorch's AccumulateGrad takes
     /// that microbatch's gradient tensor over as the parameter's gradient.
     bool accumulatesGradient{false};
+    /// A weight-gradient kernel that sums the two gradients of tied weights (the word
+    /// embedding's lookup and the logits) when both uses run on one rank, every microbatch.
+    /// With the uses on different pipeline stages it is instead the first stage's
+    /// accumulation of the table's gradient, which the first microbatch does not run.
+    bool sumsTiedGradients{false};
 };
 
 /**

@@ -803,7 +803,10 @@ GraphBuilder::Setup()
                     = LayerPassTime(layer, LayerPass::INPUT_GRADIENT, m_device, m_type, b, m_T)
                       + LayerPassTime(layer, LayerPass::WEIGHT_GRADIENT, m_device, m_type, b, m_T);
                 t[1] += backward;
-                t[3] += backward - GradientAccumulationTime(layer, m_device, m_type, b, m_T);
+                // with a pipeline the tied embedding and logits are on the first and the last
+                // stage, each accumulating its own copy's gradient
+                t[3] += backward
+                        - GradientAccumulationTime(layer, m_device, m_type, b, m_T, m_P > 1);
                 if (layer.recomputable)
                 {
                     t[2] += f;

@@ -33,6 +33,14 @@ struct KernelList
         kernels.push_back({name, LayerPass::WEIGHT_GRADIENT, 0, 0, 0, 3 * weightBytes, true});
         return *this;
     }
+
+    /// Append the sum of the tied weights' two gradients (LayerKernel::sumsTiedGradients).
+    KernelList& SumTied(const char* name, double weightBytes)
+    {
+        kernels.push_back(
+            {name, LayerPass::WEIGHT_GRADIENT, 0, 0, 0, 3 * weightBytes, false, true});
+        return *this;
+    }
 };
 
 /// A layer's dimensions as reals: s, h, V, bytes per element, and T = s·h.
@@ -145,7 +153,7 @@ MegatronEmbeddingKernels(uint64_t sequence,
     k.Add("dropout-bwd", 0, 0, 2 * t * e + t)
         .Add("word-grad", 0, 0, 3 * t * e, v * h * e)
         .Add("position-grad", 0, 0, 3 * t * e, s * h * e)
-        .Add("word-grad-accumulate", 0, 0, 0, 3 * v * h * e)
+        .SumTied("word-grad-accumulate", v * h * e)
         .Accumulate("position-grad-accumulate", s * h * e);
     return k.kernels;
 }

@@ -89,11 +89,11 @@ std::vector<LayerKernel> MegatronMlpKernels(uint64_t sequence,
  * embedding has no input) dropout backward, the dense table gradient (its
  * rows zeroed: V·h·e sharded, the looked-up rows added: 3Te) and the
  * position table's (s·h·e), then their accumulation (3 x (V + s)·h·e). The
- * position table's is an accumulatesGradient kernel; the word table's is
- * not, since with one stage it is the sum of the logits' gradient for the
- * tied weights and the lookup's, which every microbatch runs (with more
- * stages the first stage's first microbatch has none: 3·V·h·e sharded once
- * per iteration too many).
+ * position table's is an accumulatesGradient kernel; the word table's is a
+ * sumsTiedGradients one: with one stage it is the sum of the logits'
+ * gradient for the tied weights and the lookup's, which every microbatch
+ * runs; with more stages the first stage's own accumulation, which the
+ * first microbatch does not run.
  */
 std::vector<LayerKernel> MegatronEmbeddingKernels(uint64_t sequence,
                                                   uint64_t hidden,

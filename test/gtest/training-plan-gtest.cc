@@ -1302,6 +1302,7 @@ TEST(ComputeModel, MegatronKernelsFollowTheCode)
     const LayerKernel* word = FindKernel(embedding, wgrad, "word-grad-accumulate");
     ASSERT_NE(word, nullptr);
     EXPECT_FALSE(word->accumulatesGradient);
+    EXPECT_TRUE(word->sumsTiedGradients);
     EXPECT_DOUBLE_EQ(word->weightBytes, 3 * v * h * 2);
 }
 
@@ -1324,6 +1325,16 @@ TEST(ComputeModel, GradientAccumulationTimeIsTheFlaggedKernelsMemoryTime)
                         1.0 / Seconds(1).GetTimeStep()); // rounded to the time step
         }
     }
+    // the embedding: the position table's accumulation; with the tied uses on different
+    // stages the word table's too
+    const double s = 512;
+    const double v = 5000;
+    EXPECT_NEAR(GradientAccumulationTime(m.layers[0], d, DataType::FP16, 1).GetSeconds(),
+                3 * s * h * 2 / d.memoryBandwidth,
+                1.0 / Seconds(1).GetTimeStep());
+    EXPECT_NEAR(GradientAccumulationTime(m.layers[0], d, DataType::FP16, 1, 2, true).GetSeconds(),
+                (3 * s * h * 2 + 3 * v * h * 2) / 2 / d.memoryBandwidth,
+                2.0 / Seconds(1).GetTimeStep());
     // a layer without kernels has no separate accumulation
     const Model plain = MakeTransformer("p", TransformerConfig{2, 1024, 16, 512, 5000});
     EXPECT_TRUE(GradientAccumulationTime(plain.layers[2], d, DataType::FP16, 1).IsZero());
@@ -1388,10 +1399,9 @@ TEST(TrainingPlan, FirstBackwardOfEachChunkSkipsTheAccumulationWhenInterleaved)
     const TrainingGraph g = Build(m, p, "a100");
     const DeviceSpec d = MakeDevice("a100");
     const double h = 1024;
-    // at two stages the word table's sum runs on neither: the first stage holds the lookup,
-    // the last the logits (each its copy), so this list charges the first stage's one on
-    // every microbatch (MegatronEmbeddingKernels)
-    const double parameters = 4 * (12 * h * h + 13 * h) + 512 * h + 5000 * h + 2 * h;
+    // at two stages the first holds the lookup and the last the logits, each accumulating
+    // its own copy of the tied word table's gradient: the table counts twice
+    const double parameters = 4 * (12 * h * h + 13 * h) + 512 * h + 2 * 5000 * h + 2 * h;
     // (rank, iteration, layer) -> backward durations in the order the rank runs them
     std::map<std::tuple<uint32_t, uint32_t, int32_t>, std::vector<double>> backward;
     for (const auto& task : g.tasks)
