@@ -519,11 +519,11 @@ CollectiveConfig::ChunkOptionApplies(const std::string& option) const
 uint32_t
 CollectiveConfig::MostChunks() const
 {
-    CollectiveOp o = ParseCollectiveOp("op", op);
-    // (the engine runs these in one chunk unless chunks is set)
-    bool partitioned = o == CollectiveOp::REDUCE_SCATTER || o == CollectiveOp::ALL_GATHER
-                       || o == CollectiveOp::ALL_TO_ALL;
-    uint64_t elements = std::max<uint64_t>(1, maxBytes / ElementSize(ParseDataType("type", type)));
+    CollectiveRequest request;
+    request.op = ParseCollectiveOp("op", op);
+    request.type = ParseDataType("type", type);
+    request.bytes = maxBytes;
+    request.chunks = chunks;
     uint32_t most = 0;
     for (const auto& name : dlnet::ParseList("algorithm", algorithm))
     {
@@ -545,14 +545,8 @@ CollectiveConfig::MostChunks() const
             {
                 continue; // not a step schedule: it has no chunks
             }
-            uint64_t resolved
-                = chunks != 0 ? chunks
-                  : partitioned
-                      ? 1
-                      : std::min<uint64_t>(CollectiveEngine::DefaultChunks(
-                                               o, ParseCollectiveAlgorithm("algorithm", candidate)),
-                                           elements);
-            most = std::max<uint32_t>(most, resolved);
+            request.algorithm = ParseCollectiveAlgorithm("algorithm", candidate);
+            most = std::max(most, CollectiveEngine::ResolvedChunks(request));
         }
     }
     return most;

@@ -268,20 +268,7 @@ CollectiveEngine::Start(const Communicator& comm, CollectiveRequest request, Don
     comm.Validate(m_endpoints.size());
     uint32_t n = comm.GetSize();
     CollectiveRequest& resolved = request;
-    uint32_t es = ElementSize(request.type);
-    bool partitioned = request.op == CollectiveOp::REDUCE_SCATTER
-                       || request.op == CollectiveOp::ALL_GATHER
-                       || request.op == CollectiveOp::ALL_TO_ALL;
-    if (resolved.chunks == 0 && partitioned)
-    {
-        resolved.chunks = 1; // they run in one chunk whatever the Chunks attribute says
-    }
-    if (resolved.chunks == 0)
-    {
-        resolved.chunks = m_chunks ? m_chunks : DefaultChunks(request.op, request.algorithm);
-        resolved.chunks
-            = std::max<uint64_t>(1, std::min<uint64_t>(resolved.chunks, request.bytes / es));
-    }
+    resolved.chunks = ResolvedChunks(request, m_chunks);
     if (resolved.chunksInFlight == 0)
     {
         resolved.chunksInFlight = m_chunksInFlight ? m_chunksInFlight : resolved.chunks;
@@ -432,6 +419,24 @@ CollectiveEngine::DefaultChunks(CollectiveOp op, CollectiveAlgorithm a)
                      || (a == CollectiveAlgorithm::RING
                          && (op == CollectiveOp::BROADCAST || op == CollectiveOp::REDUCE));
     return pipelined ? 8 : 1;
+}
+
+uint32_t
+CollectiveEngine::ResolvedChunks(const CollectiveRequest& request, uint32_t chunksAttribute)
+{
+    if (request.chunks != 0)
+    {
+        return request.chunks;
+    }
+    if (request.op == CollectiveOp::REDUCE_SCATTER || request.op == CollectiveOp::ALL_GATHER
+        || request.op == CollectiveOp::ALL_TO_ALL)
+    {
+        return 1; // whatever the Chunks attribute says
+    }
+    uint32_t chunks
+        = chunksAttribute != 0 ? chunksAttribute : DefaultChunks(request.op, request.algorithm);
+    return std::max<uint64_t>(
+        1, std::min<uint64_t>(chunks, request.bytes / ElementSize(request.type)));
 }
 
 void

@@ -122,6 +122,17 @@ public:
      */
     static uint32_t DefaultChunks(CollectiveOp op, CollectiveAlgorithm algorithm);
 
+    /**
+     * The chunks Start runs a request in (the one rule: estimates and option checks call it
+     * too, so that they count the chunks the engine runs).
+     * \param request the request (its chunks, op, algorithm, type and bytes)
+     * \param chunksAttribute an engine's Chunks attribute (0: none set)
+     * \return the request's chunks if set; else 1 for reduce-scatter, all-gather and
+     *         all-to-all, which run in one chunk; else the attribute's or DefaultChunks,
+     *         at most one per element and at least 1
+     */
+    static uint32_t ResolvedChunks(const CollectiveRequest& request, uint32_t chunksAttribute = 0);
+
     /// \return collectives started and not finished
     uint32_t GetRunning() const;
 

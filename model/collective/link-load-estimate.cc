@@ -390,30 +390,13 @@ EstimateLinkLoad(const Cluster& cluster, const std::vector<LinkPhase>& phases)
     return e;
 }
 
-namespace
-{
-/// \return the chunks as CollectiveEngine::Start resolves them (its attributes at 0)
-uint32_t
-PhaseChunks(const CollectiveRequest& req)
-{
-    if (req.chunks != 0)
-    {
-        return req.chunks;
-    }
-    bool partitioned = req.op == CollectiveOp::REDUCE_SCATTER || req.op == CollectiveOp::ALL_GATHER
-                       || req.op == CollectiveOp::ALL_TO_ALL;
-    uint32_t chunks = partitioned ? 1 : CollectiveEngine::DefaultChunks(req.op, req.algorithm);
-    return std::max<uint64_t>(1, std::min<uint64_t>(chunks, req.bytes / ElementSize(req.type)));
-}
-} // namespace
-
 std::vector<LinkPhase>
 CollectivePhases(const Communicator& comm, const CollectiveRequest& request)
 {
     uint32_t n = comm.GetSize();
     CollectiveRequest req = request;
     uint32_t es = ElementSize(req.type);
-    req.chunks = PhaseChunks(req);
+    req.chunks = CollectiveEngine::ResolvedChunks(req); // (the engine's attributes at 0)
     if (req.chunksInFlight == 0)
     {
         req.chunksInFlight = req.chunks;
@@ -571,7 +554,7 @@ LibraryLatencyOfPhases(const CollectiveRequest& request,
         return 0;
     }
     // in several chunks the other chunks' transfers hide the steps' latencies: one counts
-    const bool chunked = PhaseChunks(request) > 1;
+    const bool chunked = CollectiveEngine::ResolvedChunks(request) > 1;
     double seconds = library.launch;
     for (const auto& phase : phases)
     {

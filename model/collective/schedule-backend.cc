@@ -96,13 +96,7 @@ ScheduleBackend::Resolved(const CollectiveRequest& request) const
     r.chunksInFlight = request.chunksInFlight;
     r.grid = request.grid;
     r.staggerChunks = request.staggerChunks;
-    if (r.chunks == 0)
-    {
-        uint32_t es = ElementSize(r.type);
-        r.chunks = std::max<uint64_t>(
-            1,
-            std::min<uint64_t>(CollectiveEngine::DefaultChunks(r.op, m_algorithm), r.bytes / es));
-    }
+    r.chunks = CollectiveEngine::ResolvedChunks(r);
     if (r.chunksInFlight == 0)
     {
         r.chunksInFlight = r.chunks;
