@@ -671,8 +671,11 @@ WaferExperimentConfig::Validate() const
     MakeParallelGroups(mp, dp, pp, npus);
 }
 
-bool
-WaferExperimentConfig::ScenarioUses(const std::string& scenario, const std::string& option)
+namespace
+{
+/// \return the scenarios that use each option some scenarios do not use
+const std::map<std::string, std::vector<std::string>>&
+ScenarioUsers()
 {
     static const std::vector<std::string> parallel = {"groups", "mix", "priority"};
     static const std::vector<std::string> collective
@@ -688,9 +691,24 @@ WaferExperimentConfig::ScenarioUses(const std::string& scenario, const std::stri
         {"chunks", collective},
         {"chunks-in-flight", collective},
     };
+    return users;
+}
+} // namespace
+
+bool
+WaferExperimentConfig::ScenarioUses(const std::string& scenario, const std::string& option)
+{
+    const auto& users = ScenarioUsers();
     auto it = users.find(option);
     return it == users.end()
            || std::find(it->second.begin(), it->second.end(), scenario) != it->second.end();
+}
+
+std::vector<std::string>
+WaferExperimentConfig::ScenariosUsing(const std::string& option)
+{
+    auto it = ScenarioUsers().find(option);
+    return it == ScenarioUsers().end() ? WaferScenarios() : it->second;
 }
 
 WaferExperimentConfig
@@ -734,38 +752,32 @@ WaferExperimentConfig::RefuseUnusedOptions() const
     };
     const std::string list = dlnet::JoinList(scenarios); // as the options list them
     const WaferExperimentConfig defaults;
-    const std::string groupsOnly
-        = "to scenarios groups, mix and priority only, and the scenarios are " + list;
-    RefuseInapplicable("mp", mp, defaults.mp, runs("mp"), groupsOnly);
-    RefuseInapplicable("dp", dp, defaults.dp, runs("dp"), groupsOnly);
-    RefuseInapplicable("pp", pp, defaults.pp, runs("pp"), groupsOnly);
+    // "to scenarios groups, mix and priority only, and the scenarios are allreduce"
+    auto only = [&list](const std::string& option, const std::string& note = "")
+    {
+        auto users = ScenariosUsing(option);
+        return std::string(users.size() == 1 ? "to scenario " : "to scenarios ")
+               + dlnet::JoinChoices(users, " and ") + " only" + note + ", and the scenarios are "
+               + list;
+    };
+    RefuseInapplicable("mp", mp, defaults.mp, runs("mp"), only("mp"));
+    RefuseInapplicable("dp", dp, defaults.dp, runs("dp"), only("dp"));
+    RefuseInapplicable("pp", pp, defaults.pp, runs("pp"), only("pp"));
     RefuseInapplicable("placement",
                        placement,
                        defaults.placement,
                        runs("placement") && compares("mesh"),
-                       "to the mesh's groups (variant mesh with scenario groups, mix or "
-                       "priority) only, and this run has variants "
-                           + dlnet::JoinList(variants) + " and scenarios " + list);
-    RefuseInapplicable("ranks",
-                       ranks,
-                       defaults.ranks,
-                       runs("ranks"),
-                       "to scenario group only, and the scenarios are " + list);
-    RefuseInapplicable("io-bytes",
-                       ioBytes,
-                       defaults.ioBytes,
-                       runs("io-bytes"),
-                       "to scenario io only, and the scenarios are " + list);
-    RefuseInapplicable("bytes",
-                       bytes,
-                       defaults.bytes,
-                       runs("bytes"),
-                       "to the collective scenarios only (io streams io-bytes), and the "
-                       "scenarios are "
-                           + list);
+                       "to the mesh's groups (variant mesh with scenario "
+                           + dlnet::JoinChoices(ScenariosUsing("placement"))
+                           + ") only, and this run has variants " + dlnet::JoinList(variants)
+                           + " and scenarios " + list);
+    RefuseInapplicable("ranks", ranks, defaults.ranks, runs("ranks"), only("ranks"));
+    RefuseInapplicable("io-bytes", ioBytes, defaults.ioBytes, runs("io-bytes"), only("io-bytes"));
+    RefuseInapplicable(
+        "bytes", bytes, defaults.bytes, runs("bytes"), only("bytes", " (io streams io-bytes)"));
     const std::string hierarchicalOnly
-        = "to the hierarchical all-reduce of variants mesh and fred-a in a collective scenario "
-          "only, and this run has variants "
+        = "to the hierarchical all-reduce of variants mesh and fred-a in scenario "
+          + dlnet::JoinChoices(ScenariosUsing("chunks")) + " only, and this run has variants "
           + dlnet::JoinList(variants) + " and scenarios " + list;
     const bool hierarchical = compares("mesh") || compares("fred-a");
     RefuseInapplicable(

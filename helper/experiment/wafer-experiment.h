@@ -54,6 +54,9 @@ struct WaferExperimentConfig
     /// \return whether a scenario uses an option (RefuseUnusedOptions refuses one that no
     ///         scenario of the run uses); an option not shaped by the scenario: true
     static bool ScenarioUses(const std::string& scenario, const std::string& option);
+    /// \return the scenarios that use an option (every scenario: one ScenarioUses does not
+    ///         restrict)
+    static std::vector<std::string> ScenariosUsing(const std::string& option);
     /// \return this config running scenario alone, the options it does not use back at
     ///          their defaults (so that a run of several scenarios splits into runs of one)
     WaferExperimentConfig ForScenario(const std::string& scenario) const;

@@ -272,14 +272,14 @@ ShortestText(double value)
 }
 
 std::string
-JoinChoices(const std::vector<std::string>& allowed)
+JoinChoices(const std::vector<std::string>& allowed, const std::string& last)
 {
     std::string out;
     for (std::size_t i = 0; i < allowed.size(); ++i)
     {
         if (i > 0)
         {
-            out += (i + 1 == allowed.size()) ? " or " : ", ";
+            out += (i + 1 == allowed.size()) ? last : ", ";
         }
         out += allowed[i];
     }

@@ -96,8 +96,8 @@ std::string JoinList(const std::vector<std::string>& items, const std::string& s
 /// \return a real number as the shortest text that reads back as the same double
 std::string ShortestText(double value);
 
-/// \return "a, b or c"
-std::string JoinChoices(const std::vector<std::string>& allowed);
+/// \return "a, b or c" (with last " and ": "a, b and c")
+std::string JoinChoices(const std::vector<std::string>& allowed, const std::string& last = " or ");
 /// \return text with every byte outside printable ASCII as \xNN, cut after 80 characters
 std::string PrintableText(const std::string& text);
 /**

@@ -287,14 +287,31 @@ def test_same_config_twice_gives_the_same_result():
 
 
 
-@pytest.mark.parametrize("topology", [
+EVERY_TOPOLOGY = [
+    {"topology": "star"},
+    {"topology": "leaf-spine", "load_balancing": "packet"},
+    {"topology": "mesh"},
+    {"topology": "torus"},
+    {"topology": "fat-tree"},
+    {"topology": "dragonfly"},
     {"topology": "wafer-mesh"},
     {"topology": "fred-b"},
     {"topology": "fred-a", "link_rate": "500GBps", "link_delay": "20ns"},
+    {"topology": "fred-c"},
+    {"topology": "fred-d"},
     {"topology": "gpu-leaf-spine"},
     {"topology": "rail-optimised"},
     {"topology": "hetero-leaf-spine", "host_groups": "2x25Gbps,2x100Gbps", "hosts_per_leaf": 2},
-])
+]
+
+
+def test_every_topology_kind_is_in_the_round_trip_list():
+    help_text = next(o["help"] for o in dlnet.collective_options() if o["name"] == "topology")
+    kinds = set(help_text.replace(" or ", ", ").split(", "))
+    assert kinds == {t["topology"] for t in EVERY_TOPOLOGY}
+
+
+@pytest.mark.parametrize("topology", EVERY_TOPOLOGY)
 def test_returned_config_of_every_preset_runs_again_alike(topology):
     # A wafer takes link-rate and link-delay only when given (else its own NPU bandwidth
     # and delay), and the GPU servers and hetero-leaf-spine refuse link-rate: the returned
