@@ -1,6 +1,8 @@
 # Run an example and require its exit status 0 and its output files:
 #   cmake -DPROGRAM=... -DARGS="a;b" -DOUT=dir -DFILES="x.csv;y.png" -P files-exist.cmake
 # -DSTDOUT=regex: also fail when stdout does not match it
+# -DJSON="file:key:key=value;...": also fail unless that member of the JSON file (under OUT)
+#   reads value; "=(absent)" requires that the member does not exist
 # (Not CTest's PASS_REGULAR_EXPRESSION, which would ignore this script's failures.)
 file(REMOVE_RECURSE ${OUT})
 execute_process(COMMAND ${PROGRAM} ${ARGS} --results=${OUT}
@@ -22,3 +24,24 @@ foreach(f ${FILES})
   endif()
 endforeach()
 message(STATUS "all of ${FILES} written")
+foreach(check ${JSON})
+  if(NOT check MATCHES "^([^:=]+):([^=]+)=(.*)$")
+    message(FATAL_ERROR "JSON check '${check}': expected file:key:key=value")
+  endif()
+  set(file ${CMAKE_MATCH_1})
+  string(REPLACE ":" ";" keys "${CMAKE_MATCH_2}")
+  set(expected "${CMAKE_MATCH_3}")
+  string(REPLACE ":" "." member "${CMAKE_MATCH_2}")
+  file(READ ${OUT}/${file} text)
+  string(JSON got ERROR_VARIABLE missing GET "${text}" ${keys})
+  if(expected STREQUAL "(absent)")
+    if(NOT missing)
+      message(FATAL_ERROR "${file}: ${member} is '${got}'; expected it absent")
+    endif()
+  elseif(missing)
+    message(FATAL_ERROR "${file}: ${member}: ${missing}")
+  elseif(NOT got STREQUAL expected)
+    message(FATAL_ERROR "${file}: ${member} is '${got}'; expected '${expected}'")
+  endif()
+  message(STATUS "${file}: ${member} = ${expected}")
+endforeach()
