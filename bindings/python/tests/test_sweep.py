@@ -128,6 +128,33 @@ def test_frame_is_the_table_as_a_dataframe(tmp_path):
     assert frame["busbw_Bps"].tolist() == [r["busbw_Bps"] for r in rows]
 
 
+def test_parquet_path_writes_the_table_of_the_csv(tmp_path, monkeypatch):
+    # Debian 12 packages no pyarrow: a stand-in module lets the path run, and a stand-in
+    # writer records the frame pandas would hand to it (the format itself is pyarrow's).
+    pandas = pytest.importorskip("pandas")
+    monkeypatch.setitem(sys.modules, "pyarrow", type(sys)("pyarrow"))
+    frames = []
+
+    def to_parquet(frame, path, index=True):
+        assert index is False
+        frames.append(frame.copy())
+        with open(path, "w") as f:
+            f.write(frame.to_csv(index=False))
+
+    monkeypatch.setattr(pandas.DataFrame, "to_parquet", to_parquet)
+    dlnet.sweep("collective", {"algorithm": ["ring", "direct"]}, fixed=TINY,
+                results=str(tmp_path), workers=1, progress=False)
+    assert sorted(os.listdir(tmp_path)) == ["points", "sweep.csv", "sweep.parquet"]  # no .tmp
+    with open(tmp_path / "sweep.csv") as f:
+        table = list(csv.DictReader(f))
+    assert len(frames) == 1
+    assert list(frames[0].columns) == list(table[0])
+    assert frames[0]["algorithm"].tolist() == [r["algorithm"] for r in table]
+    assert frames[0]["busbw_Bps"].tolist() == [float(r["busbw_Bps"]) for r in table]
+    with open(tmp_path / "sweep.parquet") as f:
+        assert f.read() == frames[0].to_csv(index=False)
+
+
 def test_failing_point_is_recorded_and_the_others_finish(tmp_path):
     rows = dlnet.sweep("collective", {"algorithm": ["ring", "no-such-algorithm", "direct"]},
                        fixed=TINY, results=str(tmp_path), workers=2, progress=False)
