@@ -288,5 +288,6 @@ TEST(WaferExperiment, ForScenarioKeepsWhatTheScenarioUses)
         {
             io.Validate();
         },
-        {"bytes: got 1048576; it applies to the collective scenarios"});
+        {"bytes: got 1048576; it applies to scenarios allreduce, group, groups, mix and priority "
+         "only (io streams io-bytes)"});
 }
