@@ -10,6 +10,7 @@
 #include "ns3/named-registry.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <stdexcept>
 
@@ -119,17 +120,17 @@ MakeTopology(const TopologyConfig& config)
                                   "leaf-spine, hetero-leaf-spine or GPU-server fabric, a "
                                   "fat-tree of k 4 or more), and this "
                                   + kind.name + " routes every pair one way";
-        if (config.loadBalancing != defaults.loadBalancing)
+        const std::array<std::array<std::string, 3>, 2> pathOptions{{
+            {"load-balancing", config.loadBalancing, defaults.loadBalancing},
+            {"ecmp-seed", std::to_string(config.ecmpSeed), std::to_string(defaults.ecmpSeed)},
+        }};
+        for (const auto& [option, got, standard] : pathOptions)
         {
-            throw std::invalid_argument("load-balancing: got " + config.loadBalancing
-                                        + "; it applies " + where + " (leave it at "
-                                        + defaults.loadBalancing + ")");
-        }
-        if (config.ecmpSeed != defaults.ecmpSeed)
-        {
-            throw std::invalid_argument("ecmp-seed: got " + std::to_string(config.ecmpSeed)
-                                        + "; it applies " + where + " (leave it at "
-                                        + std::to_string(defaults.ecmpSeed) + ")");
+            if (got != standard)
+            {
+                throw std::invalid_argument(option + ": got " + got + "; it applies " + where
+                                            + " (leave it at " + standard + ")");
+            }
         }
     }
     return topology;
