@@ -66,7 +66,8 @@ MakeResultsDir(const std::string& dir)
     std::filesystem::create_directories(dir, ec);
     if (ec)
     {
-        throw std::runtime_error("results: cannot create folder " + dir + ": " + ec.message());
+        // (bad input found late, as CheckResultsDir would have: exit status 2)
+        throw std::invalid_argument("results: cannot create folder " + dir + ": " + ec.message());
     }
 }
 
@@ -189,7 +190,7 @@ CheckResultsDir(const std::string& field, const std::string& dir)
     {
         throw std::invalid_argument(field + ": empty; expected a folder");
     }
-    // validation touches nothing: the writers make the folder (MakeResultsDir)
+    // validation leaves nothing behind: the writers make the folder (MakeResultsDir)
     const dlnet::FolderCheck check = dlnet::CheckFolder(dir);
     if (check.error == EACCES && check.exists)
     {

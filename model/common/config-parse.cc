@@ -232,6 +232,20 @@ CheckFolder(const std::string& folder)
     {
         check.error = EACCES;
     }
+    else
+    {
+        // access() answers yes for root in /proc and /sys, where nothing can be made: a
+        // folder made and removed at once says whether the writer's will be
+        std::string probe = (existing / ".dlnet-probe-XXXXXX").string();
+        if (!mkdtemp(probe.data()))
+        {
+            check.error = errno;
+        }
+        else
+        {
+            rmdir(probe.c_str());
+        }
+    }
     return check;
 }
 

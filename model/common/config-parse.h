@@ -131,13 +131,16 @@ void CheckParentFolders(const std::string& field, const std::string& path);
 /// What CheckFolder found.
 struct FolderCheck
 {
-    int error{0};       //!< 0: it can be written or made; else ENOTDIR, EEXIST or EACCES
+    int error{
+        0}; //!< 0: it can be written or made; else ENOTDIR, EEXIST, EACCES or the probe's errno
     bool exists{false}; //!< the folder itself exists (a file, when error is EEXIST)
 };
 /**
- * Touching nothing: could folder be made (create_directories) and a file be
- * written in it? The nearest of its folders that exists must be a writable
- * folder. The one check behind CheckParentFolders and CheckResultsDir.
+ * Could folder be made (create_directories) and a file be written in it? The
+ * nearest of its folders that exists must be a writable folder in which a folder
+ * can be made (a probe made and removed at once: access() says yes to root in
+ * /proc and /sys); nothing is left behind. The one check behind
+ * CheckParentFolders and CheckResultsDir.
  * \param folder the folder ("" is the working folder)
  */
 FolderCheck CheckFolder(const std::string& folder);
