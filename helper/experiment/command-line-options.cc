@@ -124,6 +124,13 @@ ExperimentCommandLine::Parse(int argc, char** argv)
                                         + " is given more than once; give each option once");
         }
         seen.push_back(name);
+        if (arg.size() == name.size() + 3 && arg.back() == '='
+            && std::find(m_boolNames.begin(), m_boolNames.end(), name) != m_boolNames.end())
+        {
+            // read as true before, as a bare --name is
+            throw std::invalid_argument(name + ": got ''; expected true or false (or --" + name
+                                        + " alone for true)");
+        }
         if (name.find("::") != std::string::npos)
         {
             if (arg.find('=') == std::string::npos)

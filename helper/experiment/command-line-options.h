@@ -53,6 +53,10 @@ public:
             {
                 continue; // the program registers this flag itself
             }
+            if (o.kind == "bool")
+            {
+                m_boolNames.push_back(o.name);
+            }
             auto set = o.set;
             Config* target = &config;
             AddFlag(o.name,
@@ -99,6 +103,7 @@ private:
 
     CommandLine m_cmd;
     std::vector<std::string> m_names;
+    std::vector<std::string> m_boolNames; //!< options that a bare --name sets true
     std::shared_ptr<std::string> m_error;
     Ns3Attributes m_parsedAttributes;     //!< the --ns3:: flags met
     Ns3Attributes* m_attributes{nullptr}; //!< where the --ns3:: flags go
