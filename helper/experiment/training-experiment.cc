@@ -157,6 +157,40 @@ ClassOption(TrainingDimension d)
             "int"};
 }
 
+/// The kernels list Megatron-LM's fused causal softmax, which it runs only for fp16 or bf16
+/// scores with 16 < s <= 2048, s a multiple of 4 and b x heads / tp a multiple of 4
+/// (megatron/model/fused_softmax.py at de7dc40f88); elsewhere it runs an unfused softmax
+/// in fp32 that the list does not describe: refused rather than timed as the fused one.
+void
+RefuseUnfusedSoftmax(const TrainingConfig& c, const TrainingPlan& p)
+{
+    const TransformerConfig shape
+        = c.model == "transformer"
+              ? TransformerConfig{0, c.hidden, c.heads, c.sequence, c.vocabulary}
+              : ZooTransformer(c.model);
+    const std::string fused = "; the kernels model times Megatron-LM's fused softmax, which "
+                              "needs 16 < sequence <= 2048, sequence a multiple of 4, "
+                              "microbatch-size x heads / tp a multiple of 4 and fp16 or bf16 "
+                              "(use compute-model layer)";
+    const DataType t = c.type.empty() ? DataType::FP16 : ParseDataType("type", c.type);
+    if (t != DataType::FP16 && t != DataType::BF16)
+    {
+        throw std::invalid_argument("type: got " + c.type + fused);
+    }
+    if (shape.sequence <= 16 || shape.sequence > 2048 || shape.sequence % 4 != 0)
+    {
+        throw std::invalid_argument("sequence: got " + std::to_string(shape.sequence) + fused);
+    }
+    const uint64_t attentionBatch = uint64_t(p.microbatchSize) * shape.heads / p.tp;
+    if (attentionBatch % 4 != 0)
+    {
+        throw std::invalid_argument(
+            "microbatch-size: got " + std::to_string(p.microbatchSize) + ", with heads "
+            + std::to_string(shape.heads) + " and tp " + std::to_string(p.tp) + " a batch of "
+            + std::to_string(attentionBatch) + " attention maps per GPU" + fused);
+    }
+}
+
 /// A plan's flags that shape a dimension, a schedule or a model the job does not have:
 /// each would be taken and ignored.
 void
@@ -173,6 +207,12 @@ RefuseAbsentPlanOptions(const TrainingConfig& c, const TrainingPlan& p, const Mo
         RefuseInapplicable(field, value, false, applies, where);
     };
     flag("sequence-parallel", c.sequenceParallel, p.tp > 1, tpOnly);
+    flag("sequence-parallel",
+         c.sequenceParallel,
+         c.computeModel != "kernels",
+         "with compute-model layer only: the kernels are Megatron-LM's of 2021, before "
+         "sequence parallelism (its layer norms and dropouts would still run whole), and "
+         "compute-model is kernels");
     flag("tp-lockstep", c.tpLockstep, p.tp > 1, tpOnly);
     flag("vocab-parallel-all-reduces", c.vocabParallelAllReduces, p.tp > 1, tpOnly);
     flag("pipeline-scatter-gather",
@@ -489,15 +529,7 @@ TrainingConfig::MakeModel() const
         }
         shape.kernels = kernels;
         DataType t = type.empty() ? DataType::FP16 : ParseDataType("type", type);
-        try
-        {
-            m = MakeTransformer(model, shape, t);
-        }
-        catch (const std::invalid_argument& e)
-        {
-            throw std::invalid_argument(kernels ? "compute-model: " + std::string(e.what())
-                                                : std::string(e.what()));
-        }
+        m = MakeTransformer(model, shape, t);
     }
     else if (kernels)
     {
@@ -733,6 +765,10 @@ TrainingConfig::ValidatedGraph() const
                                           "does); expected false");
         }
         RefuseAbsentPlanOptions(*this, plan, m);
+        if (computeModel == "kernels")
+        {
+            RefuseUnfusedSoftmax(*this, plan);
+        }
         // the ranks against the cluster before the graph (up to MAX_TRAINING_TASKS) is built
         Placements(plan.Ranks(), t->GetNRanks());
     }

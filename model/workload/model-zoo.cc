@@ -168,14 +168,15 @@ MakeTransformer(const std::string& name, const TransformerConfig& config, DataTy
     }
     if (config.kernels && config.experts > 0)
     {
-        throw std::invalid_argument(name
-                                    + ": kernels describe dense transformers; experts must be 0");
+        throw std::invalid_argument("experts: got " + std::to_string(config.experts) + " in " + name
+                                    + "; the kernels compute model describes dense "
+                                      "transformers: expected 0");
     }
     if (config.hidden % config.heads != 0)
     {
-        throw std::invalid_argument(name + ": heads (" + std::to_string(config.heads)
-                                    + ") must divide hidden (" + std::to_string(config.hidden)
-                                    + ")");
+        throw std::invalid_argument("heads: got " + std::to_string(config.heads) + " in " + name
+                                    + "; expected a divisor of hidden ("
+                                    + std::to_string(config.hidden) + ")");
     }
     const double h = static_cast<double>(config.hidden);
     const double s = static_cast<double>(config.sequence);
