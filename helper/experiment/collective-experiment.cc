@@ -133,7 +133,15 @@ ParseCommunicator(const std::string& text, uint32_t clusterRanks)
             continue;
         }
         uint64_t lo = dlnet::ParseUnsigned("ranks", item.substr(0, dash), 0, UINT32_MAX);
-        uint64_t hi = dlnet::ParseUnsigned("ranks", item.substr(dash + 1), lo, UINT32_MAX);
+        uint64_t hi = dlnet::ParseUnsigned("ranks", item.substr(dash + 1), 0, UINT32_MAX);
+        if (hi < lo)
+        {
+            // (it said "got '0'; expected a whole number from 1" for 1-0)
+            throw std::invalid_argument("ranks: range " + dlnet::PrintableText(item)
+                                        + " runs backwards; expected first-last with first <= "
+                                          "last, e.g. "
+                                        + std::to_string(hi) + "-" + std::to_string(lo));
+        }
         if (hi - lo >= clusterRanks)
         {
             throw std::invalid_argument("ranks: range " + item + " is longer than the cluster");
