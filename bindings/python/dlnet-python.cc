@@ -841,7 +841,7 @@ PYBIND11_MODULE(_core, m)
         "shape, or an ASTRA-sim/SimAI/Chakra workload file, with a DP x TP x PP plan on a\n"
         "topology) and return {'config', 'jobs', 'ranks', 'comms', 'topology', 'events',\n"
         "'wall_seconds'}: 'jobs' one row per job and mode (together; alone when jobs > 1)\n"
-        "keyed like training.csv (iteration_s, samples_per_s, mfu, compute_s,\n"
+        "keyed like training.csv (iteration_s, samples_per_s, mfu, hfu, compute_s,\n"
         "exposed_tp_s, ..., bubble_s, idle_s), 'ranks' the per-rank breakdown (ranks.csv),\n"
         "'comms' one row per collective, send or stream (comms.csv). `results_dir` also\n"
         "writes those files, result.json, trace.json (Perfetto) and breakdown.png.\n"

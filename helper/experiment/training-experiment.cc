@@ -479,8 +479,9 @@ RowOf(const TrainingConfig& c,
         {
             DeviceSpec device = c.MakeDevice();
             DataType type = c.MakeModel().dataType;
-            row.mfu = g.flopsPerIteration / row.iterationSeconds
-                      / (double(g.ranks) * device.PeakFlops(type));
+            double peak = row.iterationSeconds * double(g.ranks) * device.PeakFlops(type);
+            row.mfu = g.modelFlopsPerIteration / peak;
+            row.hfu = g.flopsPerIteration / peak;
         }
     }
     for (const auto& t : g.tasks)

@@ -125,6 +125,7 @@ struct TrainingJobRow
     double samplesPerSecond{0}; //!< 0 when the workload does not say its batch
     double tokensPerSecond{0};
     double mfu{0};               //!< model FLOP/s / (ranks x peak); 0 when FLOPs unknown
+    double hfu{0};               //!< as mfu with the recomputed forward passes counted
     TrainingBreakdown breakdown; //!< mean over ranks, per measured iteration
     double slowdown{0};          //!< together / alone (0 when not compared)
     uint64_t collectives{0};     //!< collective tasks of the job

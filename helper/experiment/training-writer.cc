@@ -159,6 +159,12 @@ TrainingJobFields()
              {
                  return r.mfu;
              }},
+            {"hfu",
+             "fraction",
+             [](const R& r)
+             {
+                 return r.hfu;
+             }},
         };
         AddBreakdownFields(f, &R::breakdown);
         f.push_back({"slowdown",
@@ -587,13 +593,14 @@ void
 PrintTrainingTable(const std::vector<std::string>& labels,
                    const std::vector<TrainingResult>& results)
 {
-    std::printf("\n%-22s %-5s %-8s %10s %10s %6s %9s %9s %9s %9s %9s %9s %9s %8s\n",
+    std::printf("\n%-22s %-5s %-8s %10s %10s %6s %6s %9s %9s %9s %9s %9s %9s %9s %8s\n",
                 "configuration",
                 "job",
                 "mode",
                 "iter (s)",
                 "samples/s",
                 "MFU",
+                "HFU",
                 "compute",
                 "exp. TP",
                 "exp. PP",
@@ -616,22 +623,25 @@ PrintTrainingTable(const std::vector<std::string>& labels,
             {
                 std::snprintf(slowdown, sizeof slowdown, "%.4f", row.slowdown);
             }
-            std::printf("%-22s %-5s %-8s %10.4g %10.4g %5.1f%% %9.3g %9.3g %9.3g %9.3g %9.3g %9.3g "
-                        "%9.3g %8s\n",
-                        labels[k].c_str(),
-                        row.job.c_str(),
-                        row.mode.c_str(),
-                        row.iterationSeconds,
-                        row.samplesPerSecond,
-                        100 * row.mfu,
-                        b.computeSeconds,
-                        e(TrainingDimension::TP),
-                        e(TrainingDimension::PP),
-                        e(TrainingDimension::DP),
-                        e(TrainingDimension::EP) + e(TrainingDimension::WS),
-                        b.bubbleSeconds,
-                        b.idleSeconds,
-                        slowdown);
+            std::printf(
+                "%-22s %-5s %-8s %10.4g %10.4g %5.1f%% %5.1f%% %9.3g %9.3g %9.3g %9.3g %9.3g "
+                "%9.3g "
+                "%9.3g %8s\n",
+                labels[k].c_str(),
+                row.job.c_str(),
+                row.mode.c_str(),
+                row.iterationSeconds,
+                row.samplesPerSecond,
+                100 * row.mfu,
+                100 * row.hfu,
+                b.computeSeconds,
+                e(TrainingDimension::TP),
+                e(TrainingDimension::PP),
+                e(TrainingDimension::DP),
+                e(TrainingDimension::EP) + e(TrainingDimension::WS),
+                b.bubbleSeconds,
+                b.idleSeconds,
+                slowdown);
         }
     }
     std::string networks;
@@ -643,7 +653,8 @@ PrintTrainingTable(const std::vector<std::string>& labels,
     }
     std::printf("(breakdown columns: seconds per iteration, mean over the job's ranks; "
                 "exp. = communication not hidden behind compute; x alone = iteration together / "
-                "alone; network: %s level)\n",
+                "alone; MFU: the model's FLOPs, HFU: with the recomputed forward passes; "
+                "network: %s level)\n",
                 networks.c_str());
 }
 

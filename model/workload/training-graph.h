@@ -148,7 +148,11 @@ struct TrainingGraph
     uint32_t iterations{1};          //!< tasks carry iteration 0 .. iterations-1
     uint64_t samplesPerIteration{0}; //!< global batch (throughput); 0 if unknown
     uint64_t tokensPerSample{0};     //!< sequence length (tokens/s); 0 if not a sequence model
-    double flopsPerIteration{0}; //!< model FLOPs of one iteration, all ranks (MFU); 0 if unknown
+    /// FLOPs the devices run in one iteration, all ranks, recomputation included (HFU;
+    /// Megatron-LM's count); 0 if unknown
+    double flopsPerIteration{0};
+    /// the model's FLOPs of one iteration, all ranks, without recomputation (MFU); 0 if unknown
+    double modelFlopsPerIteration{0};
     std::vector<TrainingTask> tasks;
 
     /**

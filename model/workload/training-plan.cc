@@ -1793,6 +1793,7 @@ GraphBuilder::Build()
     m_graph.samplesPerIteration = m_plan.GlobalBatch();
     m_graph.tokensPerSample = m_model.sequence;
     m_graph.flopsPerIteration = m_model.FlopsPerIteration(m_plan.GlobalBatch(), m_plan.recompute);
+    m_graph.modelFlopsPerIteration = m_model.FlopsPerIteration(m_plan.GlobalBatch(), false);
 
     std::vector<std::vector<PipeOp>> schedules(m_P);
     uint64_t groupsPerRank = 0;

@@ -837,10 +837,16 @@ TEST(TrainingPlan, GraphFieldsAndFlops)
                     / (72 * B * s * l * h * h * (1 + s / (6 * h) + V / (12 * l * h))),
                 1,
                 1e-12);
+    EXPECT_EQ(g.modelFlopsPerIteration, g.flopsPerIteration);
     p.recompute = true;
     g = Build(m, p);
     EXPECT_NEAR(g.flopsPerIteration
                     / (96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h))),
+                1,
+                1e-12);
+    // model FLOPs (MFU) leave the recomputation out
+    EXPECT_NEAR(g.modelFlopsPerIteration
+                    / (72 * B * s * l * h * h * (1 + s / (6 * h) + V / (12 * l * h))),
                 1,
                 1e-12);
     EXPECT_EQ(Build(MakeModel("resnet50"), TrainingPlan()).tokensPerSample, 0u);

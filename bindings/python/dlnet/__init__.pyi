@@ -402,6 +402,8 @@ class TrainingJobsRow(TypedDict, total=False):
     """column tokens_per_s (unit: 1/s)"""
     mfu: Any
     """column mfu (unit: fraction)"""
+    hfu: Any
+    """column hfu (unit: fraction)"""
     compute_s: Any
     """column compute_s (unit: s)"""
     exposed_tp_s: Any

@@ -40,9 +40,21 @@ def test_typed_result_and_breakdown_sums():
     assert sum(job[p] for p in parts) == pytest.approx(job["iteration_s"], rel=1e-9)
     assert job["bubble_s"] > 0  # two pipeline stages
     assert 0 < job["mfu"] < 1
+    assert job["hfu"] == job["mfu"]  # nothing recomputed
     assert len(out["ranks"]) == 8
     dims = {c["dimension"] for c in out["comms"]}
     assert dims == {"tp", "pp", "dp"}
+
+
+def test_recomputation_counts_in_hfu_not_mfu():
+    # model FLOPs per sample: 72 B s l h^2 (1 + s/6h + V/12lh); with the forward recomputed:
+    # 96 B s l h^2 (1 + s/6h + V/16lh) (Narayanan et al. 2021, eq. 3)
+    (job,) = dlnet.run_training(**dict(SMALL, recompute=True))["jobs"]
+    s, l, h, V = 64, 2, 256, 512
+    model = 72 * (1 + s / (6 * h) + V / (12 * l * h))
+    hardware = 96 * (1 + s / (6 * h) + V / (16 * l * h))
+    assert 0 < job["mfu"] < job["hfu"] < 1
+    assert job["hfu"] / job["mfu"] == pytest.approx(hardware / model, rel=1e-12)
 
 
 def test_free_communication_is_never_slower():
