@@ -140,6 +140,13 @@ main(int argc, char* argv[])
                 settings.rendezvous ? ", each with its receive" : "",
                 settings.overlapSlowdown,
                 settings.ncclLatency ? ", NCCL's ring latencies" : "");
+            if (settings.network == "packet")
+            {
+                // a row prints when it ends: say up front that it is minutes, not seconds
+                std::printf("(packet level simulates every packet: the smallest row, 1.7B on 32 "
+                            "GPUs, took 454 s on a 2-core machine, 0.3 s at flow level; the "
+                            "larger rows take longer)\n");
+            }
             std::printf("%-5s %7s %3s %3s %3s %5s %5s %3s %4s %2s %9s %8s %8s %7s %8s %8s %8s %8s "
                         "%8s %8s\n",
                         "row",
@@ -162,6 +169,7 @@ main(int argc, char* argv[])
                         "exp. DP",
                         "bubble",
                         "wall (s)");
+            std::fflush(stdout);
             std::vector<MegatronRowResult> out;
             for (const auto& row : chosen)
             {
