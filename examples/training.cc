@@ -4,7 +4,7 @@
 // Training iterations on a simulated cluster: a model from the zoo (or a
 // transformer by its shape, or an ASTRA-sim / SimAI / Chakra workload file),
 // a DP x TP x PP plan, every byte through the packet-level fabric. Prints the
-// iteration time, throughput, MFU and where the time goes; writes
+// iteration time, throughput, MFU, HFU and where the time goes; writes
 // training.csv, comms.csv, ranks.csv, result.json, trace.json (Perfetto) and
 // breakdown.png under --results.
 //

@@ -71,7 +71,7 @@ std::string PlotTrainingBreakdown(const std::vector<std::string>& labels,
                                   const std::vector<TrainingResult>& results,
                                   const std::string& dir);
 
-/// Print one line per configuration and job: iteration time, throughput, MFU, breakdown.
+/// Print one line per configuration and job: iteration time, throughput, MFU, HFU, breakdown.
 void PrintTrainingTable(const std::vector<std::string>& labels,
                         const std::vector<TrainingResult>& results);
 
