@@ -623,25 +623,23 @@ PrintTrainingTable(const std::vector<std::string>& labels,
             {
                 std::snprintf(slowdown, sizeof slowdown, "%.4f", row.slowdown);
             }
-            std::printf(
-                "%-22s %-5s %-8s %10.4g %10.4g %5.1f%% %5.1f%% %9.3g %9.3g %9.3g %9.3g %9.3g "
-                "%9.3g "
-                "%9.3g %8s\n",
-                labels[k].c_str(),
-                row.job.c_str(),
-                row.mode.c_str(),
-                row.iterationSeconds,
-                row.samplesPerSecond,
-                100 * row.mfu,
-                100 * row.hfu,
-                b.computeSeconds,
-                e(TrainingDimension::TP),
-                e(TrainingDimension::PP),
-                e(TrainingDimension::DP),
-                e(TrainingDimension::EP) + e(TrainingDimension::WS),
-                b.bubbleSeconds,
-                b.idleSeconds,
-                slowdown);
+            std::printf("%-22s %-5s %-8s %10.4g %10.4g %5.1f%% %5.1f%% "
+                        "%9.3g %9.3g %9.3g %9.3g %9.3g %9.3g %9.3g %8s\n",
+                        labels[k].c_str(),
+                        row.job.c_str(),
+                        row.mode.c_str(),
+                        row.iterationSeconds,
+                        row.samplesPerSecond,
+                        100 * row.mfu,
+                        100 * row.hfu,
+                        b.computeSeconds,
+                        e(TrainingDimension::TP),
+                        e(TrainingDimension::PP),
+                        e(TrainingDimension::DP),
+                        e(TrainingDimension::EP) + e(TrainingDimension::WS),
+                        b.bubbleSeconds,
+                        b.idleSeconds,
+                        slowdown);
         }
     }
     std::string networks;
