@@ -367,7 +367,7 @@ Simulate(const TrainingConfig& c,
     }
     for (uint32_t j = 0; j < n; ++j)
     {
-        out.runs.push_back(sim->GetRuns(j));
+        out.runs.push_back(sim->TakeRuns(j)); // (millions of runs at scale: not copied)
     }
     jobs = sim->ReleaseJobs();
     out.events = Simulator::GetEventCount();

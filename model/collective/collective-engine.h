@@ -16,6 +16,8 @@
 #include "ns3/object.h"
 #include "ns3/traced-callback.h"
 
+#include <absl/container/flat_hash_map.h>
+
 #include <map>
 #include <memory>
 #include <tuple>
@@ -284,7 +286,7 @@ private:
 
     std::vector<Ptr<FabricEndpoint>> m_endpoints;
     std::map<uint32_t, Instance> m_instances;
-    std::unordered_map<uint64_t, Envelope> m_envelopes; //!< (source address << 32 | message id)
+    absl::flat_hash_map<uint64_t, Envelope> m_envelopes; //!< (source address << 32 | message id)
     std::map<ScheduleKey, std::shared_ptr<const Schedule>> m_schedules; //!< by request shape
     uint32_t m_chunks;                                                  //!< Chunks attribute
     uint32_t m_chunksInFlight;      //!< ChunksInFlight attribute

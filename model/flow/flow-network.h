@@ -14,6 +14,8 @@
 #include "ns3/nstime.h"
 #include "ns3/traced-callback.h"
 
+#include <absl/container/flat_hash_map.h>
+
 #include <cmath>
 #include <functional>
 #include <tuple>
@@ -268,17 +270,6 @@ private:
     /// Queue pair key: source, destination, 2 x class + virtual channel, connection.
     typedef std::tuple<uint32_t, uint32_t, uint32_t, uint32_t> QueueKey;
 
-    /// Hash of a queue pair key.
-    struct QueueKeyHash
-    {
-        std::size_t operator()(const QueueKey& k) const
-        {
-            uint64_t x = (uint64_t(std::get<0>(k)) << 32) ^ std::get<1>(k);
-            uint64_t y = (uint64_t(std::get<3>(k)) << 4) ^ std::get<2>(k);
-            return std::hash<uint64_t>()(x * 0x9e3779b97f4a7c15ull ^ y);
-        }
-    };
-
     /// A queue pair's messages, first to last (linked through Pending::next).
     struct Queue
     {
@@ -360,7 +351,7 @@ private:
     std::vector<uint32_t> m_freeFlows;
     std::vector<Pending> m_pending;
     std::vector<uint32_t> m_freePending;
-    std::unordered_map<QueueKey, Queue, QueueKeyHash> m_queues;
+    absl::flat_hash_map<QueueKey, Queue> m_queues;
     std::vector<CachedRoute> m_routes;
     /// by source: (destination, its route in m_routes), destinations in order
     std::vector<std::vector<std::pair<uint32_t, uint32_t>>> m_routeIndex;

@@ -1071,6 +1071,12 @@ TrainingSimulation::GetRuns(uint32_t job) const
     return m_state->jobs.at(job).runs;
 }
 
+std::vector<TrainingTaskRun>
+TrainingSimulation::TakeRuns(uint32_t job)
+{
+    return std::move(m_state->jobs.at(job).runs);
+}
+
 uint64_t
 TrainingSimulation::GetCollectives() const
 {

@@ -129,6 +129,8 @@ public:
     std::vector<TrainingJobSetup> ReleaseJobs();
     /// \return every task's run of a job, by task index (valid once finished)
     const std::vector<TrainingTaskRun>& GetRuns(uint32_t job) const;
+    /// \return every task's run of a job, moved out (GetRuns is empty after)
+    std::vector<TrainingTaskRun> TakeRuns(uint32_t job);
     /// \return collectives started (all jobs)
     uint64_t GetCollectives() const;
 
