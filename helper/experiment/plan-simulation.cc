@@ -329,7 +329,7 @@ SimulatePlan(const SchedulingProblem& problem,
             throw std::runtime_error("plan simulation: the pipeline did not finish: "
                                      + sim->DescribeStuck());
         }
-        runs = sim->GetRuns(0);
+        runs = sim->TakeRuns(0); // (the simulation is disposed next)
         result.events = Simulator::GetEventCount();
     }
 
