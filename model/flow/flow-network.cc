@@ -295,7 +295,7 @@ FlowNetwork::ResolveInto(
     if (slot != index.end() && slot->first == dst)
     {
         CachedRoute& entry = m_routes[slot->second];
-        route.uses = entry.uses;
+        route.uses.assign(entry.uses.begin(), entry.uses.end());
         route.vcs = entry.vcs;
         route.hops = entry.hops;
         if (entry.train.packets != train.packets || entry.train.largest != train.largest
@@ -332,7 +332,7 @@ FlowNetwork::ResolveInto(
     {
         index.insert(slot, std::make_pair(dst, uint32_t(m_routes.size())));
         CachedRoute& entry = m_routes.emplace_back();
-        entry.uses = route.uses;
+        entry.uses.assign(route.uses.begin(), route.uses.end());
         entry.vcs = route.vcs;
         entry.hops = route.hops;
         entry.paths.swap(m_walkPaths);

@@ -15,6 +15,7 @@
 #include "ns3/traced-callback.h"
 
 #include <absl/container/flat_hash_map.h>
+#include <absl/container/inlined_vector.h>
 
 #include <cmath>
 #include <functional>
@@ -228,12 +229,14 @@ private:
     /// the same for every message from its source to its destination.
     struct CachedRoute
     {
-        std::vector<std::pair<uint32_t, double>> uses;
-        std::vector<uint8_t> vcs; //!< by use: its virtual channel (FlowRoute::vcs)
+        // what every message reads first, then its links inline: a message copies them from
+        // here, and a route's own heap block was a cache miss per message
         uint32_t hops{0};
+        PacketTrain train; //!< the last message's packets
+        double latency{0}; //!< s: its latency
+        absl::InlinedVector<std::pair<uint32_t, double>, 4> uses;
+        std::vector<uint8_t> vcs; //!< by use: its virtual channel (FlowRoute::vcs)
         std::vector<std::pair<double, std::vector<double>>> paths; //!< (delay, rates) of each
-        PacketTrain train;                                         //!< the last message's packets
-        double latency{0};                                         //!< s: its latency
     };
 
     /// A flow in progress.
