@@ -132,8 +132,20 @@ ParseCommunicator(const std::string& text, uint32_t clusterRanks)
             comm.ranks.push_back(dlnet::ParseUnsigned("ranks", item, 0, UINT32_MAX));
             continue;
         }
-        uint64_t lo = dlnet::ParseUnsigned("ranks", item.substr(0, dash), 0, UINT32_MAX);
-        uint64_t hi = dlnet::ParseUnsigned("ranks", item.substr(dash + 1), 0, UINT32_MAX);
+        uint64_t lo = 0;
+        uint64_t hi = 0;
+        try
+        {
+            lo = dlnet::ParseUnsigned("ranks", item.substr(0, dash), 0, UINT32_MAX);
+            hi = dlnet::ParseUnsigned("ranks", item.substr(dash + 1), 0, UINT32_MAX);
+        }
+        catch (const std::invalid_argument&)
+        {
+            // (it quoted the half it could not read: '' for -3 and for 0-)
+            throw std::invalid_argument("ranks: got '" + dlnet::PrintableText(item)
+                                        + "'; expected a rank or a range first-last of ranks "
+                                          "from 0, e.g. 0-7");
+        }
         if (hi < lo)
         {
             // (it said "got '0'; expected a whole number from 1" for 1-0)

@@ -484,7 +484,11 @@ WaferOptions()
                       "collective at once), group (one all-reduce on --ranks)",
                       &C::scenarios,
                       &WaferScenarios),
-        BytesOption<C>("bytes", "collective size per NPU, e.g. 64MiB", &C::bytes, 80),
+        BytesOption<C>(
+            "bytes",
+            "collective size per NPU, e.g. 64MiB: a multiple of 4 (of 16 with scenario priority)",
+            &C::bytes,
+            80),
         BytesOption<C>("io-bytes", "weight stream per I/O controller, e.g. 4MiB", &C::ioBytes, 1),
         UnsignedOption<C>("mp", "model-parallel degree", &C::mp),
         UnsignedOption<C>("dp", "data-parallel degree", &C::dp),
@@ -642,14 +646,39 @@ WaferExperimentConfig::Validate() const
         throw std::invalid_argument("bytes: got " + std::to_string(bytes)
                                     + "; a multiple of 4 (fp32) from 80 bytes to 1 TiB");
     }
+    if (bytes % 16 != 0
+        && std::find(scenarios.begin(), scenarios.end(), "priority") != scenarios.end())
+    {
+        // its MP all-reduce moves a quarter of bytes: a whole number of fp32 elements
+        throw std::invalid_argument("bytes: got " + std::to_string(bytes)
+                                    + "; scenario priority runs MP on a quarter of bytes, so a "
+                                      "multiple of 16 (from 80 bytes to 1 TiB)");
+    }
     if (ioBytes == 0 || ioBytes % 4 != 0 || ioBytes > MAX_BYTES)
     {
         throw std::invalid_argument("io-bytes: got " + std::to_string(ioBytes)
                                     + "; a multiple of 4 from 4 bytes to 1 TiB per I/O controller");
     }
-    if (chunks == 0 || chunksInFlight == 0)
+    if (chunks == 0)
     {
-        throw std::invalid_argument("chunks: got 0; at least 1 (and chunks-in-flight too)");
+        throw std::invalid_argument("chunks: got 0; at least 1");
+    }
+    if (chunksInFlight == 0 || chunksInFlight > chunks)
+    {
+        // taken as "all of them" before: a rank never has more chunks to run at once
+        throw std::invalid_argument("chunks-in-flight: got " + std::to_string(chunksInFlight)
+                                    + "; expected 1 to " + std::to_string(chunks)
+                                    + ", the chunks (chunks)");
+    }
+    const uint64_t elementsPerNpu = bytes / 4 / WAFER_NPUS;
+    if (chunks > elementsPerNpu && chunks != WaferExperimentConfig().chunks)
+    {
+        // a chunk holds at least one element per NPU: more were cut to this silently before
+        // (the default is cut to fit a small buffer)
+        throw std::invalid_argument("chunks: got " + std::to_string(chunks) + "; expected 1 to "
+                                    + std::to_string(elementsPerNpu)
+                                    + ", the fp32 elements per NPU of " + std::to_string(bytes)
+                                    + " bytes (bytes)");
     }
     if (std::find(WaferPlacements().begin(), WaferPlacements().end(), placement)
         == WaferPlacements().end())

@@ -100,7 +100,9 @@ AggregatorAddresses(const OmniReduceSettings& s,
         throw NotApplicable("aggregators: " + std::to_string(a) + " dedicated servers need "
                             + std::to_string(a) + " ranks outside the communicator; the "
                             + t.GetKind() + " has " + std::to_string(out.size())
-                            + " (add hosts, or use aggregator-placement=colocated)");
+                            + " (add hosts; or, where the experiment has the option, "
+                              "aggregator-placement=colocated "
+                              "puts them on the workers)");
     }
     return out;
 }

@@ -130,6 +130,10 @@ ScaledNumber(const std::string& field,
     {
         Fail(field, text, allowed);
     }
+    if (unit.empty() && number <= 0)
+    {
+        Fail(field, text, allowed); // (its unit would not make it a value: "e.g. 0Gbps")
+    }
     if (unit.empty())
     {
         throw std::invalid_argument(field + ": got '" + t + "'; write a unit, e.g. " + t

@@ -15,6 +15,7 @@
 #include "ns3/weight-streaming.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <deque>
 #include <map>
@@ -499,6 +500,8 @@ TrainingSimulation::Prepare(uint32_t j)
         }
     }
     // the backend of every communication task, validated now
+    std::array<uint32_t, TRAINING_DIMENSIONS> sendsByRing{}; // sends its backend cannot carry
+    std::array<uint32_t, TRAINING_DIMENSIONS> ownTasks{};    // tasks its backend carries
     for (uint32_t t = 0; t < n; ++t)
     {
         const TrainingTask& task = g.tasks[t];
@@ -559,6 +562,31 @@ TrainingSimulation::Prepare(uint32_t j)
                                         + e.what());
         }
         job.backendOf[t] = name;
+        const std::string& configured = job.setup->dimensions[uint32_t(task.dimension)].backend;
+        ++(configured != "auto" && name != configured ? sendsByRing
+                                                      : ownTasks)[uint32_t(task.dimension)];
+    }
+    for (uint32_t d = 0; d < TRAINING_DIMENSIONS; ++d)
+    {
+        if (sendsByRing[d] > 0 && ownTasks[d] == 0)
+        {
+            // a backend that runs none of the dimension's tasks was chosen by mistake
+            const std::string dim = ToString(TrainingDimension(d));
+            std::vector<std::string> withSends;
+            for (const std::string& b : CollectiveRegistry::Names())
+            {
+                if (CollectiveRegistry::Create(b, "backend")->Implements(CollectiveOp::SEND_RECV))
+                {
+                    withSends.push_back(b);
+                }
+            }
+            withSends.push_back("auto");
+            throw std::invalid_argument(
+                dim + "-backend: " + job.setup->name + ": got '" + job.setup->dimensions[d].backend
+                + "', which has no point-to-point sends, and every communication task of the " + dim
+                + " dimension is a send (" + std::to_string(sendsByRing[d]) + "); choose one of "
+                + dlnet::JoinChoices(withSends));
+        }
     }
 }
 

@@ -750,7 +750,15 @@ TEST(ParseRate, NeedsAUnitAndStaysInRange)
         EXPECT_EQ(std::string(e.what()), "link-rate: got '100'; write a unit, e.g. 100Gbps");
     }
     for (const char* bad :
-         {"18446744073709551615bps", "40001Gbps", "0bps", "0.4bps", "1e30Gbps", "-1Gbps", "1 Gbps"})
+         {"18446744073709551615bps",
+          "40001Gbps",
+          "0bps",
+          "0.4bps",
+          "1e30Gbps",
+          "-1Gbps",
+          "1 Gbps",
+          "0",
+          "-5"}) // (a bare 0 was told "write a unit, e.g. 0Gbps", which is refused too)
     {
         ExpectInvalid(
             [bad]
