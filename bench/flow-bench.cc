@@ -112,18 +112,6 @@ struct CompareCase
     std::function<Figures(const std::string& network)> run;
 };
 
-std::vector<std::string>
-Split(const std::string& list)
-{
-    std::vector<std::string> out;
-    std::stringstream ss(list);
-    for (std::string item; std::getline(ss, item, ',');)
-    {
-        out.push_back(item);
-    }
-    return out;
-}
-
 void
 Plot(const std::string& dir,
      const std::string& file,
@@ -157,24 +145,55 @@ main(int argc, char* argv[])
         [&]()
         {
             std::string part = "all";
-            bool skipSlow = false;
-            uint32_t maxRanks = 8192;
-            std::string algorithms = "ring,halving-doubling";
-            uint32_t gptLayers = 2;
+            std::string skipSlowText = "false";
+            std::string maxRanksText = "8192";
+            std::string algorithmsText = "ring,halving-doubling";
+            std::string gptLayersText = "2";
             std::string results;
-            CommandLine cmd(__FILE__);
+            ExperimentCommandLine cmd(__FILE__);
             cmd.AddValue("part", "all, compare (packet against flow) or scale (flow only)", part);
-            cmd.AddValue("skip-slow", "skip the packet-level run of ar256 (minutes)", skipSlow);
             cmd.AddValue(
-                "max-ranks", "scale: the largest rank count (from 64, doubling)", maxRanks);
-            cmd.AddValue("algorithms", "scale: AllReduce algorithms, comma-separated", algorithms);
-            cmd.AddValue("gpt-layers", "train64: transformer layers (GPT-3: 96)", gptLayers);
+                "skip-slow", "compare: skip the packet-level run of ar256 (minutes)", skipSlowText);
+            cmd.AddValue("max-ranks",
+                         "scale: the largest rank count, 64 to 16384 (from 64, doubling)",
+                         maxRanksText);
+            cmd.AddValue(
+                "algorithms", "scale: AllReduce algorithms, comma-separated", algorithmsText);
+            cmd.AddValue("gpt-layers",
+                         "compare, train64: transformer layers, 2 to 96 (GPT-3: 96)",
+                         gptLayersText);
             cmd.AddValue("results", "a folder for the CSV files and PNGs", results);
             cmd.Parse(argc, argv);
             dlnet::ParseChoice("part", part, {"all", "compare", "scale"});
-            if (maxRanks < 64)
+            const bool skipSlow = dlnet::ParseBool("skip-slow", skipSlowText);
+            const uint32_t maxRanks = dlnet::ParseUnsigned("max-ranks", maxRanksText, 64, 16384);
+            const std::vector<std::string> algorithms
+                = dlnet::ParseList("algorithms", algorithmsText);
+            const uint32_t gptLayers = dlnet::ParseUnsigned("gpt-layers", gptLayersText, 2, 96);
+            // an option of the part not run was taken and ignored
+            for (const auto& [option, text, standard, its] :
+                 {std::make_tuple("skip-slow", skipSlowText, "false", "compare"),
+                  std::make_tuple("gpt-layers", gptLayersText, "2", "compare"),
+                  std::make_tuple("max-ranks", maxRanksText, "8192", "scale"),
+                  std::make_tuple("algorithms", algorithmsText, "ring,halving-doubling", "scale")})
             {
-                throw std::invalid_argument("max-ranks: at least 64");
+                if (text != standard && part != "all" && part != its)
+                {
+                    throw std::invalid_argument(std::string(option) + ": got '" + text
+                                                + "'; it applies to part " + its
+                                                + " (or all), and part is " + part);
+                }
+            }
+            if (part != "compare")
+            {
+                for (const std::string& algorithm : algorithms)
+                {
+                    CollectiveConfig c = AllReduce(2, 32, 16, 1ull << 30);
+                    c.algorithm = algorithm;
+                    c.topology.network = "flow";
+                    c.estimate = false;
+                    c.Validate(); // before any table: bad algorithm names fail here
+                }
             }
             if (!results.empty())
             {
@@ -325,7 +344,7 @@ main(int argc, char* argv[])
                 }
                 std::vector<std::pair<std::string, std::vector<std::pair<double, double>>>> wall;
                 std::vector<std::pair<std::string, std::vector<std::pair<double, double>>>> memory;
-                for (const std::string& algorithm : Split(algorithms))
+                for (const std::string& algorithm : algorithms)
                 {
                     wall.push_back({algorithm, {}});
                     memory.push_back({algorithm, {}});

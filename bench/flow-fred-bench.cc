@@ -185,23 +185,49 @@ main(int argc, char* argv[])
             std::string ioBytes = "4MiB";
             std::string layers = std::to_string(training.layers);
             std::string mtu = std::to_string(training.mtu);
-            bool doWafer = true;
-            bool doTraining = true;
+            std::string waferText = "true";
+            std::string trainingText = "true";
             std::string results = "results/flow-fred-bench";
-            CommandLine cmd(__FILE__);
-            cmd.AddValue("wafer", "run the wafer table", doWafer);
-            cmd.AddValue("training", "run the training table", doTraining);
+            const uint32_t minMtu = WAFER_MIN_PAYLOAD + FabricHeader::SERIALIZED_SIZE;
+            ExperimentCommandLine cmd(__FILE__);
+            cmd.AddValue("wafer", "run the wafer table", waferText);
+            cmd.AddValue("training", "run the training table", trainingText);
             cmd.AddValue("bytes", "wafer collectives: size per NPU", bytes);
             cmd.AddValue("io-bytes", "wafer weight streaming: per I/O controller", ioBytes);
             cmd.AddValue("layers", "training: transformer layers (0: all)", layers);
-            cmd.AddValue("mtu", "training: wafer packet, header included", mtu);
+            cmd.AddValue("mtu",
+                         "training: wafer packet, header included (" + std::to_string(minMtu)
+                             + " to " + std::to_string(MAX_MTU) + ")",
+                         mtu);
             cmd.AddValue("results", "folder for the CSV files", results);
             cmd.Parse(argc, argv);
+            const bool doWafer = dlnet::ParseBool("wafer", waferText);
+            const bool doTraining = dlnet::ParseBool("training", trainingText);
+            if (!doWafer && !doTraining)
+            {
+                throw std::invalid_argument("wafer, training: both false; nothing to run");
+            }
+            // an option of the table not run was taken and ignored
+            for (const auto& [option, text, standard, table, runs] :
+                 {std::make_tuple("bytes", bytes, std::string("64MiB"), "wafer", doWafer),
+                  std::make_tuple("io-bytes", ioBytes, std::string("4MiB"), "wafer", doWafer),
+                  std::make_tuple(
+                      "layers", layers, std::to_string(training.layers), "training", doTraining),
+                  std::make_tuple(
+                      "mtu", mtu, std::to_string(training.mtu), "training", doTraining)})
+            {
+                if (!runs && text != standard)
+                {
+                    throw std::invalid_argument(std::string(option) + ": got '" + text
+                                                + "'; it applies to the " + table + " table, and "
+                                                + table + " is false");
+                }
+            }
             wafer.bytes = dlnet::ParseBytes("bytes", bytes);
             wafer.ioBytes = dlnet::ParseBytes("io-bytes", ioBytes);
             wafer.Validate();
             training.layers = dlnet::ParseUnsigned("layers", layers, 0, 1000);
-            training.mtu = dlnet::ParseUnsigned("mtu", mtu, 1, 1u << 20);
+            training.mtu = dlnet::ParseUnsigned("mtu", mtu, minMtu, MAX_MTU);
             training.Validate();
             MakeResultsDir(results);
             if (doWafer)

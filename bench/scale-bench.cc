@@ -27,7 +27,6 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <sstream>
 
 using namespace ns3;
 
@@ -242,21 +241,20 @@ main(int argc, char* argv[])
         [&]()
         {
             std::string kindList = "rail-optimised,gpu-leaf-spine,leaf-spine,fat-tree";
-            uint32_t maxRanks = 8192;
+            std::string maxRanksText = "8192";
             std::string results;
-            CommandLine cmd(__FILE__);
+            ExperimentCommandLine cmd(__FILE__);
             cmd.AddValue("kinds", "topology kinds, comma-separated", kindList);
-            cmd.AddValue("max-ranks", "largest rank count (from 64, doubling)", maxRanks);
+            cmd.AddValue("max-ranks",
+                         "largest rank count, 128 to 16384 (from 64, doubling; fat trees of "
+                         "k^3/4 up to it)",
+                         maxRanksText);
             cmd.AddValue("results", "a folder for scale.csv and the PNGs", results);
             cmd.Parse(argc, argv);
-            std::vector<std::string> kinds;
-            std::stringstream ss(kindList);
-            for (std::string k; std::getline(ss, k, ',');)
-            {
-                dlnet::ParseChoice(
-                    "kinds", k, {"rail-optimised", "gpu-leaf-spine", "leaf-spine", "fat-tree"});
-                kinds.push_back(k);
-            }
+            const std::vector<std::string> kinds = dlnet::ParseList(
+                "kinds", kindList, {"rail-optimised", "gpu-leaf-spine", "leaf-spine", "fat-tree"});
+            // (the smallest fat tree, k 8, has 128 ranks: below, an empty table was written)
+            const uint32_t maxRanks = dlnet::ParseUnsigned("max-ranks", maxRanksText, 128, 16384);
             Calibration calibration;
             if (!bench::InChild<Calibration>(
                     []()

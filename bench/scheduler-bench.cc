@@ -13,10 +13,10 @@
 //
 // Any registered scheduler can be listed ("all-cpu", ...).
 
-#include "ns3/command-line.h"
 #include "ns3/config-parse.h"
 #include "ns3/dlnet-module.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <random>
 #include <stdexcept>
@@ -113,15 +113,16 @@ main(int argc, char* argv[])
     std::string layersText = "10,50,200";
     std::string typesText = "2,3,4,5";
     std::string schedulersText = "exact,rl,greedy,genetic,random";
-    uint64_t seed = 1;
-    CommandLine cmd(__FILE__);
-    cmd.AddValue("layers", "comma-separated layer counts L", layersText);
-    cmd.AddValue("types", "comma-separated resource type counts (2 ..)", typesText);
-    cmd.AddValue("schedulers", "comma-separated scheduler names", schedulersText);
-    cmd.AddValue("seed", "problem and scheduler seed", seed);
-    cmd.Parse(argc, argv);
+    std::string seedText = "1";
     try
     {
+        ExperimentCommandLine cmd(__FILE__);
+        cmd.AddValue("layers", "comma-separated layer counts L", layersText);
+        cmd.AddValue("types", "comma-separated resource type counts (2 ..)", typesText);
+        cmd.AddValue("schedulers", "comma-separated scheduler names", schedulersText);
+        cmd.AddValue("seed", "problem and scheduler seed, 1 to 4294967295", seedText);
+        cmd.Parse(argc, argv);
+        const uint64_t seed = dlnet::ParseUnsigned("seed", seedText, 1, UINT32_MAX);
         std::vector<uint32_t> layerCounts;
         for (const auto& text : dlnet::ParseList("layers", layersText))
         {
@@ -133,6 +134,20 @@ main(int argc, char* argv[])
             typeCounts.push_back(dlnet::ParseUnsigned("types", text, 2, 64));
         }
         const auto schedulers = dlnet::ParseList("schedulers", schedulersText);
+        // every name against every problem's catalogue before the table (all-gpu3 needs 5 types)
+        for (uint32_t T : typeCounts)
+        {
+            const auto known = SchedulerNames(CtrLikeProblem(layerCounts[0], T, seed).catalogue);
+            for (const auto& name : schedulers)
+            {
+                if (std::find(known.begin(), known.end(), name) == known.end())
+                {
+                    throw std::invalid_argument("schedulers: got '" + dlnet::PrintableText(name)
+                                                + "'; with " + std::to_string(T) + " types one of "
+                                                + dlnet::JoinChoices(known));
+                }
+            }
+        }
         std::printf("%6s %5s %-16s %10s %11s %8s %12s %14s %9s\n",
                     "L",
                     "types",

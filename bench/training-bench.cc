@@ -81,16 +81,29 @@ main(int argc, char* argv[])
         [&]()
         {
             std::string which = "all";
-            uint32_t gptLayers = 2;
+            std::string gptLayersText = "2";
             std::string network = "packet";
-            CommandLine cmd(__FILE__);
+            ExperimentCommandLine cmd(__FILE__);
             cmd.AddValue("case", "all, resnet or gpt", which);
-            cmd.AddValue(
-                "gpt-layers", "transformer layers of the GPT-3-like case (GPT-3: 96)", gptLayers);
+            cmd.AddValue("gpt-layers",
+                         "transformer layers of the GPT-3-like case, 2 to 96 (GPT-3: 96)",
+                         gptLayersText);
             cmd.AddValue("network", NETWORK_OPTION_HELP, network);
             cmd.Parse(argc, argv);
             dlnet::ParseChoice("case", which, {"all", "resnet", "gpt"});
             dlnet::ParseChoice("network", network, {"packet", "flow"});
+            // (PP 2: two layers at least; a bad count failed in the child, exit 1)
+            const uint32_t gptLayers = dlnet::ParseUnsigned("gpt-layers", gptLayersText, 2, 96);
+            if (which == "resnet" && gptLayersText != "2")
+            {
+                // taken and ignored before
+                throw std::invalid_argument("gpt-layers: got '" + gptLayersText
+                                            + "'; it applies to case gpt (or all), and case "
+                                              "is resnet");
+            }
+            // the configs are checked here: a bad one failed in the child, exit 1
+            ResNetCase().Validate();
+            bench::Gpt64(gptLayers).Validate();
             std::printf("network=%s\n", network.c_str());
             std::vector<std::pair<std::string, std::string>> cases;
             if (which != "gpt")

@@ -203,7 +203,7 @@ main(int argc, char* argv[])
             std::string microbatches = "16";
             std::string network = "flow";
             std::string results = "results/training-scale";
-            CommandLine cmd(__FILE__);
+            ExperimentCommandLine cmd(__FILE__);
             cmd.AddValue("gpus", "GPU counts: 64 or multiples of 128", gpuList);
             cmd.AddValue("microbatches", "microbatches per data-parallel replica", microbatches);
             cmd.AddValue("network", NETWORK_OPTION_HELP, network);
