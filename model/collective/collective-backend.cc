@@ -43,17 +43,10 @@ CollectiveBackend::Validate(const CollectiveRequest& request,
     comm.Validate(topology.GetNRanks());
     if (!Implements(request.op))
     {
-        std::vector<std::string> names;
-        for (const auto& name : CollectiveRegistry::Names())
-        {
-            if (CollectiveRegistry::Create(name)->Implements(request.op))
-            {
-                names.push_back(name);
-            }
-        }
-        throw NotApplicable("algorithm: " + GetName() + " does not implement "
-                            + ToString(request.op) + "; algorithms for " + ToString(request.op)
-                            + ": " + dlnet::JoinChoices(names) + " or auto");
+        throw NotApplicable(
+            "algorithm: " + GetName() + " does not implement " + ToString(request.op)
+            + "; algorithms for " + ToString(request.op) + ": "
+            + dlnet::JoinChoices(CollectiveRegistry::Implementing(request.op)) + " or auto");
     }
     std::string why = CheckTopology(topology, comm);
     if (!why.empty())
@@ -113,6 +106,20 @@ std::vector<std::string>
 CollectiveRegistry::Names()
 {
     return Kinds::Names();
+}
+
+std::vector<std::string>
+CollectiveRegistry::Implementing(CollectiveOp op)
+{
+    std::vector<std::string> names;
+    for (const auto& name : Names())
+    {
+        if (Create(name)->Implements(op))
+        {
+            names.push_back(name);
+        }
+    }
+    return names;
 }
 
 const CollectiveKind&

@@ -164,6 +164,8 @@ public:
                                      const std::string& field = "algorithm");
     /// \return the registered names, by order
     static std::vector<std::string> Names();
+    /// \return the registered names, by order, of the backends that implement op
+    static std::vector<std::string> Implementing(CollectiveOp op);
     /// \return a new backend by name (std::invalid_argument naming `field` when unknown)
     static Ptr<CollectiveBackend> Create(const std::string& name,
                                          const std::string& field = "algorithm");

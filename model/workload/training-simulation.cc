@@ -572,14 +572,8 @@ TrainingSimulation::Prepare(uint32_t j)
         {
             // a backend that runs none of the dimension's tasks was chosen by mistake
             const std::string dim = ToString(TrainingDimension(d));
-            std::vector<std::string> withSends;
-            for (const std::string& b : CollectiveRegistry::Names())
-            {
-                if (CollectiveRegistry::Create(b, "backend")->Implements(CollectiveOp::SEND_RECV))
-                {
-                    withSends.push_back(b);
-                }
-            }
+            std::vector<std::string> withSends
+                = CollectiveRegistry::Implementing(CollectiveOp::SEND_RECV);
             withSends.push_back("auto");
             throw std::invalid_argument(
                 dim + "-backend: " + job.setup->name + ": got '" + job.setup->dimensions[d].backend
