@@ -103,6 +103,10 @@ RunTrainingCase(const TrainingConfig& c)
     return f;
 }
 
+constexpr uint32_t DEFAULT_MAX_RANKS = 8192;                    //!< --max-ranks
+constexpr uint32_t DEFAULT_GPT_LAYERS = 2;                      //!< --gpt-layers
+const char* const DEFAULT_ALGORITHMS = "ring,halving-doubling"; //!< --algorithms
+
 /// A case of part 1: the same experiment at either level.
 struct CompareCase
 {
@@ -146,9 +150,9 @@ main(int argc, char* argv[])
         {
             std::string part = "all";
             std::string skipSlowText = "false";
-            std::string maxRanksText = "8192";
-            std::string algorithmsText = "ring,halving-doubling";
-            std::string gptLayersText = "2";
+            std::string maxRanksText = std::to_string(DEFAULT_MAX_RANKS);
+            std::string algorithmsText = DEFAULT_ALGORITHMS;
+            std::string gptLayersText = std::to_string(DEFAULT_GPT_LAYERS);
             std::string results;
             ExperimentCommandLine cmd(__FILE__);
             cmd.AddValue("part", "all, compare (packet against flow) or scale (flow only)", part);
@@ -171,19 +175,15 @@ main(int argc, char* argv[])
                 = dlnet::ParseList("algorithms", algorithmsText);
             const uint32_t gptLayers = dlnet::ParseUnsigned("gpt-layers", gptLayersText, 2, 96);
             // an option of the part not run was taken and ignored
-            for (const auto& [option, text, standard, its] :
-                 {std::make_tuple("skip-slow", skipSlowText, "false", "compare"),
-                  std::make_tuple("gpt-layers", gptLayersText, "2", "compare"),
-                  std::make_tuple("max-ranks", maxRanksText, "8192", "scale"),
-                  std::make_tuple("algorithms", algorithmsText, "ring,halving-doubling", "scale")})
-            {
-                if (text != standard && part != "all" && part != its)
-                {
-                    throw std::invalid_argument(std::string(option) + ": got '" + text
-                                                + "'; it applies to part " + its
-                                                + " (or all), and part is " + part);
-                }
-            }
+            const bool compares = part != "scale";
+            const bool scales = part != "compare";
+            const std::string compareOnly = "to part compare (or all), and part is " + part;
+            const std::string scaleOnly = "to part scale (or all), and part is " + part;
+            RefuseInapplicable("skip-slow", skipSlow, false, compares, compareOnly);
+            RefuseInapplicable("gpt-layers", gptLayers, DEFAULT_GPT_LAYERS, compares, compareOnly);
+            RefuseInapplicable("max-ranks", maxRanks, DEFAULT_MAX_RANKS, scales, scaleOnly);
+            RefuseInapplicable(
+                "algorithms", dlnet::JoinList(algorithms), DEFAULT_ALGORITHMS, scales, scaleOnly);
             if (part != "compare")
             {
                 for (const std::string& algorithm : algorithms)

@@ -181,8 +181,10 @@ main(int argc, char* argv[])
         {
             WaferExperimentConfig wafer;
             FredTrainingConfig training;
-            std::string bytes = "64MiB";
-            std::string ioBytes = "4MiB";
+            const std::string defaultBytes = "64MiB";
+            const std::string defaultIoBytes = "4MiB";
+            std::string bytes = defaultBytes;
+            std::string ioBytes = defaultIoBytes;
             std::string layers = std::to_string(training.layers);
             std::string mtu = std::to_string(training.mtu);
             std::string waferText = "true";
@@ -208,21 +210,13 @@ main(int argc, char* argv[])
                 throw std::invalid_argument("wafer, training: both false; nothing to run");
             }
             // an option of the table not run was taken and ignored
-            for (const auto& [option, text, standard, table, runs] :
-                 {std::make_tuple("bytes", bytes, std::string("64MiB"), "wafer", doWafer),
-                  std::make_tuple("io-bytes", ioBytes, std::string("4MiB"), "wafer", doWafer),
-                  std::make_tuple(
-                      "layers", layers, std::to_string(training.layers), "training", doTraining),
-                  std::make_tuple(
-                      "mtu", mtu, std::to_string(training.mtu), "training", doTraining)})
-            {
-                if (!runs && text != standard)
-                {
-                    throw std::invalid_argument(std::string(option) + ": got '" + text
-                                                + "'; it applies to the " + table + " table, and "
-                                                + table + " is false");
-                }
-            }
+            const std::string waferOnly = "to the wafer table, and wafer is false";
+            const std::string trainingOnly = "to the training table, and training is false";
+            RefuseInapplicable("bytes", bytes, defaultBytes, doWafer, waferOnly);
+            RefuseInapplicable("io-bytes", ioBytes, defaultIoBytes, doWafer, waferOnly);
+            RefuseInapplicable(
+                "layers", layers, std::to_string(training.layers), doTraining, trainingOnly);
+            RefuseInapplicable("mtu", mtu, std::to_string(training.mtu), doTraining, trainingOnly);
             wafer.bytes = dlnet::ParseBytes("bytes", bytes);
             wafer.ioBytes = dlnet::ParseBytes("io-bytes", ioBytes);
             wafer.Validate();

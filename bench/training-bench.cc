@@ -94,13 +94,12 @@ main(int argc, char* argv[])
             dlnet::ParseChoice("network", network, {"packet", "flow"});
             // (PP 2: two layers at least; a bad count failed in the child, exit 1)
             const uint32_t gptLayers = dlnet::ParseUnsigned("gpt-layers", gptLayersText, 2, 96);
-            if (which == "resnet" && gptLayersText != "2")
-            {
-                // taken and ignored before
-                throw std::invalid_argument("gpt-layers: got '" + gptLayersText
-                                            + "'; it applies to case gpt (or all), and case "
-                                              "is resnet");
-            }
+            // taken and ignored before
+            RefuseInapplicable("gpt-layers",
+                               gptLayers,
+                               2,
+                               which != "resnet",
+                               "to case gpt (or all), and case is resnet");
             // the configs are checked here: a bad one failed in the child, exit 1
             ResNetCase().Validate();
             bench::Gpt64(gptLayers).Validate();
