@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <numeric>
 #include <stdexcept>
 
 namespace ns3
@@ -305,57 +306,44 @@ public:
 
     /**
      * \return whether some plan is provisioned within the available counts
-     * at throughput theta; `plan` gets the first one found or, with
-     * `smallest`, the lexicographically smallest of them (a full search)
+     * at throughput theta; `plan` gets the first one found
      */
-    bool FeasibleAt(double theta, SchedulingPlan& plan, bool smallest = false)
+    bool FeasibleAt(double theta, SchedulingPlan& plan)
     {
         Reset();
-        bool found = false;
+        std::vector<Entry> row;
         for (uint32_t s = 0; s < m_layers; ++s)
         {
             for (uint32_t t = 0; t < m_types; ++t)
             {
-                const std::vector<uint32_t> bucket = PruneUsage(Bucket(s, t), smallest);
+                const std::vector<uint32_t> bucket = PruneUsage(Bucket(s, t));
+                if (bucket.empty())
+                {
+                    continue;
+                }
+                // The stages from (s, t) at theta do not depend on the prefix:
+                // provision them once for every label of the bucket.
+                Provision(s, t, theta, row);
                 for (uint32_t id : bucket)
                 {
-                    for (uint32_t e = s + 1; e <= m_layers; ++e)
+                    for (uint32_t e = s + 1; e - s - 1 < row.size() / m_types; ++e)
                     {
-                        const uint32_t alone
-                            = m_model.MinInstances(s, e - 1, t, CostModel::NO_NEXT, theta);
-                        if (alone == 0)
-                        {
-                            break;
-                        }
+                        const Entry* entries = &row[static_cast<size_t>(e - s - 1) * m_types];
                         double price;
                         double thr;
                         if (e == m_layers)
                         {
-                            const PlanStage st
-                                = m_model.StageTime(s, e - 1, t, CostModel::NO_NEXT, alone);
-                            if (Extend(id, t, Of(st), price, thr))
+                            if (Extend(id, t, entries[t], price, thr))
                             {
-                                SchedulingPlan candidate = Prefix(id);
-                                candidate.resize(m_layers, t);
-                                if (!found || candidate < plan)
-                                {
-                                    plan = candidate;
-                                }
-                                found = true;
-                                if (!smallest)
-                                {
-                                    return true;
-                                }
+                                plan = Prefix(id);
+                                plan.resize(m_layers, t);
+                                return true;
                             }
                             continue;
                         }
                         for (uint32_t next = 0; next < m_types; ++next)
                         {
-                            const uint32_t k
-                                = next == t ? 0 : m_model.MinInstances(s, e - 1, t, next, theta);
-                            if (k > 0
-                                && Extend(
-                                    id, t, Of(m_model.StageTime(s, e - 1, t, next, k)), price, thr))
+                            if (next != t && Extend(id, t, entries[next], price, thr))
                             {
                                 Push(e, next, id, price, thr);
                             }
@@ -364,7 +352,107 @@ public:
                 }
             }
         }
-        return found;
+        return false;
+    }
+
+    /**
+     * \return whether some plan is provisioned within the available counts
+     * at throughput theta; `plan` gets the lexicographically smallest of
+     * them. Backward, every state (s, t) gets the minimal usages with which a
+     * stage on t from layer s and the stages after it fit; forward, each
+     * layer then takes the smallest type that still leaves such a
+     * completion, which makes the plan the smallest.
+     */
+    bool SmallestFeasibleAt(double theta, SchedulingPlan& plan) const
+    {
+        const size_t states = static_cast<size_t>(m_layers) * m_types;
+        std::vector<std::vector<Entry>> rows(states);
+        std::vector<std::vector<uint64_t>> minimal(states);
+        const std::vector<uint64_t> none(m_types, 0);
+        std::vector<uint64_t> candidates;
+        for (uint32_t s = m_layers; s-- > 0;)
+        {
+            for (uint32_t t = 0; t < m_types; ++t)
+            {
+                const size_t state = static_cast<size_t>(s) * m_types + t;
+                Provision(s, t, theta, rows[state]);
+                candidates.clear();
+                Completions(s,
+                            t,
+                            rows[state],
+                            minimal,
+                            none.data(),
+                            s + 1,
+                            [&candidates](const uint64_t* usage, size_t n)
+                            {
+                                candidates.insert(candidates.end(), usage, usage + n);
+                                return false;
+                            });
+                minimal[state] = MinimalUsages(candidates);
+            }
+        }
+        uint32_t t = 0;
+        while (t < m_types && minimal[t].empty())
+        {
+            ++t;
+        }
+        if (t == m_types)
+        {
+            return false;
+        }
+        // The current stage (from layer first, on type t, after stages that
+        // use `used`) always has a completion: the one the choice was made for.
+        plan.assign(m_layers, t);
+        uint32_t first = 0;
+        std::vector<uint64_t> used = none;
+        std::vector<uint64_t> after(m_types);
+        for (uint32_t l = 1; l < m_layers; ++l)
+        {
+            const std::vector<Entry>& row = rows[static_cast<size_t>(first) * m_types + t];
+            uint32_t chosen = m_types;
+            for (uint32_t n = 0; n < m_types && chosen == m_types; ++n)
+            {
+                auto any = [](const uint64_t*, size_t)
+                {
+                    return true;
+                };
+                if (n == t)
+                {
+                    // Layer l stays in the stage: it ends at some e > l.
+                    if (Completions(first, t, row, minimal, used.data(), l + 1, any))
+                    {
+                        chosen = t;
+                    }
+                    continue;
+                }
+                // The stage ends before layer l and one on n starts there.
+                const size_t at = static_cast<size_t>(l - first - 1) * m_types + n;
+                if (at >= row.size() || !Add(used.data(), t, row[at], after.data()))
+                {
+                    continue;
+                }
+                const std::vector<uint64_t>& rest = minimal[static_cast<size_t>(l) * m_types + n];
+                for (size_t i = 0; i < rest.size() && chosen == m_types; i += m_types)
+                {
+                    if (FitsWith(after.data(), &rest[i]))
+                    {
+                        chosen = n;
+                    }
+                }
+            }
+            if (chosen == m_types)
+            {
+                throw std::logic_error("exact: a plan prefix lost its completion");
+            }
+            if (chosen != t)
+            {
+                used = after;
+                first = l;
+                t = chosen;
+            }
+            std::fill(plan.begin() + l, plan.end(), t);
+        }
+        return true;
     }
 
 private:
@@ -448,6 +536,166 @@ private:
                 types[st.type].pricePerHour * st.instances
                     + types[m_problem.psType].pricePerHour * st.psServers,
                 st.throughput};
+    }
+
+    /**
+     * `row` gets the stages from layer s on type t minimally provisioned for
+     * theta, laid out as m_table's rows: m_types entries per end e = s+1 ..
+     * while the stage alone reaches theta (slot t at the last layer, the
+     * next stage's type otherwise; instances 0 where none reaches it)
+     */
+    void Provision(uint32_t s, uint32_t t, double theta, std::vector<Entry>& row) const
+    {
+        row.clear();
+        for (uint32_t e = s + 1; e <= m_layers; ++e)
+        {
+            const uint32_t alone = m_model.MinInstances(s, e - 1, t, CostModel::NO_NEXT, theta);
+            if (alone == 0)
+            {
+                break;
+            }
+            for (uint32_t next = 0; next < m_types; ++next)
+            {
+                Entry entry{0, 0, INF, 0};
+                if (e == m_layers)
+                {
+                    if (next == t)
+                    {
+                        entry = Of(m_model.StageTime(s, e - 1, t, CostModel::NO_NEXT, alone));
+                    }
+                }
+                else if (next != t)
+                {
+                    const uint32_t k = m_model.MinInstances(s, e - 1, t, next, theta);
+                    if (k > 0)
+                    {
+                        entry = Of(m_model.StageTime(s, e - 1, t, next, k));
+                    }
+                }
+                row.push_back(entry);
+            }
+        }
+    }
+
+    /**
+     * `sum` gets `usage` plus a stage on `type`; \return whether the stage
+     * is reachable and the sum fits the available counts
+     */
+    bool Add(const uint64_t* usage, uint32_t type, const Entry& st, uint64_t* sum) const
+    {
+        if (st.instances == 0)
+        {
+            return false;
+        }
+        std::copy(usage, usage + m_types, sum);
+        sum[type] += st.instances;
+        sum[m_problem.psType] += st.psServers;
+        return FitsWith(sum, nullptr);
+    }
+
+    /// \return whether a + b (b may be null) fits the available counts
+    bool FitsWith(const uint64_t* a, const uint64_t* b) const
+    {
+        const auto& types = m_problem.catalogue.types;
+        for (uint32_t u = 0; u < m_types; ++u)
+        {
+            if (a[u] + (b ? b[u] : 0) > types[u].available)
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Calls visit(usage, m_types) with `used` plus a stage on t from layer
+     * s to e - 1 (e from `from` on, as `row` allows) plus a minimal usage
+     * after it, for each such sum within the available counts, until visit
+     * returns true. \return whether it did
+     */
+    template <typename Visit>
+    bool Completions(uint32_t s,
+                     uint32_t t,
+                     const std::vector<Entry>& row,
+                     const std::vector<std::vector<uint64_t>>& minimal,
+                     const uint64_t* used,
+                     uint32_t from,
+                     Visit visit) const
+    {
+        std::vector<uint64_t> stage(m_types);
+        std::vector<uint64_t> total(m_types);
+        for (uint32_t e = from; e - s - 1 < row.size() / m_types; ++e)
+        {
+            const Entry* entries = &row[static_cast<size_t>(e - s - 1) * m_types];
+            for (uint32_t n = 0; n < m_types; ++n)
+            {
+                // Provision leaves instances 0 in the slots that are not stages.
+                if (!Add(used, t, entries[n], stage.data()))
+                {
+                    continue;
+                }
+                if (e == m_layers)
+                {
+                    if (visit(stage.data(), m_types))
+                    {
+                        return true;
+                    }
+                    continue;
+                }
+                const std::vector<uint64_t>& rest = minimal[static_cast<size_t>(e) * m_types + n];
+                for (size_t i = 0; i < rest.size(); i += m_types)
+                {
+                    if (!FitsWith(stage.data(), &rest[i]))
+                    {
+                        continue;
+                    }
+                    for (uint32_t u = 0; u < m_types; ++u)
+                    {
+                        total[u] = stage[u] + rest[i + u];
+                    }
+                    if (visit(total.data(), m_types))
+                    {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
+    }
+
+    /// \return the usages (m_types counts each) that no other bounds componentwise, once each
+    std::vector<uint64_t> MinimalUsages(const std::vector<uint64_t>& usages) const
+    {
+        const size_t count = usages.size() / m_types;
+        std::vector<std::pair<uint64_t, size_t>> order;
+        for (size_t i = 0; i < count; ++i)
+        {
+            const uint64_t* u = &usages[i * m_types];
+            order.emplace_back(std::accumulate(u, u + m_types, uint64_t{0}), i);
+        }
+        // A bounding usage has a smaller total, or is equal: it comes first.
+        std::sort(order.begin(), order.end());
+        std::vector<uint64_t> kept;
+        for (const auto& [total, i] : order)
+        {
+            const uint64_t* x = &usages[i * m_types];
+            bool dominated = false;
+            for (size_t k = 0; k < kept.size() && !dominated; k += m_types)
+            {
+                dominated = std::equal(&kept[k],
+                                       &kept[k] + m_types,
+                                       x,
+                                       [](uint64_t a, uint64_t b)
+                                       {
+                                           return a <= b;
+                                       });
+            }
+            if (!dominated)
+            {
+                kept.insert(kept.end(), x, x + m_types);
+            }
+        }
+        return kept;
     }
 
     void Push(uint32_t s, uint32_t t, uint32_t parent, double price, double throughput)
@@ -628,29 +876,20 @@ private:
 
     /**
      * \return the bucket without labels whose usage another's bounds
-     * componentwise (feasibility depends on nothing else); with `smallest`,
-     * only by a label with a lexicographically smaller prefix, so that the
-     * smallest feasible plan survives (were it pruned, the pruning label with
-     * its suffix would be feasible and smaller)
+     * componentwise (feasibility depends on nothing else), taken by total
+     * usage so that a bounding label always comes first
      */
-    std::vector<uint32_t> PruneUsage(const std::vector<uint32_t>& bucket, bool smallest) const
+    std::vector<uint32_t> PruneUsage(const std::vector<uint32_t>& bucket) const
     {
-        std::vector<uint32_t> order = bucket;
-        if (smallest)
+        std::vector<std::pair<uint64_t, uint32_t>> order;
+        for (uint32_t id : bucket)
         {
-            std::vector<std::pair<SchedulingPlan, uint32_t>> prefixes;
-            for (uint32_t id : bucket)
-            {
-                prefixes.emplace_back(Prefix(id), id);
-            }
-            std::sort(prefixes.begin(), prefixes.end());
-            for (size_t i = 0; i < prefixes.size(); ++i)
-            {
-                order[i] = prefixes[i].second;
-            }
+            const uint64_t* u = Usage(id);
+            order.emplace_back(std::accumulate(u, u + m_types, uint64_t{0}), id);
         }
+        std::sort(order.begin(), order.end());
         std::vector<uint32_t> kept;
-        for (uint32_t x : order)
+        for (const auto& [total, x] : order)
         {
             bool dominated = false;
             for (uint32_t y : kept)
@@ -682,22 +921,6 @@ private:
     std::vector<double> m_suffixPrice;      //!< per state: least price of a completion
     std::vector<double> m_suffixThroughput; //!< per state: highest throughput of a completion
 };
-
-uint64_t
-Bits(double value)
-{
-    uint64_t bits;
-    std::memcpy(&bits, &value, sizeof bits);
-    return bits;
-}
-
-double
-FromBits(uint64_t bits)
-{
-    double value;
-    std::memcpy(&value, &bits, sizeof value);
-    return value;
-}
 
 ScheduleResult
 RunExact(const CostModel& model, const SchedulerOptions& options)
@@ -751,24 +974,19 @@ RunExact(const CostModel& model, const SchedulerOptions& options)
         result.best = best; // no plan can be provisioned at all: all tie at 0
         return result;
     }
-    SchedulingPlan fastest = found;
-    uint64_t lo = Bits(model.BestThroughput(found).throughput);
-    uint64_t hi = Bits(INF);
-    while (hi - lo > 1)
-    {
-        const uint64_t mid = lo + (hi - lo) / 2;
-        if (search.FeasibleAt(FromBits(mid), found))
-        {
-            fastest = found;
-            lo = std::min(std::max(mid, Bits(model.BestThroughput(found).throughput)), hi - 1);
-        }
-        else
-        {
-            hi = mid;
-        }
-    }
+    const double reached = LargestReached(model.BestThroughput(found).throughput,
+                                          [&](double theta)
+                                          {
+                                              return search.FeasibleAt(theta, found)
+                                                         ? model.BestThroughput(found).throughput
+                                                         : 0.0;
+                                          });
     // Of the plans reaching that throughput, IsBetter keeps the smallest.
-    search.FeasibleAt(FromBits(lo), fastest, true);
+    SchedulingPlan fastest;
+    if (!search.SmallestFeasibleAt(reached, fastest))
+    {
+        throw std::logic_error("exact: no plan at the throughput the search reached");
+    }
     PlanEvaluation e = model.Evaluate(fastest);
     result.best = IsBetter(e, best) ? e : best;
     return result;

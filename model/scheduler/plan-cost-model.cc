@@ -31,8 +31,7 @@ Short(double value, int digits = 6)
     return os.str();
 }
 
-/// Positive finite doubles order like their bit patterns: bisection on the
-/// bits finds the largest feasible double in at most 64 steps.
+/// Positive doubles order like their bit patterns.
 uint64_t
 Bits(double value)
 {
@@ -441,12 +440,21 @@ CostModel::BestThroughput(const SchedulingPlan& plan) const
         e.throughput = 0;
         return e;
     }
+    provision(LargestReached(lowest, provision));
+    e.stages = trial;
+    Price(m_problem, e);
+    return e;
+}
+
+double
+LargestReached(double lowest, const std::function<double(double)>& reach)
+{
     uint64_t lo = Bits(lowest);
     uint64_t hi = Bits(std::numeric_limits<double>::infinity());
     while (hi - lo > 1)
     {
         const uint64_t mid = lo + (hi - lo) / 2;
-        const double reached = provision(FromBits(mid));
+        const double reached = reach(FromBits(mid));
         if (reached > 0)
         {
             lo = std::min(std::max(mid, Bits(reached)), hi - 1);
@@ -456,10 +464,7 @@ CostModel::BestThroughput(const SchedulingPlan& plan) const
             hi = mid;
         }
     }
-    provision(FromBits(lo));
-    e.stages = trial;
-    Price(m_problem, e);
-    return e;
+    return FromBits(lo);
 }
 
 uint64_t

@@ -8,6 +8,7 @@
 #include "resource-catalogue.h"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -165,6 +166,15 @@ private:
     std::vector<uint32_t> m_embeddings;       //!< prefix count of embedding layers
     mutable uint64_t m_evaluations{0};
 };
+
+/**
+ * \return the largest double theta >= lowest at which `reach` holds, for a
+ * `reach` monotone in theta (it holds at lowest): reach(theta) > 0 when it
+ * holds, and then a value it also holds at, which the search jumps to
+ * (theta itself will do). Bisection on the bits of positive doubles, whose
+ * order is theirs: at most 64 calls.
+ */
+double LargestReached(double lowest, const std::function<double(double)>& reach);
 
 } // namespace ns3
 

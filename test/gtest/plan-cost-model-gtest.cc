@@ -899,6 +899,34 @@ TEST(ExactScheduler, EqualsExhaustiveC)
     CompareExactExhaustive(303, 100, 10);
 }
 
+TEST(ExactScheduler, FastestPlanEqualsExhaustiveWhenNoneMeetsTheLimit)
+{
+    // Every problem unreachable: the bisection for the highest throughput and
+    // the smallest plan reaching it, against enumeration (plans with up to
+    // 5 types, so that the completions the smallest-plan pass keeps have
+    // several usages to compare).
+    std::mt19937_64 rng(404);
+    int positive = 0;
+    for (int n = 0; n < 150; ++n)
+    {
+        const uint32_t types = 2 + Below(rng, 4);
+        const uint32_t layers = 1 + Below(rng, types == 2 ? 12 : (types == 3 ? 8 : 6));
+        SchedulingProblem p = RandomProblem(rng, layers, types);
+        p.throughputLimit *= 1e9;
+        CostModel model(p);
+        const ScheduleResult exact = RunScheduler("exact", model, SchedulerOptions());
+        const ScheduleResult all = RunScheduler("exhaustive", model, SchedulerOptions());
+        const std::string what = "problem " + std::to_string(n);
+        ASSERT_FALSE(all.best.feasible) << what;
+        EXPECT_FALSE(exact.best.feasible) << what;
+        EXPECT_EQ(exact.best.throughput, all.best.throughput) << what;
+        EXPECT_EQ(exact.best.plan, all.best.plan) << what;
+        positive += all.best.throughput > 0;
+    }
+    // Most problems can be provisioned at some throughput.
+    EXPECT_GT(positive, 100);
+}
+
 TEST(ExactScheduler, ExhaustiveRefusesTooManyPlans)
 {
     std::vector<ProfiledLayer> layers(12, Layer("a", "linear", {0.1, 0.01}));
