@@ -365,9 +365,10 @@ public:
      */
     bool SmallestFeasibleAt(double theta, SchedulingPlan& plan) const
     {
-        const size_t states = static_cast<size_t>(m_layers) * m_types;
-        std::vector<std::vector<Entry>> rows(states);
-        std::vector<std::vector<uint64_t>> minimal(states);
+        // One row of stages at a time: all of them at once can be
+        // layers^2 x types^2 entries.
+        std::vector<Entry> row;
+        std::vector<std::vector<uint64_t>> minimal(static_cast<size_t>(m_layers) * m_types);
         const std::vector<uint64_t> none(m_types, 0);
         std::vector<uint64_t> candidates;
         for (uint32_t s = m_layers; s-- > 0;)
@@ -375,11 +376,11 @@ public:
             for (uint32_t t = 0; t < m_types; ++t)
             {
                 const size_t state = static_cast<size_t>(s) * m_types + t;
-                Provision(s, t, theta, rows[state]);
+                Provision(s, t, theta, row);
                 candidates.clear();
                 Completions(s,
                             t,
-                            rows[state],
+                            row,
                             minimal,
                             none.data(),
                             s + 1,
@@ -406,9 +407,9 @@ public:
         uint32_t first = 0;
         std::vector<uint64_t> used = none;
         std::vector<uint64_t> after(m_types);
+        Provision(first, t, theta, row);
         for (uint32_t l = 1; l < m_layers; ++l)
         {
-            const std::vector<Entry>& row = rows[static_cast<size_t>(first) * m_types + t];
             uint32_t chosen = m_types;
             for (uint32_t n = 0; n < m_types && chosen == m_types; ++n)
             {
@@ -449,6 +450,7 @@ public:
                 used = after;
                 first = l;
                 t = chosen;
+                Provision(first, t, theta, row);
             }
             std::fill(plan.begin() + l, plan.end(), t);
         }
