@@ -113,12 +113,12 @@ struct HeterpsHeadlineRow
 {
     double limit{0};
     std::string baseline;
-    double baselineCost{0};        //!< USD
-    double bestCost{0};            //!< USD, the exact optimum
-    double costRatio{0};           //!< baseline / best
-    double lowerCostPercent{0};    //!< (baseline / best - 1) x 100
-    double baselineThroughput{0};  //!< samples/s, its provisioned plan's
-    double equalCostLimit{0};      //!< L': the highest limit the optimum meets within baselineCost
+    double baselineCost{0};       //!< USD
+    double bestCost{0};           //!< USD, the exact optimum
+    double costRatio{0};          //!< baseline / best
+    double lowerCostPercent{0};   //!< (baseline / best - 1) x 100
+    double baselineThroughput{0}; //!< samples/s, its provisioned plan's
+    double equalCostLimit{0};     //!< L': a limit the optimum meets within baselineCost (bisection)
     double equalCostThroughput{0}; //!< the optimum's throughput at L'
     double throughputRatio{0};     //!< equalCostThroughput / baselineThroughput
     std::string driver;            //!< the baseline's bottleneck stage and its largest component
@@ -197,10 +197,12 @@ std::string DriverText(const CostModel& model, const PlanEvaluation& evaluation)
 
 /**
  * The HeterPS-style headline at each limit: (a) the exact optimum's cost
- * against each baseline's, (b) the highest limit L' at which the optimum
- * costs no more than the baseline (a binary search on the log of the limit,
- * HETERPS_EQUAL_COST_STEPS steps between the baseline's throughput and
- * `reachable`) and the optimum's throughput there against the baseline's.
+ * against each baseline's, (b) a limit L' at which the optimum costs no
+ * more than the baseline, found by bisection on the log of the limit
+ * (HETERPS_EQUAL_COST_STEPS steps between the baseline's throughput and
+ * `reachable`; the optimum's cost is not monotone in the limit, so a higher
+ * limit may meet it too), and the optimum's throughput there against the
+ * baseline's.
  * Baselines infeasible at a limit give no row there; neither does a limit
  * the optimum cannot meet.
  * \param problem the problem (its limit is replaced by each limit)

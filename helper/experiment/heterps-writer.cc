@@ -722,8 +722,8 @@ PrintHeterpsTable(const HeterpsConfig& config, const HeterpsResult& r)
                         s.driver.c_str());
         }
         std::printf("(cost x = baseline cost / optimum cost at the same limit; %% lower cost = "
-                    "(cost x - 1) x 100; thr. x = the optimum's throughput at the highest limit "
-                    "it meets for the baseline's cost / the baseline's throughput)\n");
+                    "(cost x - 1) x 100; thr. x = the optimum's throughput at a limit it meets "
+                    "for the baseline's cost, found by bisection / the baseline's throughput)\n");
     }
     if (r.simulated)
     {
