@@ -86,6 +86,32 @@ SchedulingProblem::Validate() const
         throw std::invalid_argument("samples: " + dlnet::ShortestText(samples)
                                     + " must be a finite number > 0");
     }
+    // A stage is never faster than one of its layers on all of its type's
+    // instances. Far above any machine's throughput, products of two
+    // throughputs (a geometric mean of limits) and the throughput itself
+    // would overflow to inf, and costs fall to 0.
+    for (size_t l = 0; l < profile.layers.size(); ++l)
+    {
+        const ProfiledLayer& layer = profile.layers[l];
+        for (size_t t = 0; t < catalogue.types.size(); ++t)
+        {
+            const double a = layer.parallelFraction;
+            const double fastest = layer.seconds[t] * ((1 - a) + a / catalogue.types[t].available);
+            if (!(profile.batch / fastest <= MAX_THROUGHPUT))
+            {
+                throw std::invalid_argument(
+                    "profile.layers[" + std::to_string(l) + "].seconds[" + std::to_string(t) + "] ("
+                    + dlnet::PrintableText(catalogue.types[t].name)
+                    + "): " + dlnet::ShortestText(layer.seconds[t]) + " s for a batch of "
+                    + std::to_string(profile.batch) + " samples on "
+                    + std::to_string(catalogue.types[t].available) + " instances exceeds "
+                    + dlnet::ShortestText(MAX_THROUGHPUT) + " samples/s; give a time of at least "
+                    + dlnet::ShortestText(profile.batch / MAX_THROUGHPUT
+                                          / ((1 - a) + a / catalogue.types[t].available))
+                    + " s");
+            }
+        }
+    }
     if (sync != SyncMode::ALL_REDUCE && sync != SyncMode::PARAMETER_SERVER)
     {
         throw std::invalid_argument("sync: must be allreduce or ps");

@@ -28,6 +28,10 @@ std::string ToString(SyncMode mode);
 /// \return the mode named so; std::invalid_argument naming field and "allreduce or ps"
 SyncMode ParseSyncMode(const std::string& field, const std::string& text);
 
+/// The highest throughput a layer may reach on all of a type's instances,
+/// samples/s: far above any machine, and far below overflow
+constexpr double MAX_THROUGHPUT = 1e100;
+
 /**
  * \ingroup dlnet
  * \brief A heterogeneous scheduling problem (HeterPS-style): the profile,

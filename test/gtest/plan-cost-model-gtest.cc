@@ -634,6 +634,20 @@ TEST(CostModel, BadInput)
             p.catalogue.types[1].available = 0;
         },
         {"catalogue.types[1].available", "at least 1"});
+    // a layer so fast that throughputs overflow (inf samples/s at cost 0)
+    expect(
+        [](SchedulingProblem& p)
+        {
+            p.profile.layers[0].seconds[1] = 1e-307;
+            p.profile.batch = uint64_t{1} << 30;
+        },
+        {"profile.layers[0].seconds[1]", "gpu", "1e+100 samples/s", "at least"});
+    EXPECT_NO_THROW(CostModel(with(
+        [](SchedulingProblem& p)
+        {
+            p.profile.layers[0].seconds[1] = 1e-12;
+            p.profile.batch = uint64_t{1} << 30;
+        })));
     expect(
         [](SchedulingProblem& p)
         {
