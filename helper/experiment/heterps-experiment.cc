@@ -608,7 +608,17 @@ RunHeterps(const HeterpsConfig& c)
 
     // The highest throughput found: the optimum asked for more than any plan reaches
     // returns its fastest plan; every plan found, at its best provisioning, may beat it.
-    result.reachable = Optimum(problem, MAX_RATE, options).throughput;
+    try
+    {
+        result.reachable = Optimum(problem, MAX_RATE, options).throughput;
+    }
+    catch (const std::invalid_argument& e)
+    {
+        // every run searches it, whatever schedulers were asked for
+        throw std::invalid_argument(std::string("reachable (the fastest plan, which the exact "
+                                                "search finds for every run): ")
+                                    + e.what());
+    }
     for (const auto& r : runs)
     {
         result.reachable = std::max(result.reachable, model.BestThroughput(r.best.plan).throughput);

@@ -371,6 +371,7 @@ public:
         std::vector<std::vector<uint64_t>> minimal(static_cast<size_t>(m_layers) * m_types);
         const std::vector<uint64_t> none(m_types, 0);
         std::vector<uint64_t> candidates;
+        size_t kept = 0;
         for (uint32_t s = m_layers; s-- > 0;)
         {
             for (uint32_t t = 0; t < m_types; ++t)
@@ -384,12 +385,15 @@ public:
                             minimal,
                             none.data(),
                             s + 1,
-                            [&candidates](const uint64_t* usage, size_t n)
+                            [this, &candidates](const uint64_t* usage, size_t n)
                             {
                                 candidates.insert(candidates.end(), usage, usage + n);
+                                CheckLabels(candidates.size() / n);
                                 return false;
                             });
                 minimal[state] = MinimalUsages(candidates);
+                kept += minimal[state].size() / m_types;
+                CheckLabels(kept);
             }
         }
         uint32_t t = 0;
@@ -469,6 +473,21 @@ private:
 
     /// The stage table's most entries (about 24 bytes each)
     static constexpr size_t MAX_ENTRIES = size_t{1} << 24;
+    /// The most memory labels (or the smallest plan's completion usages) may take
+    static constexpr size_t MAX_LABEL_BYTES = size_t{2} << 30;
+
+    /// Refuse a search that would hold more than MAX_LABEL_BYTES of labels
+    void CheckLabels(size_t labels) const
+    {
+        const size_t each = sizeof(Label) + m_types * sizeof(uint64_t);
+        if (labels > MAX_LABEL_BYTES / each)
+        {
+            throw std::invalid_argument(
+                "exact: more than " + std::to_string(MAX_LABEL_BYTES / each)
+                + " partial plans to keep (2 GiB) for " + std::to_string(m_layers) + " layers and "
+                + std::to_string(m_types) + " types; use fewer types or layers");
+        }
+    }
     /// Bounds are formed in another order than costs: leave room for rounding
     static constexpr double BOUND_SLACK = 1e-12;
 
@@ -702,6 +721,7 @@ private:
 
     void Push(uint32_t s, uint32_t t, uint32_t parent, double price, double throughput)
     {
+        CheckLabels(m_labels.size() + 1);
         const uint32_t id = static_cast<uint32_t>(m_labels.size());
         m_labels.push_back({price, throughput, parent, s, t});
         m_usage.insert(m_usage.end(), m_scratch.begin(), m_scratch.end());
