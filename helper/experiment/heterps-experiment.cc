@@ -89,12 +89,16 @@ SweepLimits(const std::string& sweep, double reachable)
 {
     std::vector<double> limits;
     std::vector<std::string> items = dlnet::ParseList("sweep", sweep);
-    bool isCount = items.size() == 1
-                   && items[0].find_first_not_of("0123456789") == std::string::npos
-                   && items[0].size() <= 2 && std::stoul(items[0]) <= HETERPS_MAX_SWEEP_POINTS;
+    // A count is digits alone (leading zeros too: 007 is 7 points); a limit
+    // of 64 samples/s or less alone is written otherwise, e.g. 64.0.
+    const std::string digits = items.size() == 1 ? items[0] : "";
+    const std::string value = digits.substr(std::min(digits.find_first_not_of('0'), digits.size()));
+    bool isCount = items.size() == 1 && !digits.empty()
+                   && digits.find_first_not_of("0123456789") == std::string::npos
+                   && value.size() <= 2 && std::stoul("0" + value) <= HETERPS_MAX_SWEEP_POINTS;
     if (isCount)
     {
-        uint32_t n = std::stoul(items[0]);
+        uint32_t n = std::stoul("0" + value);
         // from 1% to 99% of the highest throughput found: 99% so that the top point is
         // reachable by the optimum, not only on the edge of floating-point rounding
         for (uint32_t i = 0; i < n; ++i)
@@ -117,6 +121,12 @@ SweepLimits(const std::string& sweep, double reachable)
         limits.push_back(x);
     }
     std::sort(limits.begin(), limits.end());
+    const auto twice = std::adjacent_find(limits.begin(), limits.end());
+    if (twice != limits.end())
+    {
+        throw std::invalid_argument("sweep: the limit " + dlnet::ShortestText(*twice)
+                                    + " is listed twice (as numbers); expected distinct limits");
+    }
     return limits;
 }
 
@@ -724,8 +734,9 @@ HeterpsOptions()
                               1),
             CheckedTextOption<C>("sweep",
                                  "limits of the cost-against-limit sweep and the headline: a "
-                                 "count up to 64 (spread from 1% to 99% of the highest "
-                                 "throughput found; 0: none) or a comma list of samples/s",
+                                 "count up to 64 in digits alone (spread from 1% to 99% of the "
+                                 "highest throughput found; 0: none) or a comma list of "
+                                 "distinct samples/s (one limit of 64 or less: 64.0)",
                                  &C::sweep,
                                  CheckSweep,
                                  false),
