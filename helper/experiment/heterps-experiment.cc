@@ -60,7 +60,23 @@ IsTopologyOption(const std::string& name)
                        });
 }
 
-/// A real number > 0 (ParseReal's bounds are inclusive; 0 is refused here by name).
+/// \return a real number > 0 and at most MAX_RATE, or NaN (ParseReal's
+/// bounds are inclusive, and its message would quote a range that has 0)
+double
+PositiveOrNan(const std::string& name, const std::string& text)
+{
+    try
+    {
+        const double x = dlnet::ParseReal(name, text, 0, MAX_RATE);
+        return x > 0 ? x : std::numeric_limits<double>::quiet_NaN();
+    }
+    catch (const std::invalid_argument&)
+    {
+        return std::numeric_limits<double>::quiet_NaN();
+    }
+}
+
+/// A real number > 0 (0 is refused here by name).
 ExperimentOption<HeterpsConfig>
 PositiveOption(const std::string& name, const std::string& help, double HeterpsConfig::*member)
 {
@@ -68,7 +84,7 @@ PositiveOption(const std::string& name, const std::string& help, double HeterpsC
             help,
             [name, member](HeterpsConfig& c, const std::string& v)
             {
-                double x = dlnet::ParseReal(name, v, -MAX_RATE, MAX_RATE);
+                const double x = PositiveOrNan(name, v);
                 if (!(x > 0))
                 {
                     throw std::invalid_argument(name + ": got '" + dlnet::PrintableText(v)
@@ -110,11 +126,12 @@ SweepLimits(const std::string& sweep, double reachable)
     }
     for (const auto& item : items)
     {
-        double x = dlnet::ParseReal("sweep", item, -MAX_RATE, MAX_RATE);
+        const double x = PositiveOrNan("sweep", item);
         if (!(x > 0))
         {
             throw std::invalid_argument("sweep: limit '" + dlnet::PrintableText(item)
-                                        + "' is not above 0; expected a count up to "
+                                        + "' is not a number above 0 and at most 1e15; expected "
+                                          "a count up to "
                                         + std::to_string(HETERPS_MAX_SWEEP_POINTS)
                                         + " or a comma list of limits in samples/s above 0");
         }
