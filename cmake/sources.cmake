@@ -2,6 +2,7 @@
 # files (a test keeps them equal).
 set(DLNET_SOURCES
   model/common/config-parse.cc
+  model/common/json-document.cc
   model/common/time-resolution.cc
   model/fabric/fabric-header.cc
   model/fabric/fabric-channel.cc
@@ -108,6 +109,7 @@ set(DLNET_SOURCES
 
 set(DLNET_HEADERS
   model/common/config-parse.h
+  model/common/json-document.h
   model/common/named-registry.h
   model/common/splitmix64.h
   model/common/time-resolution.h

@@ -18,30 +18,6 @@ NS_LOG_COMPONENT_DEFINE("InputJson");
 namespace dlnet
 {
 
-nlohmann::json
-ParseJsonDocument(const std::string& text, const std::string& source)
-{
-    try
-    {
-        return nlohmann::json::parse(text);
-    }
-    catch (const nlohmann::json::parse_error& e)
-    {
-        // the line helps more than nlohmann's byte offset in a hand-edited file
-        std::size_t line = 1
-                           + std::count(text.begin(),
-                                        text.begin() + std::min<std::size_t>(e.byte, text.size()),
-                                        '\n');
-        throw std::invalid_argument(PrintablePath(source) + ":" + std::to_string(line)
-                                    + ": not valid JSON: " + e.what());
-    }
-    catch (const std::exception& e)
-    {
-        // number overflow (1e400) and the like
-        throw std::invalid_argument(PrintablePath(source) + ": not valid JSON: " + e.what());
-    }
-}
-
 void
 InputFail(const std::string& source, const std::string& path, const std::string& what)
 {

@@ -9,6 +9,8 @@
 // <what is wrong> (<what is allowed>)", the path written as in the file
 // (types[2].price_per_hour).
 
+#include "ns3/json-document.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -22,9 +24,6 @@ namespace dlnet
 
 /// The longest name (of a type, layer, kind, catalogue) an input file may give
 constexpr std::size_t MAX_INPUT_NAME = 256;
-
-/// \return the document; std::invalid_argument "<source>:<line>: not valid JSON: ..." otherwise
-nlohmann::json ParseJsonDocument(const std::string& text, const std::string& source);
 
 /// Throw std::invalid_argument "<source>: <path>: <what>"
 [[noreturn]] void InputFail(const std::string& source,

@@ -4,6 +4,7 @@
 #include "workload-import.h"
 
 #include "ns3/config-parse.h"
+#include "ns3/json-document.h"
 #include "ns3/log.h"
 #include "ns3/time-resolution.h"
 
@@ -1507,35 +1508,6 @@ struct ChakraNode
     uint32_t seq{0}; //!< collective: index among this rank's collectives of its group
 };
 
-std::string
-LineOf(const std::string& text, std::size_t byte)
-{
-    std::size_t n = 1;
-    for (std::size_t i = 0; i < byte && i < text.size(); ++i)
-    {
-        n += text[i] == '\n';
-    }
-    return std::to_string(n);
-}
-
-nlohmann::json
-ParseJson(const std::string& text, const std::string& file)
-{
-    try
-    {
-        return nlohmann::json::parse(text);
-    }
-    catch (const nlohmann::json::parse_error& e)
-    {
-        throw std::invalid_argument(dlnet::PrintablePath(file) + ":" + LineOf(text, e.byte)
-                                    + ": json: " + e.what());
-    }
-    catch (const std::exception& e)
-    {
-        throw std::invalid_argument(dlnet::PrintablePath(file) + ":0: json: " + e.what());
-    }
-}
-
 } // namespace
 
 TrainingGraph
@@ -1563,7 +1535,7 @@ ImportChakraJson(const std::string& text,
     dlnet::UsePicoseconds(); // the tasks' Times in the clusters' resolution from the start
     CheckOptions(file, o);
     RefuseClock(file, o, "Chakra");
-    json doc = ParseJson(text, file);
+    json doc = dlnet::ParseJsonDocument(text, file);
     auto fail
         = [&](const std::string& field, const std::string& what, const std::string& allowed = "")
     {
@@ -1694,7 +1666,7 @@ ImportChakraJson(const std::string& text,
     }
     if (!groupsText.empty())
     {
-        readGroups(ParseJson(groupsText, file + " (groups)"), file + " (groups)");
+        readGroups(dlnet::ParseJsonDocument(groupsText, file + " (groups)"), file + " (groups)");
     }
     std::vector<uint32_t> everyone;
     for (uint32_t r = 0; r < R; ++r)

@@ -219,6 +219,10 @@ TEST(SchedulerInputs, CatalogueErrorsNameTheJsonPath)
     bad("\"gbps\": 10", "\"gbps\": 0", {"links[0].gbps", "> 0"});
     bad("\"date\"", "\"when\"", {"unknown key 'when'", "name, date, types or links"});
     bad("\"host_gbps\": 25", "\"host_gbps\": 25,", {"cat.json:", "not valid JSON"});
+    // nlohmann keeps the last of a key given twice: 200 USD/h was taken without a word
+    bad("\"price_per_hour\": 2,",
+        "\"price_per_hour\": 2, \"price_per_hour\": 200,",
+        {"cat.json:", "'price_per_hour' is given twice"});
     ExpectInvalid(
         []
         {
