@@ -25,11 +25,11 @@ SchedulerOptions::Validate() const
                                         + " must be 0 (the default) to " + std::to_string(max));
         }
     };
-    atMost("episodes", episodes, 100000);
-    atMost("samples-per-episode", samplesPerEpisode, 4096);
-    atMost("evaluations", evaluations, 10000000);
-    atMost("population", population, 10000);
-    atMost("generations", generations, 100000);
+    atMost("episodes", episodes, MAX_EPISODES);
+    atMost("samples-per-episode", samplesPerEpisode, MAX_SAMPLES_PER_EPISODE);
+    atMost("evaluations", evaluations, MAX_EVALUATIONS);
+    atMost("population", population, MAX_POPULATION);
+    atMost("generations", generations, MAX_GENERATIONS);
     if (exhaustiveLimit < 1)
     {
         throw std::invalid_argument("exhaustive-limit: got 0; expected at least 1");

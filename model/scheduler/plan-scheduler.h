@@ -33,6 +33,13 @@ struct SchedulerOptions
     /// exhaustive: the most plans (|T|^L) it will enumerate
     uint64_t exhaustiveLimit{10000000};
 
+    /// The largest value of each count (0 is each one's default)
+    static constexpr uint32_t MAX_EPISODES = 100000;
+    static constexpr uint32_t MAX_SAMPLES_PER_EPISODE = 4096;
+    static constexpr uint32_t MAX_EVALUATIONS = 10000000;
+    static constexpr uint32_t MAX_POPULATION = 10000;
+    static constexpr uint32_t MAX_GENERATIONS = 100000;
+
     /// Throw std::invalid_argument naming a field that is out of its range.
     void Validate() const;
 };
