@@ -23,10 +23,90 @@ namespace dlnet
 namespace
 {
 
-/// A key given twice in one object (thrown from the parser's callback)
-struct DuplicateKey
+/**
+ * Finds a key given twice in one object. A SAX pass of its own: a parser
+ * callback would switch nlohmann 3.11 to a DOM builder that rescans a
+ * container at every object's end (quadratic in an array of objects).
+ */
+class DuplicateKeys : public nlohmann::json_sax<nlohmann::json>
 {
-    std::string key;
+public:
+    std::string duplicate; //!< the first key given twice, empty if none
+
+    bool null() override
+    {
+        return true;
+    }
+
+    bool boolean(bool) override
+    {
+        return true;
+    }
+
+    bool number_integer(number_integer_t) override
+    {
+        return true;
+    }
+
+    bool number_unsigned(number_unsigned_t) override
+    {
+        return true;
+    }
+
+    bool number_float(number_float_t, const string_t&) override
+    {
+        return true;
+    }
+
+    bool string(string_t&) override
+    {
+        return true;
+    }
+
+    bool binary(binary_t&) override
+    {
+        return true;
+    }
+
+    bool start_object(std::size_t) override
+    {
+        m_keys.emplace_back();
+        return true;
+    }
+
+    bool key(string_t& key) override
+    {
+        if (!m_keys.back().insert(key).second)
+        {
+            duplicate = key;
+            return false; // stops the pass
+        }
+        return true;
+    }
+
+    bool end_object() override
+    {
+        m_keys.pop_back();
+        return true;
+    }
+
+    bool start_array(std::size_t) override
+    {
+        return true;
+    }
+
+    bool end_array() override
+    {
+        return true;
+    }
+
+    bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override
+    {
+        return false; // the DOM parse, done first, reports errors
+    }
+
+private:
+    std::vector<std::set<std::string>> m_keys; //!< one set per open object
 };
 
 } // namespace
@@ -34,33 +114,10 @@ struct DuplicateKey
 nlohmann::json
 ParseJsonDocument(const std::string& text, const std::string& source)
 {
-    std::vector<std::set<std::string>> keys; // one set per open object
-    auto once = [&keys](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed)
-    {
-        using Event = nlohmann::json::parse_event_t;
-        if (event == Event::object_start)
-        {
-            keys.emplace_back();
-        }
-        else if (event == Event::object_end)
-        {
-            keys.pop_back();
-        }
-        else if (event == Event::key && !keys.back().insert(parsed.get<std::string>()).second)
-        {
-            throw DuplicateKey{parsed.get<std::string>()};
-        }
-        return true;
-    };
+    nlohmann::json document;
     try
     {
-        return nlohmann::json::parse(text, once);
-    }
-    catch (const DuplicateKey& d)
-    {
-        throw std::invalid_argument(PrintablePath(source) + ": not valid JSON: the key '"
-                                    + PrintableText(d.key)
-                                    + "' is given twice in one object (give each key once)");
+        document = nlohmann::json::parse(text);
     }
     catch (const nlohmann::json::parse_error& e)
     {
@@ -77,6 +134,16 @@ ParseJsonDocument(const std::string& text, const std::string& source)
         // number overflow (1e400) and the like
         throw std::invalid_argument(PrintablePath(source) + ": not valid JSON: " + e.what());
     }
+    // nlohmann keeps the last of a key given twice without a word
+    DuplicateKeys keys;
+    nlohmann::json::sax_parse(text, &keys);
+    if (!keys.duplicate.empty())
+    {
+        throw std::invalid_argument(PrintablePath(source) + ": not valid JSON: the key '"
+                                    + PrintableText(keys.duplicate)
+                                    + "' is given twice in one object (give each key once)");
+    }
+    return document;
 }
 
 } // namespace dlnet

@@ -17,7 +17,8 @@ namespace dlnet
  * The one read of a JSON input file. nlohmann's parser keeps the last of a
  * key given twice in one object without a word; here that is an error.
  * \return the document; std::invalid_argument "<source>:<line>: not valid
- * JSON: ..." otherwise
+ * JSON: ..." otherwise ("<source>: not valid JSON: the key '...' is given
+ * twice ...", without a line, for a repeated key)
  */
 nlohmann::json ParseJsonDocument(const std::string& text, const std::string& source);
 

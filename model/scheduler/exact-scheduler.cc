@@ -363,8 +363,12 @@ public:
      * layer then takes the smallest type that still leaves such a
      * completion, which makes the plan the smallest.
      */
-    bool SmallestFeasibleAt(double theta, SchedulingPlan& plan) const
+    bool SmallestFeasibleAt(double theta, SchedulingPlan& plan)
     {
+        // The last search's labels are not needed: their memory is this pass's.
+        std::vector<Label>().swap(m_labels);
+        std::vector<uint64_t>().swap(m_usage);
+        std::vector<std::vector<uint32_t>>().swap(m_buckets);
         // One row of stages at a time: all of them at once can be
         // layers^2 x types^2 entries.
         std::vector<Entry> row;
@@ -385,10 +389,10 @@ public:
                             minimal,
                             none.data(),
                             s + 1,
-                            [this, &candidates](const uint64_t* usage, size_t n)
+                            [this, &candidates, &kept](const uint64_t* usage, size_t n)
                             {
                                 candidates.insert(candidates.end(), usage, usage + n);
-                                CheckLabels(candidates.size() / n);
+                                CheckLabels(kept + candidates.size() / n);
                                 return false;
                             });
                 minimal[state] = MinimalUsages(candidates);
@@ -462,7 +466,9 @@ public:
     }
 
 private:
-    /// One stage of the table at the limit: k = 0 when none reaches it or fits alone
+    /// One provisioned stage (of the table at the limit, or of Provision's row
+    /// at theta): k = 0 when none reaches it (in the table, also when it does
+    /// not fit alone)
     struct Entry
     {
         uint32_t instances;
@@ -484,8 +490,8 @@ private:
         {
             throw std::invalid_argument(
                 "exact: more than " + std::to_string(MAX_LABEL_BYTES / each)
-                + " partial plans to keep (2 GiB) for " + std::to_string(m_layers) + " layers and "
-                + std::to_string(m_types) + " types; use fewer types or layers");
+                + " partial plans or completions to keep (2 GiB) for " + std::to_string(m_layers)
+                + " layers and " + std::to_string(m_types) + " types; use fewer types or layers");
         }
     }
     /// Bounds are formed in another order than costs: leave room for rounding

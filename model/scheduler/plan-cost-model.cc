@@ -86,32 +86,6 @@ SchedulingProblem::Validate() const
         throw std::invalid_argument("samples: " + dlnet::ShortestText(samples)
                                     + " must be a finite number > 0");
     }
-    // A stage is never faster than one of its layers on all of its type's
-    // instances. Far above any machine's throughput, products of two
-    // throughputs (a geometric mean of limits) and the throughput itself
-    // would overflow to inf, and costs fall to 0.
-    for (size_t l = 0; l < profile.layers.size(); ++l)
-    {
-        const ProfiledLayer& layer = profile.layers[l];
-        for (size_t t = 0; t < catalogue.types.size(); ++t)
-        {
-            const double a = layer.parallelFraction;
-            const double fastest = layer.seconds[t] * ((1 - a) + a / catalogue.types[t].available);
-            if (!(profile.batch / fastest <= MAX_THROUGHPUT))
-            {
-                throw std::invalid_argument(
-                    "profile.layers[" + std::to_string(l) + "].seconds[" + std::to_string(t) + "] ("
-                    + dlnet::PrintableText(catalogue.types[t].name)
-                    + "): " + dlnet::ShortestText(layer.seconds[t]) + " s for a batch of "
-                    + std::to_string(profile.batch) + " samples on "
-                    + std::to_string(catalogue.types[t].available) + " instances exceeds "
-                    + dlnet::ShortestText(MAX_THROUGHPUT) + " samples/s; give a time of at least "
-                    + dlnet::ShortestText(profile.batch / MAX_THROUGHPUT
-                                          / ((1 - a) + a / catalogue.types[t].available))
-                    + " s");
-            }
-        }
-    }
     if (sync != SyncMode::ALL_REDUCE && sync != SyncMode::PARAMETER_SERVER)
     {
         throw std::invalid_argument("sync: must be allreduce or ps");
@@ -150,6 +124,32 @@ CostModel::CostModel(SchedulingProblem problem)
         m_embeddings[l + 1] = m_embeddings[l] + (embedding ? 1 : 0);
         m_embeddingSyncBytes[l + 1]
             = m_embeddingSyncBytes[l] + (embedding ? static_cast<double>(layers[l].syncBytes) : 0);
+    }
+    // A layer alone in a stage, on 1 or all instances (ET = A + B / k: one of
+    // the two is its fastest). Far faster layers would give throughputs that
+    // overflow, or costs of 0; a longer stage's time, a difference of the
+    // same prefix sums, is not shorter.
+    for (uint32_t l = 0; l < n; ++l)
+    {
+        for (uint32_t t = 0; t < types; ++t)
+        {
+            for (uint32_t k : {uint32_t{1}, m_problem.catalogue.types[t].available})
+            {
+                const double thr = StageTime(l, l, t, NO_NEXT, k).throughput;
+                if (!(thr <= MAX_THROUGHPUT))
+                {
+                    throw std::invalid_argument(
+                        "profile.layers[" + std::to_string(l) + "].seconds[" + std::to_string(t)
+                        + "] (" + dlnet::PrintableText(m_problem.catalogue.types[t].name)
+                        + "): " + dlnet::ShortestText(layers[l].seconds[t]) + " s for a batch of "
+                        + std::to_string(m_problem.profile.batch) + " samples gives a stage of "
+                        + Short(thr) + " samples/s on " + std::to_string(k) + " instance"
+                        + (k == 1 ? "" : "s") + ", more than the " + Short(MAX_THROUGHPUT)
+                        + " samples/s the cost model takes; give a longer time or a smaller "
+                          "batch");
+                }
+            }
+        }
     }
 }
 

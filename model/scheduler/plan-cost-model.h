@@ -28,9 +28,10 @@ std::string ToString(SyncMode mode);
 /// \return the mode named so; std::invalid_argument naming field and "allreduce or ps"
 SyncMode ParseSyncMode(const std::string& field, const std::string& text);
 
-/// The highest throughput a layer may reach on all of a type's instances,
-/// samples/s: far above any machine, and far below overflow
-constexpr double MAX_THROUGHPUT = 1e100;
+/// The highest throughput a layer alone in a stage may reach, samples/s: far
+/// above any machine, and far below 1e15, the limit heterps asks for as one
+/// no plan reaches
+constexpr double MAX_THROUGHPUT = 1e12;
 
 /**
  * \ingroup dlnet
