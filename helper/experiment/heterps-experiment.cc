@@ -109,8 +109,7 @@ SweepLimits(const std::string& sweep, double reachable)
     // of 64 samples/s or less alone is written otherwise, e.g. 64.0.
     const std::string digits = items.size() == 1 ? items[0] : "";
     const std::string value = digits.substr(std::min(digits.find_first_not_of('0'), digits.size()));
-    bool isCount = items.size() == 1 && !digits.empty()
-                   && digits.find_first_not_of("0123456789") == std::string::npos
+    bool isCount = !digits.empty() && digits.find_first_not_of("0123456789") == std::string::npos
                    && value.size() <= 2 && std::stoul("0" + value) <= HETERPS_MAX_SWEEP_POINTS;
     if (isCount)
     {

@@ -11,7 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
+#include <functional>
 #include <limits>
 #include <numeric>
 #include <stdexcept>
@@ -55,7 +55,8 @@ public:
     std::vector<SchedulingPlan> Prepare()
     {
         const double limit = m_problem.throughputLimit;
-        const auto& types = m_problem.catalogue.types;
+        const std::vector<uint64_t> none(m_types, 0);
+        std::vector<uint64_t> scratch(m_types);
         m_table.assign(static_cast<size_t>(m_layers) * m_types, {});
         m_suffixPrice.assign(static_cast<size_t>(m_layers) * m_types, INF);
         m_suffixThroughput.assign(static_cast<size_t>(m_layers) * m_types, 0);
@@ -68,52 +69,26 @@ public:
             {
                 const size_t state = static_cast<size_t>(s) * m_types + t;
                 std::vector<Entry>& row = m_table[state];
-                for (uint32_t e = s + 1; e <= m_layers; ++e)
+                Provision(s, t, limit, row);
+                entries += row.size();
+                if (entries > MAX_ENTRIES)
                 {
-                    // Without its transfer a longer stage is only slower:
-                    // once no k reaches the limit, no longer stage will.
-                    if (m_model.MinInstances(s, e - 1, t, CostModel::NO_NEXT, limit) == 0)
-                    {
-                        break;
-                    }
-                    entries += m_types;
-                    if (entries > MAX_ENTRIES)
-                    {
-                        throw std::invalid_argument(
-                            "exact: more than " + std::to_string(MAX_ENTRIES)
-                            + " stage provisionings to tabulate (" + std::to_string(m_layers)
-                            + " layers, " + std::to_string(m_types)
-                            + " types, long stages); use fewer layers or another scheduler");
-                    }
+                    throw std::invalid_argument(
+                        "exact: more than " + std::to_string(MAX_ENTRIES)
+                        + " stage provisionings to tabulate (" + std::to_string(m_layers)
+                        + " layers, " + std::to_string(m_types)
+                        + " types, long stages); use fewer layers or another scheduler");
+                }
+                for (uint32_t e = s + 1; e - s - 1 < row.size() / m_types; ++e)
+                {
+                    const bool last = e == m_layers;
                     for (uint32_t u = 0; u < m_types; ++u)
                     {
-                        // Slot t holds the last stage (e = L) and is unused otherwise.
-                        Entry entry{0, 0, INF, 0};
-                        const bool last = e == m_layers;
-                        if (last == (u == t))
+                        Entry& entry = row[static_cast<size_t>(e - s - 1) * m_types + u];
+                        // A stage that does not fit alone is in no plan.
+                        if (!Add(none.data(), t, entry, scratch.data()))
                         {
-                            const uint32_t next = last ? CostModel::NO_NEXT : u;
-                            const uint32_t k = m_model.MinInstances(s, e - 1, t, next, limit);
-                            if (k > 0)
-                            {
-                                const PlanStage st = m_model.StageTime(s, e - 1, t, next, k);
-                                if (st.instances + (m_problem.psType == t ? st.psServers : 0)
-                                        <= types[t].available
-                                    && st.psServers <= types[m_problem.psType].available)
-                                {
-                                    // Evaluate's expression, for the same bits.
-                                    entry = {k,
-                                             st.psServers,
-                                             types[t].pricePerHour * st.instances
-                                                 + types[m_problem.psType].pricePerHour
-                                                       * st.psServers,
-                                             st.throughput};
-                                }
-                            }
-                        }
-                        row.push_back(entry);
-                        if (entry.instances == 0)
-                        {
+                            entry = {0, 0, INF, 0};
                             continue;
                         }
                         const size_t after = static_cast<size_t>(e) * m_types + u;
@@ -416,15 +391,15 @@ public:
         std::vector<uint64_t> used = none;
         std::vector<uint64_t> after(m_types);
         Provision(first, t, theta, row);
+        auto any = [](const uint64_t*, size_t)
+        {
+            return true;
+        };
         for (uint32_t l = 1; l < m_layers; ++l)
         {
             uint32_t chosen = m_types;
             for (uint32_t n = 0; n < m_types && chosen == m_types; ++n)
             {
-                auto any = [](const uint64_t*, size_t)
-                {
-                    return true;
-                };
                 if (n == t)
                 {
                     // Layer l stays in the stage: it ends at some e > l.
@@ -535,16 +510,7 @@ private:
     /// is unreachable or does not fit.
     bool Extend(uint32_t id, uint32_t type, const Entry& st, double& price, double& throughput)
     {
-        if (st.instances == 0)
-        {
-            return false;
-        }
-        const auto& types = m_problem.catalogue.types;
-        std::memcpy(m_scratch.data(), Usage(id), m_types * sizeof(uint64_t));
-        m_scratch[type] += st.instances;
-        m_scratch[m_problem.psType] += st.psServers;
-        if (m_scratch[type] > types[type].available
-            || m_scratch[m_problem.psType] > types[m_problem.psType].available)
+        if (!Add(Usage(id), type, st, m_scratch.data()))
         {
             return false;
         }
@@ -576,6 +542,8 @@ private:
         row.clear();
         for (uint32_t e = s + 1; e <= m_layers; ++e)
         {
+            // Without its transfer a longer stage is only slower: once no k
+            // reaches theta, no longer stage will.
             const uint32_t alone = m_model.MinInstances(s, e - 1, t, CostModel::NO_NEXT, theta);
             if (alone == 0)
             {
@@ -690,37 +658,52 @@ private:
         return false;
     }
 
-    /// \return the usages (m_types counts each) that no other bounds componentwise, once each
-    std::vector<uint64_t> MinimalUsages(const std::vector<uint64_t>& usages) const
+    /**
+     * \return the indices 0 .. count - 1 whose usage (usageOf(i), m_types
+     * counts) no other's bounds componentwise, once each, taken by total
+     * usage so that a bounding usage always comes first
+     */
+    template <typename UsageOf>
+    std::vector<size_t> Minimal(size_t count, UsageOf usageOf) const
     {
-        const size_t count = usages.size() / m_types;
         std::vector<std::pair<uint64_t, size_t>> order;
         for (size_t i = 0; i < count; ++i)
         {
-            const uint64_t* u = &usages[i * m_types];
+            const uint64_t* u = usageOf(i);
             order.emplace_back(std::accumulate(u, u + m_types, uint64_t{0}), i);
         }
-        // A bounding usage has a smaller total, or is equal: it comes first.
         std::sort(order.begin(), order.end());
-        std::vector<uint64_t> kept;
+        std::vector<size_t> kept;
         for (const auto& [total, i] : order)
         {
-            const uint64_t* x = &usages[i * m_types];
-            bool dominated = false;
-            for (size_t k = 0; k < kept.size() && !dominated; k += m_types)
-            {
-                dominated = std::equal(&kept[k],
-                                       &kept[k] + m_types,
-                                       x,
-                                       [](uint64_t a, uint64_t b)
-                                       {
-                                           return a <= b;
-                                       });
-            }
+            const uint64_t* x = usageOf(i);
+            const bool dominated
+                = std::any_of(kept.begin(),
+                              kept.end(),
+                              [&](size_t k)
+                              {
+                                  const uint64_t* y = usageOf(k);
+                                  return std::equal(y, y + m_types, x, std::less_equal<uint64_t>());
+                              });
             if (!dominated)
             {
-                kept.insert(kept.end(), x, x + m_types);
+                kept.push_back(i);
             }
+        }
+        return kept;
+    }
+
+    /// \return the usages (m_types counts each) that no other bounds componentwise, once each
+    std::vector<uint64_t> MinimalUsages(const std::vector<uint64_t>& usages) const
+    {
+        std::vector<uint64_t> kept;
+        for (size_t i : Minimal(usages.size() / m_types,
+                                [&](size_t i)
+                                {
+                                    return &usages[i * m_types];
+                                }))
+        {
+            kept.insert(kept.end(), &usages[i * m_types], &usages[i * m_types] + m_types);
         }
         return kept;
     }
@@ -770,20 +753,6 @@ private:
             at = child.parent;
         }
         return plan;
-    }
-
-    bool UsageAtMost(uint32_t a, uint32_t b) const
-    {
-        const uint64_t* ua = Usage(a);
-        const uint64_t* ub = Usage(b);
-        for (uint32_t t = 0; t < m_types; ++t)
-        {
-            if (ua[t] > ub[t])
-            {
-                return false;
-            }
-        }
-        return true;
     }
 
     /**
@@ -909,29 +878,15 @@ private:
      */
     std::vector<uint32_t> PruneUsage(const std::vector<uint32_t>& bucket) const
     {
-        std::vector<std::pair<uint64_t, uint32_t>> order;
-        for (uint32_t id : bucket)
-        {
-            const uint64_t* u = Usage(id);
-            order.emplace_back(std::accumulate(u, u + m_types, uint64_t{0}), id);
-        }
-        std::sort(order.begin(), order.end());
+        // Ids grow in a bucket, so ties in total keep the older label first.
         std::vector<uint32_t> kept;
-        for (const auto& [total, x] : order)
+        for (size_t i : Minimal(bucket.size(),
+                                [&](size_t i)
+                                {
+                                    return Usage(bucket[i]);
+                                }))
         {
-            bool dominated = false;
-            for (uint32_t y : kept)
-            {
-                if (UsageAtMost(y, x))
-                {
-                    dominated = true;
-                    break;
-                }
-            }
-            if (!dominated)
-            {
-                kept.push_back(x);
-            }
+            kept.push_back(bucket[i]);
         }
         return kept;
     }
