@@ -8,7 +8,9 @@
 // optimum, RL, greedy, genetic, random, embedding-on-cpu, all-<type>), sweeps
 // the limit, prints the HeterPS-style headline (cost of the optimum against
 // each baseline at a limit, throughput at equal cost) and, with --simulate,
-// runs the best plan on a simulated cluster. Writes schedules.csv, sweep.csv,
+// runs the best plan on a simulated cluster. A line per step on stderr: RL
+// trains at every limit, so with all schedulers most models take minutes.
+// Writes schedules.csv, sweep.csv,
 // headline.csv, rl-curve.csv, plan.csv, simulation.csv, result.json and
 // cost-vs-limit.png, rl-curve.png, plan.png under --results.
 //
@@ -36,7 +38,17 @@ main(int argc, char* argv[])
             CheckResultsDir("results", results);
             config.Validate(); // every option before anything runs
 
-            HeterpsResult result = RunHeterps(config);
+            // on stderr, so that stdout holds the tables alone
+            auto progress = [](const HeterpsStep& s)
+            {
+                std::fprintf(stderr, "[%u/%u] %s", s.done, s.total, s.what.c_str());
+                if (s.limit > 0)
+                {
+                    std::fprintf(stderr, " at %.6g samples/s", s.limit);
+                }
+                std::fprintf(stderr, ": %.1f s\n", s.wallSeconds);
+            };
+            HeterpsResult result = RunHeterps(config, progress);
             PrintHeterpsTable(config, result);
             for (const auto& f : WriteHeterpsResults(config, result, results))
             {

@@ -574,7 +574,7 @@ ComputeHeadline(const SchedulingProblem& problem,
 }
 
 HeterpsResult
-RunHeterps(const HeterpsConfig& c)
+RunHeterps(const HeterpsConfig& c, const HeterpsProgress& progress)
 {
     auto wallStart = std::chrono::steady_clock::now();
     c.Validate();
@@ -588,6 +588,28 @@ RunHeterps(const HeterpsConfig& c)
     result.layers = problem.profile.Size();
     result.batch = problem.profile.batch;
 
+    // the steps: every scheduler at the limit, reachable, every scheduler (and exact, the
+    // headline's reference) at each sweep limit, the simulation
+    const uint32_t sweepPoints = SweepLimits(c.sweep, 1).size();
+    HeterpsStep step;
+    step.total
+        = names.size() + 1 + sweepPoints * (names.size() + !Contains(names, "exact")) + c.simulate;
+    auto stepStart = std::chrono::steady_clock::now();
+    auto stepDone = [&](const std::string& what, double limit)
+    {
+        auto now = std::chrono::steady_clock::now();
+        step.what = what;
+        step.limit = limit;
+        step.done++;
+        step.wallSeconds = std::chrono::duration<double>(now - stepStart).count();
+        stepStart = now;
+        NS_LOG_INFO(what << " at " << limit << " samples/s: " << step.wallSeconds << " s");
+        if (progress)
+        {
+            progress(step);
+        }
+    };
+
     CostModel model(problem);
     // simulate runs exact's plan when exact is listed: a limit it misses is refused before
     // the other schedulers run (after them it came only when RL had trained, 39 s for dlrm)
@@ -600,9 +622,9 @@ RunHeterps(const HeterpsConfig& c)
     std::vector<ScheduleResult> runs;
     for (const auto& name : names)
     {
-        NS_LOG_INFO("scheduler " << name << " at " << c.limit << " samples/s");
         runs.push_back(name == "exact" && exactFirst ? *exactFirst
                                                      : RunScheduler(name, model, options));
+        stepDone(name, c.limit);
         result.schedules.push_back(ScheduleRowOf(model, runs.back()));
         if (name == "rl")
         {
@@ -654,6 +676,7 @@ RunHeterps(const HeterpsConfig& c)
         SchedulingPlan same(problem.profile.Size(), t);
         result.reachable = std::max(result.reachable, model.BestThroughput(same).throughput);
     }
+    stepDone("reachable", 0);
 
     std::vector<double> limits = SweepLimits(c.sweep, result.reachable);
     std::vector<std::vector<ScheduleResult>> atLimits;
@@ -667,10 +690,12 @@ RunHeterps(const HeterpsConfig& c)
             const PlanEvaluation& e = here.back().best;
             result.sweep.push_back(
                 {limit, name, e.feasible, e.feasible ? e.cost : 0, e.throughput, e.hourlyPrice});
+            stepDone(name, limit);
         }
         if (!Contains(names, "exact"))
         {
             here.push_back(RunScheduler("exact", at, options)); // the headline's reference
+            stepDone("exact", limit);
         }
         atLimits.push_back(std::move(here));
     }
@@ -689,6 +714,7 @@ RunHeterps(const HeterpsConfig& c)
         RefuseUnmetLimit(c, chosen);
         result.simulation = SimulatePlan(model, chosen.best, c.MakeSimulationConfig());
         result.simulated = true;
+        stepDone("simulate", c.limit);
     }
     result.wallSeconds
         = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
@@ -772,14 +798,18 @@ HeterpsOptions()
                                  CheckSweep,
                                  false),
             BoolOption<C>("simulate", "run the best plan on a simulated cluster", &C::simulate),
-            // (at least warmup + 2: PlanSimulationConfig::Validate says so with the warmup)
-            UnsignedOption<C>(
-                "batches", "simulate: batches simulated", &C::batches, 1, MAX_PLAN_BATCHES),
+            // the ranges hold whatever the other option is (warmup >= 1, batches >= warmup + 2);
+            // PlanSimulationConfig::Validate checks the pair
+            UnsignedOption<C>("batches",
+                              "simulate: batches simulated (at least warmup + 2)",
+                              &C::batches,
+                              3,
+                              MAX_PLAN_BATCHES),
             UnsignedOption<C>("warmup",
                               "simulate: first batches left out of the steady state",
                               &C::warmup,
-                              0,
-                              10000),
+                              1,
+                              MAX_PLAN_BATCHES - 2),
             UnsignedOption<C>("run", "simulate: random run number", &C::run),
         };
         for (auto&& t : LiftTopologyOptions<C>())

@@ -15,6 +15,7 @@
 #include "ns3/topology-helper.h"
 
 #include <cstdint>
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -218,8 +219,25 @@ HeterpsHeadline ComputeHeadline(const SchedulingProblem& problem,
                                 double reachable,
                                 const SchedulerOptions& options);
 
-/// Validate, schedule, sweep, compute the headline and (simulate) run the best plan.
-HeterpsResult RunHeterps(const HeterpsConfig& config);
+/// One step of RunHeterps done: a scheduler at a limit, reachable's search, or the simulation.
+struct HeterpsStep
+{
+    std::string what;      //!< a scheduler's name, "reachable" or "simulate"
+    double limit{0};       //!< samples/s the step ran at (reachable: 0)
+    uint32_t done{0};      //!< steps done, this one included
+    uint32_t total{0};     //!< steps of the whole run
+    double wallSeconds{0}; //!< this step's wall time
+};
+
+/// Called after each step (RL trains at every limit: a default run takes minutes).
+using HeterpsProgress = std::function<void(const HeterpsStep& step)>;
+
+/**
+ * Validate, schedule, sweep, compute the headline and (simulate) run the best plan.
+ * \param config the run
+ * \param progress called after each step (optional)
+ */
+HeterpsResult RunHeterps(const HeterpsConfig& config, const HeterpsProgress& progress = nullptr);
 
 } // namespace ns3
 
