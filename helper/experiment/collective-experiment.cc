@@ -339,7 +339,8 @@ CollectiveConfig::Validate() const
         // one rank sends nothing: its time is 0 and its bandwidths are undefined (they were
         // printed as 0 GB/s)
         throw std::invalid_argument("ranks: got '" + dlnet::PrintableText(ranks)
-                                    + "'; a collective needs two or more ranks");
+                                    + "', which lists one rank; a collective needs two or more "
+                                      "(ranks lists rank numbers, e.g. 0-7 or 0,2,4,6)");
     }
     uint32_t most = MostChunks();
     if (most > 1 && chunksInFlight > most)

@@ -199,13 +199,48 @@ NS_OBJECT_ENSURE_REGISTERED(InterruptScheduler);
 
 } // namespace
 
+namespace
+{
+/// The options of the program whose command line was read; unset in Python, whose run_*
+/// take every option of their config
+std::optional<std::vector<std::string>> g_programOptions;
+
+/// The options that set link rates: the program's own, when one is in hand (heterps offers
+/// fabric-link-rate and oversubscription, not link-rate: its catalogue gives the NIC rates).
+std::string
+RateOptionsText()
+{
+    static const std::vector<std::string> rateOptions = {"link-rate",
+                                                         "nvlink-rate",
+                                                         "nic-rate",
+                                                         "fabric-link-rate",
+                                                         "global-link-rate",
+                                                         "local-link-rate",
+                                                         "host-groups",
+                                                         "rates"};
+    if (!g_programOptions)
+    {
+        return "link-rate, nvlink-rate, nic-rate, rates, ...";
+    }
+    std::string text;
+    for (const std::string& name : rateOptions)
+    {
+        if (std::find(g_programOptions->begin(), g_programOptions->end(), name)
+            != g_programOptions->end())
+        {
+            text += (text.empty() ? "" : ", ") + name;
+        }
+    }
+    return text.empty() ? "none of this program's options sets one" : text;
+}
+} // namespace
+
 SimulatedTimeLimit::SimulatedTimeLimit()
     : std::invalid_argument(SimulationScope::ClockField(g_timeAttributes)
                             + ": the simulation reached " + dlnet::TimeText(dlnet::MAX_TIME_SECONDS)
                             + " of simulated time, the most a run may simulate, before it "
                               "finished; "
-                            + SimulationScope::ClockAdvice(
-                                g_timeAttributes, "link-rate, nvlink-rate, nic-rate, rates, ..."))
+                            + SimulationScope::ClockAdvice(g_timeAttributes, RateOptionsText()))
 {
 }
 
@@ -223,10 +258,6 @@ enum class OptionPresence
     ABSENT,  //!< the program sets the attribute itself, with no option of that name
     UNKNOWN  //!< NS_ATTRIBUTE_DEFAULT before a command line was read: no one program in hand
 };
-
-/// The options of the program whose command line was read; unset in Python, whose run_*
-/// take every option of their config
-std::optional<std::vector<std::string>> g_programOptions;
 
 /// What a program in hand says of option; otherwise fallback.
 OptionPresence

@@ -59,6 +59,13 @@ DragonflyTopology::DragonflyTopology(const TopologyConfig& c)
             + " (every pair of groups needs a global link; 0 means the largest)");
     }
     CheckRankCount("dragonfly", uint64_t(m_g) * m_a * m_p);
+    // every router's group links, and every global port as if used (the port table has them)
+    const uint64_t local = uint64_t(m_g) * m_a * (m_a - 1) / 2;
+    const uint64_t global = uint64_t(m_g) * m_a * m_h;
+    CheckFabricLinkCount(local >= global ? "routers-per-group" : "global-links-per-router",
+                         std::to_string(m_g) + " groups of " + std::to_string(m_a)
+                             + " routers with " + std::to_string(m_h) + " global links each",
+                         local + global / 2);
     m_groupRate = ParseRateOr("fabric-link-rate", c.fabricLinkRate, m_hostRate);
     m_groupDelay = ParseTimeOr("fabric-link-delay", c.fabricLinkDelay, m_hostDelay);
     m_globalRate = ParseRateOr("global-link-rate", c.globalLinkRate, m_groupRate);

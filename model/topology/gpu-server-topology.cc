@@ -50,6 +50,10 @@ GpuServerTopology::GpuServerTopology(const TopologyConfig& c, bool rail)
                                         + ")");
         }
     }
+    CheckFabricLinkCount("spines",
+                         std::to_string(GetNLeaves()) + " leaves x " + std::to_string(m_spines)
+                             + " spines",
+                         uint64_t(GetNLeaves()) * m_spines);
     m_nvlinkRate = dlnet::ParseRate("nvlink-rate", c.nvlinkRate);
     m_nicRate = dlnet::ParseRate("nic-rate", c.nicRate);
     m_nicDelay = dlnet::ParseTime("link-delay", c.hostLinkDelay);

@@ -97,6 +97,10 @@ HeteroLeafSpineTopology::HeteroLeafSpineTopology(const TopologyConfig& c)
         }
     }
     CheckRankCount("hetero-leaf-spine", m_hostRate.size());
+    CheckFabricLinkCount("spines",
+                         std::to_string(m_firstRank.size()) + " leaves x "
+                             + std::to_string(m_spines) + " spines",
+                         uint64_t(m_firstRank.size()) * m_spines);
     if (c.nodes != 0 && c.nodes != m_hostRate.size())
     {
         throw std::invalid_argument("nodes: " + std::to_string(c.nodes)

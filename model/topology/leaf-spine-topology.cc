@@ -41,6 +41,10 @@ LeafSpineTopology::LeafSpineTopology(const TopologyConfig& c)
     CheckPositive("spines", m_spines);
     CheckOversubscription(c);
     CheckRankCount("leaf-spine", uint64_t(m_leaves) * m_hostsPerLeaf);
+    CheckFabricLinkCount("spines",
+                         std::to_string(m_leaves) + " leaves x " + std::to_string(m_spines)
+                             + " spines",
+                         uint64_t(m_leaves) * m_spines);
     if (!c.fabricLinkRate.empty())
     {
         m_fabricRate = dlnet::ParseRate("fabric-link-rate", c.fabricLinkRate);
@@ -241,10 +245,13 @@ LeafUplinkRate(double hostBits, uint32_t spines, double oversubscription, const 
     double uplink = hostBits / (double(spines) * oversubscription);
     if (!(uplink >= 1 && uplink <= double(dlnet::MAX_RATE_BPS)))
     {
-        throw std::invalid_argument("oversubscription: gives " + leaf + "an uplink rate of "
-                                    + std::to_string(uplink) + " bit/s; expected 1bps to "
-                                    + std::to_string(dlnet::MAX_RATE_BPS / 1000000000ULL)
-                                    + "Gbps: change it or set fabric-link-rate");
+        throw std::invalid_argument(
+            "oversubscription: gives " + leaf + "an uplink rate of " + dlnet::ShortestText(uplink)
+            + " bit/s (its hosts' " + dlnet::ShortestText(hostBits) + " bit/s over "
+            + std::to_string(spines) + " spines at oversubscription "
+            + dlnet::ShortestText(oversubscription) + "); expected 1bps to "
+            + std::to_string(dlnet::MAX_RATE_BPS / 1000000000ULL)
+            + "Gbps: change oversubscription, hosts-per-leaf or spines, or set fabric-link-rate");
     }
     return DataRate(static_cast<uint64_t>(std::llround(uplink)));
 }

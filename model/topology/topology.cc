@@ -300,6 +300,17 @@ CheckRankCount(const std::string& kind, uint64_t ranks)
     }
 }
 
+void
+CheckFabricLinkCount(const std::string& field, const std::string& what, uint64_t links)
+{
+    if (links > MAX_FABRIC_LINKS)
+    {
+        throw std::invalid_argument(field + ": " + what + " make " + std::to_string(links)
+                                    + " switch-to-switch links; at most "
+                                    + std::to_string(MAX_FABRIC_LINKS) + " are supported");
+    }
+}
+
 DataRate
 ParseRateOr(const std::string& field, const std::string& text, DataRate otherwise)
 {

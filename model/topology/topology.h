@@ -236,6 +236,19 @@ constexpr uint64_t MAX_RANKS = 1 << 16;
  */
 void CheckRankCount(const std::string& kind, uint64_t ranks);
 
+/// The most switch-to-switch links a topology may have (CheckFabricLinkCount): at packet level
+/// 262144 of them (131072 spines of a 2-leaf leaf-spine) took 1.1 GB; ranks are bounded apart.
+constexpr uint64_t MAX_FABRIC_LINKS = 1 << 19;
+
+/**
+ * Throw std::invalid_argument naming field when a topology would have more than
+ * MAX_FABRIC_LINKS switch-to-switch links (spines are not ranks: CheckRankCount does not
+ * bound them).
+ * \param field the option that makes them many \param what how they come about, e.g.
+ * "2 leaves x 10000000 spines" \param links their count
+ */
+void CheckFabricLinkCount(const std::string& field, const std::string& what, uint64_t links);
+
 /**
  * \param field the option \param text its value, empty for the default
  * \param otherwise the default \return the rate (std::invalid_argument naming field)

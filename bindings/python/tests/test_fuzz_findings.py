@@ -16,7 +16,7 @@ import dlnet
     [
         # one rank: time 0 and bandwidths reported as 0 GB/s
         (dlnet.run_collective, dict(ranks="3", min_bytes="64KiB", max_bytes="64KiB"),
-         "ranks: got '3'; a collective needs two or more ranks"),
+         "ranks: got '3', which lists one rank; a collective needs two or more"),
         # flow level: a flow ending beyond the picosecond clock waited for ever
         # (RuntimeError "the fabric stalled"); now refused before the run, as at packet
         # level (which printed 988800 s for 64KiB, or a negative time past ns-3's clock):
