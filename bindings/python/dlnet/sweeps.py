@@ -23,7 +23,11 @@ Results folder layout (``results=``):
   SHA-256 (first 16 hex digits) of the point's full configuration: the
   experiment, every option and the seed. A point whose file exists is not
   run again, so a killed sweep resumes where it stopped and losing at most
-  the points in flight.
+  the points in flight. Each file records the dlnet build that computed it
+  (``build``: a SHA-256 of the extension module and the ``libns3-dlnet*.so``
+  libraries beside the one it loads); a point recorded by another build (or
+  before builds were recorded) is run again, so that a rebuilt dlnet never
+  serves a table of the old one's results.
 - ``sweep.csv`` (and ``sweep.parquet`` when pandas and pyarrow import): the
   table, rewritten at the end of every sweep from the point files of this
   grid, in grid order (not completion order), so that the same grid gives the
@@ -216,6 +220,36 @@ def _seed_of(options: Mapping[str, Any], sweep_seed: int) -> int:
     return 1 + int(digest[:8], 16) % (2**31 - 1)
 
 
+_BUILD: Optional[str] = None
+
+
+def _build() -> str:
+    """The dlnet build this process runs: a digest of the files of its compiled code."""
+    global _BUILD
+    if _BUILD is None:
+        core = importlib.import_module("dlnet._core")  # compiled: no stub for mypy to read
+        files = [os.path.realpath(str(core.__file__))]
+        # the library the module loaded, and the modules beside it loaded on first use (the
+        # RL scheduler's), whether this process has loaded them yet or not
+        try:
+            with open("/proc/self/maps") as maps:
+                library = next((line.split()[-1] for line in maps
+                                if line.rstrip().endswith("/libns3-dlnet.so")), "")
+        except OSError:
+            library = ""  # not Linux: the extension module alone
+        if library:
+            folder = os.path.dirname(library)
+            files += sorted(os.path.join(folder, name) for name in os.listdir(folder)
+                            if name.startswith("libns3-dlnet") and name.endswith(".so"))
+        digest = hashlib.sha256()
+        for path in files:
+            with open(path, "rb") as f:
+                for block in iter(lambda: f.read(1 << 20), b""):
+                    digest.update(block)
+        _BUILD = digest.hexdigest()[:16]
+    return _BUILD
+
+
 def _key(reference: str, options: Mapping[str, Any], seed: Any) -> str:
     config = {"experiment": reference, "options": options, "seed": seed}
     return hashlib.sha256(_canonical(config).encode()).hexdigest()[:16]
@@ -226,7 +260,8 @@ def _run_point(job: Job) -> Record:
     reference, options, seed, pass_seed = job["experiment"], job["options"], job["seed"], job[
         "pass_seed"]
     record: Record = {"point": job["key"], "experiment": reference, "options": options, "seed": seed,
-              "status": "ok", "error_type": "", "error": "", "rows": [], "wall_seconds": 0.0}
+              "status": "ok", "error_type": "", "error": "", "rows": [], "wall_seconds": 0.0,
+              "build": job["build"]}
     start = time.monotonic()
     try:
         function = _resolve(reference, job.get("main_path"))
@@ -460,23 +495,30 @@ def sweep(experiment: Union[str, Callable[..., Any]], grid: Optional[Table] = No
             point_seed = _seed_of(options, seed)
         jobs.append({"experiment": reference, "options": options, "seed": point_seed,
                      "pass_seed": pass_seed, "main_path": main_path,
-                     "key": _key(reference, options, point_seed)})
+                     "key": _key(reference, options, point_seed), "build": _build()})
     parameter_names = [n for n in parameter_names if n != "seed"]
 
     point_folder = os.path.join(results, "points")
     os.makedirs(point_folder, exist_ok=True)
     records: Dict[str, Optional[Record]] = {}
     pending: List[Job] = []
+    stale = 0
     for job in jobs:
         path = os.path.join(point_folder, job["key"] + ".json")
         if job["key"] in records:
             continue  # the same point twice in the grid
         if os.path.exists(path):
             with open(path) as f:
-                records[job["key"]] = json.load(f)
-        else:
-            records[job["key"]] = None
-            pending.append(job)
+                record = json.load(f)
+            if record.get("build") == job["build"]:
+                records[job["key"]] = record
+                continue
+            stale += 1
+        records[job["key"]] = None
+        pending.append(job)
+    if stale and progress:
+        print(f"sweep: {stale} point(s) in {point_folder} were computed by another dlnet build; "
+              "running them again", file=sys.stderr)
     bar = _Progress(len(records), len(records) - len(pending), progress, sys.stderr)
 
     def finished(record: Record) -> None:
@@ -511,7 +553,7 @@ def sweep(experiment: Union[str, Callable[..., Any]], grid: Optional[Table] = No
 def _crashed(job: Job, detail: str) -> Record:
     return dict(point=job["key"], experiment=job["experiment"], options=job["options"],
                 seed=job["seed"], status="failed", error_type="WorkerError",
-                error=detail, rows=[], wall_seconds=0.0)
+                error=detail, rows=[], wall_seconds=0.0, build=job["build"])
 
 
 def _run_on_pool(jobs: List[Job], workers: int, finished: Callable[[Record], None]) -> None:

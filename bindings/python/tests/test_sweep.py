@@ -90,11 +90,31 @@ def test_local_pool_two_workers_then_nothing_to_rerun(tmp_path, monkeypatch, cap
     assert len(started(counter)) == 4
     assert again == rows
     assert "4/4 points (4 already done)" in capsys.readouterr().err
+    # A point another build computed (or one recorded before builds were) runs again.
+    files = sorted(os.listdir(os.path.join(results, "points")))
+    for name, build in ((files[0], "another build"), (files[1], None)):
+        path = os.path.join(results, "points", name)
+        with open(path) as f:
+            record = json.load(f)
+        assert record["build"] == dlnet.sweeps._build()
+        if build is None:
+            del record["build"]
+        else:
+            record["build"] = build
+        with open(path, "w") as f:
+            json.dump(record, f)
+    rebuilt = dlnet.sweep(sweep_experiments.counted_collective, GRID, fixed=TINY, results=results,
+                          workers=2)
+    assert len(started(counter)) == 6
+    assert rebuilt == rows
+    err = capsys.readouterr().err
+    assert "sweep: 2 point(s) in " in err and "computed by another dlnet build" in err
+    assert "4/4 points (2 already done)" in err
     # One more value: only the two new points run.
     wider = dict(GRID, topology=["star", "torus", "fat-tree"])
     dlnet.sweep(sweep_experiments.counted_collective, wider, fixed=TINY, results=results,
                 workers=2, progress=False)
-    assert len(started(counter)) == 6
+    assert len(started(counter)) == 8
 
 
 def test_dask_local_cluster_gives_the_rows_of_the_local_pool(tmp_path):
