@@ -83,6 +83,7 @@ FabricSwitch::DoDispose()
     m_programs.clear();
     m_routes.clear();
     m_portSets.clear();
+    m_portSetIndex.clear();
     m_sprayNext.clear();
     Object::DoDispose();
 }
@@ -167,9 +168,10 @@ FabricSwitch::SetRoutes(uint32_t first, uint32_t last, const std::vector<uint32_
     uint32_t set = NONE;
     if (!ports.empty())
     {
-        auto found = std::find(m_portSets.begin(), m_portSets.end(), ports);
-        set = found - m_portSets.begin();
-        if (found == m_portSets.end())
+        // a spine has a set per leaf: a search through them made a 65536-leaf fabric quadratic
+        auto [found, added] = m_portSetIndex.emplace(ports, m_portSets.size());
+        set = found->second;
+        if (added)
         {
             m_portSets.push_back(ports);
         }

@@ -10,6 +10,7 @@
 #include "ns3/object.h"
 #include "ns3/traced-callback.h"
 
+#include <map>
 #include <unordered_map>
 #include <vector>
 
@@ -192,8 +193,9 @@ private:
     uint32_t m_ecmpSeed;
     std::vector<Port> m_ports;
     LoadBalancing m_loadBalancing;
-    std::vector<RouteRange> m_routes;                   //!< sorted, disjoint
-    std::vector<std::vector<uint32_t>> m_portSets;      //!< distinct routes, by index
+    std::vector<RouteRange> m_routes;                         //!< sorted, disjoint
+    std::vector<std::vector<uint32_t>> m_portSets;            //!< distinct routes, by index
+    std::map<std::vector<uint32_t>, uint32_t> m_portSetIndex; //!< m_portSets' indices, by route
     std::unordered_map<uint32_t, uint32_t> m_sprayNext; //!< PerPacket: next port, by destination
     std::vector<Ptr<SwitchProgram>> m_programs;
     uint64_t m_forwarded{0};
