@@ -384,7 +384,11 @@ CollectiveEngine::ScheduleOf(const CollectiveRequest& req, uint32_t n)
                              schedule->lanes);
         if (c == 0)
         {
-            CheckChunkCost(schedule->lanes, req.chunks, DefaultChunks(req.op, req.algorithm));
+            CheckChunkCost(
+                schedule->lanes,
+                req.chunks,
+                DefaultChunks(req.op, req.algorithm),
+                FirstChunkAt(req.op, req.algorithm, n, req.root, req.bytes, es, req.grid));
         }
         for (std::size_t l = first; l < schedule->lanes.size(); ++l)
         {

@@ -55,18 +55,99 @@ Span(const std::vector<Range>& parts, uint32_t lo, uint32_t hi)
     return Range{begin, end - begin};
 }
 
+/**
+ * The entries (steps and messages) one BuildCollectiveLanes call may store. Direct and
+ * pairwise exchanges send n - 1 messages per rank: 4n^2 entries for a direct all-reduce,
+ * 2.1 GB at packet level on 1024 ranks, std::bad_alloc on 4096.
+ */
+constexpr uint64_t MAX_SCHEDULE_ENTRIES = 1ull << 24;
+
+/**
+ * The messages the steps of one BuildCollectiveLanes call may post at once (per rank its
+ * largest step's, summed): a run holds them all, about 2 kB each at packet level (a direct
+ * all-reduce on 2000 ranks, 4 million at once, took more than 8 GB).
+ */
+constexpr uint64_t MAX_MESSAGES_AT_ONCE = 1ull << 21;
+
+/// What one BuildCollectiveLanes call has stored and posts at once, against the limits.
+struct ScheduleBudget
+{
+    CollectiveOp op;
+    CollectiveAlgorithm algorithm;
+    uint32_t ranks;
+    uint64_t entries{0};
+    uint64_t atOnce{0};
+
+    /// What to change: an algorithm that implements op with fewer messages, or the ranks.
+    /// \param stored the schedule's size is the problem (else: the messages posted at once)
+    std::string Advice(bool stored) const
+    {
+        static const std::vector<CollectiveAlgorithm> fewerMessages
+            = {CollectiveAlgorithm::RING,
+               CollectiveAlgorithm::HALVING_DOUBLING,
+               CollectiveAlgorithm::DOUBLE_BINARY_TREE};
+        std::vector<std::string> fewer;
+        for (auto other : fewerMessages)
+        {
+            // every all-to-all stores n (n - 1) messages; the pairwise one (ring) posts n
+            bool pairwise = op == CollectiveOp::ALL_TO_ALL && !stored;
+            if (other != algorithm && (op != CollectiveOp::ALL_TO_ALL || pairwise)
+                && Implements(other, op))
+            {
+                fewer.push_back(ToString(other));
+            }
+        }
+        if (fewer.empty())
+        {
+            return "every " + ToString(op) + " algorithm sends a message between each pair of "
+                   + "ranks: use fewer ranks";
+        }
+        return "use an algorithm with fewer messages per rank (" + dlnet::JoinChoices(fewer)
+               + ") or fewer ranks";
+    }
+
+    void Charge(uint64_t n)
+    {
+        entries += n;
+        if (entries > MAX_SCHEDULE_ENTRIES)
+        {
+            throw std::invalid_argument("algorithm: " + ToString(algorithm) + "'s " + ToString(op)
+                                        + " on " + std::to_string(ranks) + " ranks needs more than "
+                                        + std::to_string(MAX_SCHEDULE_ENTRIES)
+                                        + " schedule entries (a step or a message each); "
+                                        + Advice(true));
+        }
+    }
+
+    /// One more message a rank's step posts at once.
+    void ChargeAtOnce()
+    {
+        if (++atOnce > MAX_MESSAGES_AT_ONCE)
+        {
+            throw std::invalid_argument("algorithm: " + ToString(algorithm) + "'s " + ToString(op)
+                                        + " on " + std::to_string(ranks) + " ranks posts more than "
+                                        + std::to_string(MAX_MESSAGES_AT_ONCE)
+                                        + " messages at once (summed over ranks); "
+                                        + Advice(false));
+        }
+    }
+};
+
 /// Appends steps and matched send/receive pairs to one lane.
 class LaneBuilder
 {
 public:
-    explicit LaneBuilder(CollectiveLane& lane)
+    LaneBuilder(CollectiveLane& lane, ScheduleBudget& budget)
         : m_lane(lane)
+        , m_budget(budget)
+        , m_mostSends(lane.ranks.size(), 0)
     {
     }
 
     /// Open a new step for a rank; \return its index
     uint32_t NewStep(uint32_t rank, bool reduce, bool fromInput = false)
     {
+        m_budget.Charge(1);
         CollectiveStep step;
         step.reduce = reduce;
         step.sendFromInput = fromInput;
@@ -82,7 +163,13 @@ public:
         {
             return;
         }
+        m_budget.Charge(2);
         m_lane.ranks[s][sStep].sends.push_back({d, dst.offset, dst.bytes, srcOffset, dStep});
+        if (m_lane.ranks[s][sStep].sends.size() > m_mostSends[s])
+        {
+            ++m_mostSends[s]; // its largest step so far: the lane posts one more at once
+            m_budget.ChargeAtOnce();
+        }
         m_lane.ranks[d][dStep].recvs.push_back({s, dst.offset, dst.bytes, srcOffset, sStep});
     }
 
@@ -99,6 +186,8 @@ public:
 
 private:
     CollectiveLane& m_lane;
+    ScheduleBudget& m_budget;
+    std::vector<std::size_t> m_mostSends; //!< per rank, its largest step's sends
     uint8_t m_vc{0};
 };
 
@@ -661,13 +750,15 @@ BuildCollectiveLanes(CollectiveOp op,
         all[i] = i;
     }
     Range r{offset, bytes};
+    ScheduleBudget budget{op, a, n};
     auto newLane = [&]() -> LaneBuilder
     {
+        budget.Charge(n);
         CollectiveLane lane;
         lane.chunk = chunk;
         lane.ranks.resize(n);
         out.push_back(std::move(lane));
-        return LaneBuilder(out.back());
+        return LaneBuilder(out.back(), budget);
     };
 
     if (op == CollectiveOp::SEND_RECV)
@@ -811,33 +902,94 @@ BuildCollectiveLanes(CollectiveOp op,
 }
 
 void
+CheckScheduleSize(CollectiveOp op,
+                  CollectiveAlgorithm algorithm,
+                  uint32_t ranks,
+                  uint32_t root,
+                  uint64_t bytes,
+                  uint32_t elementSize,
+                  const CollectiveGrid& grid,
+                  uint64_t chunks)
+{
+    if (ranks >= SCHEDULE_CHECK_RANKS)
+    {
+        FirstChunkAt(op, algorithm, ranks, root, bytes, elementSize, grid)(chunks);
+    }
+}
+
+std::function<std::vector<CollectiveLane>(uint64_t chunks)>
+FirstChunkAt(CollectiveOp op,
+             CollectiveAlgorithm algorithm,
+             uint32_t ranks,
+             uint32_t root,
+             uint64_t bytes,
+             uint32_t elementSize,
+             const CollectiveGrid& grid)
+{
+    return [=](uint64_t chunks)
+    {
+        std::vector<CollectiveLane> lanes;
+        BuildCollectiveLanes(op,
+                             algorithm,
+                             ranks,
+                             root,
+                             0,
+                             bytes / elementSize / chunks * elementSize,
+                             elementSize,
+                             grid,
+                             0,
+                             lanes);
+        return lanes;
+    };
+}
+
+void
 CheckChunkCost(const std::vector<CollectiveLane>& firstChunk,
                uint64_t chunks,
-               uint64_t defaultChunks)
+               uint64_t defaultChunks,
+               const std::function<std::vector<CollectiveLane>(uint64_t chunks)>& firstChunkAt)
 {
     constexpr uint64_t MAX_ENTRIES = 1ull << 21;
-    uint64_t entries = 0;
-    for (const auto& lane : firstChunk)
+    auto entriesOf = [](const std::vector<CollectiveLane>& lanes)
     {
-        entries += lane.GetNRanks();
-        for (const auto& steps : lane.ranks)
+        uint64_t entries = 0;
+        for (const auto& lane : lanes)
         {
-            entries += steps.size();
-            for (const auto& st : steps)
+            entries += lane.GetNRanks();
+            for (const auto& steps : lane.ranks)
             {
-                entries += st.sends.size() + st.recvs.size();
+                entries += steps.size();
+                for (const auto& st : steps)
+                {
+                    entries += st.sends.size() + st.recvs.size();
+                }
             }
         }
-    }
-    entries = std::max<uint64_t>(entries, 1);
-    const uint64_t allowed = std::max(MAX_ENTRIES / entries, defaultChunks);
-    if (chunks > allowed)
+        return std::max<uint64_t>(entries, 1);
+    };
+    const uint64_t entries = entriesOf(firstChunk);
+    uint64_t allowed = std::max(MAX_ENTRIES / entries, defaultChunks);
+    if (chunks <= allowed)
     {
-        throw std::invalid_argument("chunks: got " + std::to_string(chunks)
-                                    + "; each chunk's schedule holds " + std::to_string(entries)
-                                    + " entries, so at most " + std::to_string(allowed)
-                                    + " chunks fit (2^21 entries in all)");
+        return;
     }
+    // fewer chunks are larger (tiny ones leave parts empty, and an empty part sends nothing):
+    // lower the count until its own chunks fit; each pass lowers it, or it fits
+    uint64_t each = 0;
+    while (true)
+    {
+        each = entriesOf(firstChunkAt(allowed));
+        const uint64_t next = std::max(MAX_ENTRIES / each, defaultChunks);
+        if (next >= allowed)
+        {
+            break;
+        }
+        allowed = next;
+    }
+    throw std::invalid_argument("chunks: got " + std::to_string(chunks) + "; each chunk's schedule "
+                                + "holds " + std::to_string(entries) + " entries, more than 2^21 "
+                                + "in all; " + std::to_string(allowed) + " chunks fit ("
+                                + std::to_string(each) + " entries each)");
 }
 
 } // namespace ns3

@@ -7,6 +7,7 @@
 #include "collective-types.h"
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace ns3
@@ -148,6 +149,29 @@ void BuildCollectiveLanes(CollectiveOp op,
                           std::vector<CollectiveLane>& out,
                           bool ringOnDemand = true);
 
+/// Below this many ranks no algorithm comes near BuildCollectiveLanes' limits (a GoogleTest
+/// checks every algorithm and operation at this size).
+constexpr uint32_t SCHEDULE_CHECK_RANKS = 1024;
+
+/**
+ * Throw std::invalid_argument, as BuildCollectiveLanes would, when one chunk's schedule is
+ * beyond what a run can hold: more than 2^24 steps and messages, or more than 2^21 messages
+ * posted at once (a direct exchange posts n (n - 1)). From SCHEDULE_CHECK_RANKS ranks on it
+ * builds the chunk and drops it; below, it returns at once. Backends call it from Validate,
+ * so that auto passes over an algorithm that could not run.
+ * \param op the operation \param algorithm a concrete algorithm \param ranks communicator
+ * size \param root root index \param bytes the whole buffer's size \param elementSize bytes
+ * per element \param grid the communicator's shape \param chunks the chunks it is cut into
+ */
+void CheckScheduleSize(CollectiveOp op,
+                       CollectiveAlgorithm algorithm,
+                       uint32_t ranks,
+                       uint32_t root,
+                       uint64_t bytes,
+                       uint32_t elementSize,
+                       const CollectiveGrid& grid,
+                       uint64_t chunks);
+
 /**
  * Refuse a chunk count whose schedule would not fit in memory: the lanes of
  * one chunk (its first) times the chunks, counted as one entry per lane and
@@ -156,11 +180,29 @@ void BuildCollectiveLanes(CollectiveOp op,
  * default count of chunks is always allowed.
  * \param firstChunk the lanes BuildCollectiveLanes made for chunk 0
  * \param chunks the chunk count asked for \param defaultChunks the algorithm's
- * Throws std::invalid_argument naming chunks and the largest count allowed.
+ * \param firstChunkAt makes chunk 0's lanes at another chunk count: fewer chunks are
+ * larger and may hold more entries each, so the count the refusal quotes is checked too
+ * Throws std::invalid_argument naming chunks and a count that fits.
  */
-void CheckChunkCost(const std::vector<CollectiveLane>& firstChunk,
-                    uint64_t chunks,
-                    uint64_t defaultChunks);
+void CheckChunkCost(
+    const std::vector<CollectiveLane>& firstChunk,
+    uint64_t chunks,
+    uint64_t defaultChunks,
+    const std::function<std::vector<CollectiveLane>(uint64_t chunks)>& firstChunkAt);
+
+/**
+ * \return what makes chunk 0's lanes of a collective cut into a given number of chunks
+ * (CheckChunkCost's firstChunkAt); the arguments as BuildCollectiveLanes', bytes the whole
+ * buffer's
+ */
+std::function<std::vector<CollectiveLane>(uint64_t chunks)> FirstChunkAt(
+    CollectiveOp op,
+    CollectiveAlgorithm algorithm,
+    uint32_t ranks,
+    uint32_t root,
+    uint64_t bytes,
+    uint32_t elementSize,
+    const CollectiveGrid& grid);
 
 /// \return true if the algorithm implements the operation
 bool Implements(CollectiveAlgorithm algorithm, CollectiveOp op);

@@ -418,7 +418,10 @@ CollectivePhases(const Communicator& comm, const CollectiveRequest& request)
         if (c == 0)
         {
             CheckChunkCost(
-                lanes, req.chunks, CollectiveEngine::DefaultChunks(req.op, req.algorithm));
+                lanes,
+                req.chunks,
+                CollectiveEngine::DefaultChunks(req.op, req.algorithm),
+                FirstChunkAt(req.op, req.algorithm, n, req.root, req.bytes, es, req.grid));
         }
         for (std::size_t l = first; l < lanes.size(); ++l)
         {

@@ -3,6 +3,8 @@
  */
 #include "schedule-backend.h"
 
+#include "collective-schedule.h"
+
 #include "ns3/log.h"
 
 #include <map>
@@ -80,7 +82,10 @@ ScheduleBackend::Validate(const CollectiveRequest& request,
                           const Communicator& comm) const
 {
     CollectiveBackend::Validate(request, topology, comm);
-    Resolved(request).Validate(comm.GetSize());
+    CollectiveRequest r = Resolved(request);
+    r.Validate(comm.GetSize());
+    CheckScheduleSize(
+        r.op, m_algorithm, comm.GetSize(), r.root, r.bytes, ElementSize(r.type), r.grid, r.chunks);
 }
 
 CollectiveRequest

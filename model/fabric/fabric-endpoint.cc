@@ -198,8 +198,12 @@ FabricEndpoint::Send(uint32_t dst,
     uint64_t total = (bytes + segment - 1) / segment;
     if (total > 0xffffffffULL)
     {
-        throw std::invalid_argument("FabricEndpoint::Send bytes: message needs more than 2^32 "
-                                    "packets; raise the Mtu");
+        // (named after the experiments' option: the message comes from a size the user gave)
+        throw std::invalid_argument(
+            "mtu: a message of " + std::to_string(bytes) + " bytes needs more than 2^32 packets of "
+            + std::to_string(m_device->GetMaxPacketSize())
+            + " bytes (FabricNetDevice Mtu, its FabricHeader included); raise mtu or lower the "
+              "sizes");
     }
     uint32_t id = m_nextMsgId++;
     if (m_transport)

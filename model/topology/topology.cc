@@ -105,8 +105,11 @@ MakeTopology(const TopologyConfig& config)
         if (!TopologyConfig::IsFabricOption(option)
             && std::find(kind.options.begin(), kind.options.end(), option) == kind.options.end())
         {
-            throw std::invalid_argument(option + ": does not apply to a " + kind.name
-                                        + "; its options are " + dlnet::JoinChoices(kind.options));
+            throw std::invalid_argument(
+                option + ": does not apply to a " + kind.name
+                + (!kind.options.empty() ? "; its options are " + dlnet::JoinChoices(kind.options)
+                   : kind.refusedWhy.empty() ? std::string("; it has no shape options")
+                                             : "; it has no shape options: " + kind.refusedWhy));
         }
     }
     Ptr<const Topology> topology = kind.make(config);

@@ -200,30 +200,79 @@ TEST(CollectiveSchedule, ChunkCostCountsLanesStepsAndTransfers)
 {
     // a ring of 8 made on demand: one entry per rank, so 2^21 / 8 chunks
     CollectiveGrid grid;
-    std::vector<CollectiveLane> ring;
-    BuildCollectiveLanes(
-        CollectiveOp::ALL_REDUCE, CollectiveAlgorithm::RING, 8, 0, 0, 4096, 4, grid, 0, ring);
-    EXPECT_NO_THROW(CheckChunkCost(ring, 262144, 1));
+    auto lanesOf = [&](CollectiveAlgorithm a, uint32_t n)
+    {
+        // chunk 0 of 4096 bytes whatever the count: its entries do not depend on it
+        return [a, n, grid](uint64_t)
+        {
+            std::vector<CollectiveLane> lanes;
+            BuildCollectiveLanes(CollectiveOp::ALL_REDUCE, a, n, 0, 0, 4096, 4, grid, 0, lanes);
+            return lanes;
+        };
+    };
+    auto ringAt = lanesOf(CollectiveAlgorithm::RING, 8);
+    std::vector<CollectiveLane> ring = ringAt(1);
+    EXPECT_NO_THROW(CheckChunkCost(ring, 262144, 1, ringAt));
     ExpectInvalid(
         [&]
         {
-            CheckChunkCost(ring, 262145, 1);
+            CheckChunkCost(ring, 262145, 1, ringAt);
         },
-        {"chunks: got 262145", "holds 8 entries", "at most 262144 chunks"});
+        {"chunks: got 262145", "holds 8 entries", "; 262144 chunks fit (8 entries each)"});
     // direct on 4 ranks, stored: one lane (an entry per rank: 4), and per rank two steps
     // (reduce-scatter, all-gather), each an entry with 3 sends and 3 receives:
     // 4 + 4 x 2 x (1 + 3 + 3) = 60, counted by hand
-    std::vector<CollectiveLane> direct;
-    BuildCollectiveLanes(
-        CollectiveOp::ALL_REDUCE, CollectiveAlgorithm::DIRECT, 4, 0, 0, 4096, 4, grid, 0, direct);
+    auto directAt = lanesOf(CollectiveAlgorithm::DIRECT, 4);
+    std::vector<CollectiveLane> direct = directAt(1);
     const uint64_t entries = 60;
-    EXPECT_NO_THROW(CheckChunkCost(direct, (1u << 21) / entries, 1));
+    EXPECT_NO_THROW(CheckChunkCost(direct, (1u << 21) / entries, 1, directAt));
     ExpectInvalid(
         [&]
         {
-            CheckChunkCost(direct, (1u << 21) / entries + 1, 1);
+            CheckChunkCost(direct, (1u << 21) / entries + 1, 1, directAt);
         },
         {"holds 60 entries"});
     // the algorithm's default is always allowed
-    EXPECT_NO_THROW(CheckChunkCost(ring, 1u << 20, 1u << 20));
+    EXPECT_NO_THROW(CheckChunkCost(ring, 1u << 20, 1u << 20, ringAt));
+}
+
+TEST(CollectiveSchedule, ChunkCountQuotedFits)
+{
+    // A double binary tree on 16 ranks over 2^20 fp32 elements: at 2^19 chunks a chunk has
+    // 2 elements and most parts are empty, so few entries; the count those few allow is
+    // larger than what fits with the fuller chunks of that count (the first message quoted
+    // 19418, which was refused in turn). The count quoted now fits.
+    CollectiveGrid grid;
+    const uint64_t elements = 1ull << 20;
+    auto at = [&](uint64_t chunks)
+    {
+        std::vector<CollectiveLane> lanes;
+        BuildCollectiveLanes(CollectiveOp::ALL_REDUCE,
+                             CollectiveAlgorithm::DOUBLE_BINARY_TREE,
+                             16,
+                             0,
+                             0,
+                             elements / chunks * 4,
+                             4,
+                             grid,
+                             0,
+                             lanes);
+        return lanes;
+    };
+    const uint64_t asked = 1ull << 19;
+    std::string message;
+    try
+    {
+        CheckChunkCost(at(asked), asked, 1, at);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        message = e.what();
+    }
+    ASSERT_NE(message.find("chunks fit"), std::string::npos) << message;
+    const std::size_t end = message.find(" chunks fit");
+    const std::size_t begin = message.rfind(' ', end - 1) + 1;
+    const uint64_t quoted = std::stoull(message.substr(begin, end - begin));
+    EXPECT_LT(quoted, asked);
+    EXPECT_NO_THROW(CheckChunkCost(at(quoted), quoted, 1, at)) << message;
 }
