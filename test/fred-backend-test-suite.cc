@@ -248,8 +248,9 @@ private:
             else
             {
                 std::cout << "measured conflict: " << error << std::endl;
-                NS_TEST_EXPECT_MSG_EQ(
-                    error.rfind("flows:", 0), 0, "refused naming flows: " << error);
+                NS_TEST_EXPECT_MSG_EQ(error.rfind("middle-stages: flows", 0),
+                                      0,
+                                      "refused naming middle-stages: " << error);
             }
             b->Dispose();
         }

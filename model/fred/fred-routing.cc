@@ -371,7 +371,8 @@ Unroutable(const std::vector<FredFlow>& flows,
                             : "however the outer levels assign them, they collide inside a "
                                   + Fred(m, levelPorts[failing]) + " " + std::to_string(failing)
                                   + " level" + (failing == 1 ? "" : "s") + " down";
-    return "flows: " + names + " cannot be routed at once through " + Fred(m, ports)
+    // middle-stages is what a user changes (the flows come from the scenario)
+    return "middle-stages: flows " + names + " cannot be routed at once through " + Fred(m, ports)
            + " (middle-stages m = " + std::to_string(m) + "): " + where
            + "; use more middle stages or serialise the flows";
 }
@@ -425,10 +426,11 @@ RouteFredFlows(uint32_t ports,
     }
     catch (const GaveUp&)
     {
-        throw std::invalid_argument(
-            "flows: the search for a conflict-free routing of " + std::to_string(flows.size())
-            + " flows through " + Fred(middleStages, ports) + " gave up after "
-            + std::to_string(maxSearchSteps) + " steps; use more middle stages or fewer flows");
+        throw std::invalid_argument("middle-stages: the search for a conflict-free routing of "
+                                    + std::to_string(flows.size()) + " flows through "
+                                    + Fred(middleStages, ports) + " gave up after "
+                                    + std::to_string(maxSearchSteps)
+                                    + " steps; use more middle stages or fewer flows");
     }
     throw std::invalid_argument(
         Unroutable(flows, ports, middleStages, routing.levelPorts, maxSearchSteps));

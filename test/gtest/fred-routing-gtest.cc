@@ -386,7 +386,7 @@ TEST(FredRoutingUnicast, OneMiddleBlocksTwoUnicastsFromOneMicroSwitch)
         {
             RouteFredFlows(4, 1, {FredFlow{"x", {0}, {0}}, FredFlow{"y", {1}, {3}}});
         },
-        {"flows: 'x' and 'y' cannot be routed at once through Fred_1(4)",
+        {"middle-stages: flows 'x' and 'y' cannot be routed at once through Fred_1(4)",
          "middle-stages m = 1",
          "need more than 1 middle subnetwork"});
 }
@@ -400,7 +400,7 @@ TEST(FredRoutingAllReduce, OneMiddleRoutesSeparateButNotInterleavedPairs)
         {
             RouteFredFlows(4, 1, {AllReduce("pp0", {0, 2}), AllReduce("pp1", {1, 3})});
         },
-        {"flows: 'pp0' and 'pp1' cannot be routed at once through Fred_1(4)",
+        {"middle-stages: flows 'pp0' and 'pp1' cannot be routed at once through Fred_1(4)",
          "use more middle stages or serialise the flows"});
     auto interleaved = std::vector<FredFlow>{AllReduce("pp0", {0, 2}), AllReduce("pp1", {1, 3})};
     ExpectConflictFree(RouteFredFlows(4, 2, interleaved), interleaved, 2);
@@ -429,7 +429,7 @@ TEST(FredRoutingAllReduce, ATriangleOfSharedMicroSwitchesNeedsThreeMiddles)
         {
             RouteFredFlows(6, 2, flows);
         },
-        {"flows: 'a', 'b' and 'c' cannot be routed at once through Fred_2(6)",
+        {"middle-stages: flows 'a', 'b' and 'c' cannot be routed at once through Fred_2(6)",
          "need more than 2 middle subnetworks"});
     auto r = RouteFredFlows(6, 3, flows);
     ExpectConflictFree(r, flows, 3);
@@ -447,7 +447,7 @@ TEST(FredRoutingRecursion, OneMiddleFailsOneLevelDown)
         {
             RouteFredFlows(8, 1, flows);
         },
-        {"flows: 'a' and 'b' cannot be routed at once through Fred_1(8)",
+        {"middle-stages: flows 'a' and 'b' cannot be routed at once through Fred_1(8)",
          "collide inside a Fred_1(4) 1 level down"});
     ExpectConflictFree(RouteFredFlows(8, 2, flows), flows, 2);
 }
@@ -461,7 +461,7 @@ TEST(FredRoutingRecursion, TwoMiddlesFailOneLevelDownForFiveFlows)
         {
             RouteFredFlows(20, 2, flows);
         },
-        {"flows: 'f0' and 'f1' (and 3 others) cannot be routed at once through "
+        {"middle-stages: flows 'f0' and 'f1' (and 3 others) cannot be routed at once through "
          "Fred_2(20)",
          "collide inside a Fred_2(10) 1 level down"});
     EXPECT_FALSE(BruteForceRoutes(20, 2, flows));
@@ -493,7 +493,7 @@ TEST(FredRoutingRecursion, BacktracksToTheTopWhenTheFirstColouringFailsBelow)
         {
             RouteFredFlows(12, 1, flows);
         },
-        {"flows: 'b' and 'c' cannot", "collide inside a Fred_1(6)"});
+        {"middle-stages: flows 'b' and 'c' cannot", "collide inside a Fred_1(6)"});
 }
 
 TEST(FredRoutingRecursion, AgreesWithBruteForceOnSmallSwitches)
@@ -563,7 +563,7 @@ TEST(FredRoutingSearch, GivesUpAfterItsStepBudget)
         {
             RouteFredFlows(20, 2, flows, 10);
         },
-        {"flows: the search", "5 flows through Fred_2(20) gave up after 10 steps"});
+        {"middle-stages: the search", "5 flows through Fred_2(20) gave up after 10 steps"});
 }
 
 TEST(FredRoutingSearch, IsDeterministicAndPrintsRoutes)

@@ -170,7 +170,7 @@ def test_conflicting_flows_name_the_flows_and_the_remedy():
     with pytest.raises(ValueError) as info:
         dlnet.run_wafer(variants="fred-d", scenarios="groups", middle_stages=1, bytes="64KiB")
     message = str(info.value)
-    assert message.startswith("flows: 'mp/")
+    assert message.startswith("middle-stages: flows 'mp/")
     assert "cannot be routed at once through Fred_1(12)" in message
     assert "use more middle stages" in message
 
