@@ -119,4 +119,27 @@ ClusterBuilder::Finish()
     return m_cluster;
 }
 
+void
+RouteByRuns(Ptr<FabricSwitch> sw,
+            uint32_t ranks,
+            const std::function<uint32_t(uint32_t rank)>& portOf)
+{
+    if (ranks == 0)
+    {
+        return;
+    }
+    uint32_t first = 0;
+    uint32_t port = portOf(0);
+    for (uint32_t rank = 1; rank <= ranks; ++rank)
+    {
+        const uint32_t next = rank < ranks ? portOf(rank) : port;
+        if (rank == ranks || next != port)
+        {
+            sw->SetRoutes(first, rank - 1, {port});
+            first = rank;
+            port = next;
+        }
+    }
+}
+
 } // namespace ns3

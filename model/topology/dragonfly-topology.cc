@@ -191,26 +191,29 @@ DragonflyTopology::Build() const
     for (uint32_t r = 0; r < nRouters; ++r)
     {
         uint32_t g = r / m_a;
-        for (uint32_t x = 0; x < nRanks; ++x)
-        {
-            uint32_t dr = x / m_p;
-            uint32_t out;
-            if (dr == r)
-            {
-                out = hostPort[x];
-            }
-            else if (dr / m_a == g)
-            {
-                out = groupPort[r][dr % m_a];
-            }
-            else
-            {
-                uint32_t j = MinimalPort(g, x);
-                out = j / m_h == r % m_a ? globalPort[g * ports + j] : groupPort[r][j / m_h];
-            }
-            NS_ASSERT_MSG(out != UINT32_MAX, "dragonfly routing found no port");
-            router[r]->SetRoute(x, {out});
-        }
+        RouteByRuns(router[r],
+                    nRanks,
+                    [&](uint32_t x)
+                    {
+                        uint32_t dr = x / m_p;
+                        uint32_t out;
+                        if (dr == r)
+                        {
+                            out = hostPort[x];
+                        }
+                        else if (dr / m_a == g)
+                        {
+                            out = groupPort[r][dr % m_a];
+                        }
+                        else
+                        {
+                            uint32_t j = MinimalPort(g, x);
+                            out = j / m_h == r % m_a ? globalPort[g * ports + j]
+                                                     : groupPort[r][j / m_h];
+                        }
+                        NS_ASSERT_MSG(out != UINT32_MAX, "dragonfly routing found no port");
+                        return out;
+                    });
     }
     return b.Finish();
 }

@@ -157,22 +157,24 @@ GridTopology::Build() const
     };
     for (uint32_t r = 0; r < rows * cols; ++r)
     {
-        for (uint32_t d = 0; d < rows * cols; ++d)
-        {
-            uint32_t out = localPort[r];
-            int sx = step(r % cols, d % cols, cols);
-            int sy = step(r / cols, d / cols, rows);
-            if (sx != 0)
-            {
-                out = port[r][sx > 0 ? 0 : 1];
-            }
-            else if (sy != 0)
-            {
-                out = port[r][sy > 0 ? 2 : 3];
-            }
-            NS_ASSERT_MSG(out != UINT32_MAX, "grid routing found no port");
-            routers[r]->SetRoute(d, {out});
-        }
+        RouteByRuns(routers[r],
+                    rows * cols,
+                    [&](uint32_t d)
+                    {
+                        uint32_t out = localPort[r];
+                        int sx = step(r % cols, d % cols, cols);
+                        int sy = step(r / cols, d / cols, rows);
+                        if (sx != 0)
+                        {
+                            out = port[r][sx > 0 ? 0 : 1];
+                        }
+                        else if (sy != 0)
+                        {
+                            out = port[r][sy > 0 ? 2 : 3];
+                        }
+                        NS_ASSERT_MSG(out != UINT32_MAX, "grid routing found no port");
+                        return out;
+                    });
     }
     return b.Finish();
 }
