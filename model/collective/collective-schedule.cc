@@ -56,16 +56,17 @@ Span(const std::vector<Range>& parts, uint32_t lo, uint32_t hi)
 }
 
 /**
- * The entries (steps and messages) one BuildCollectiveLanes call may store. Direct and
- * pairwise exchanges send n - 1 messages per rank: 4n^2 entries for a direct all-reduce,
- * 2.1 GB at packet level on 1024 ranks, std::bad_alloc on 4096.
+ * The entries (steps and messages) one BuildCollectiveLanes call may store, at about 60 bytes
+ * each: the hierarchical all-reduce of 8192 GPUs (8 x 1024) stores 50 million (3.2 GB at flow
+ * level); the pairwise all-to-all 3 n^2, so up to about 4729 ranks.
  */
-constexpr uint64_t MAX_SCHEDULE_ENTRIES = 1ull << 24;
+constexpr uint64_t MAX_SCHEDULE_ENTRIES = 1ull << 26;
 
 /**
- * The messages the steps of one BuildCollectiveLanes call may post at once (per rank its
- * largest step's, summed): a run holds them all, about 2 kB each at packet level (a direct
- * all-reduce on 2000 ranks, 4 million at once, took more than 8 GB).
+ * The messages the steps of one BuildCollectiveLanes call may post at once, counted as each
+ * rank's largest step's sends summed over the ranks (a lower bound: a rank may post its next
+ * step while earlier sends are queued): a run holds them, about 2 kB each at packet level (a
+ * direct all-reduce on 2000 ranks, 4 million by this count, took 8.1 GB).
  */
 constexpr uint64_t MAX_MESSAGES_AT_ONCE = 1ull << 21;
 
@@ -108,8 +109,14 @@ struct ScheduleBudget
 
     void Charge(uint64_t n)
     {
+        CheckEntries(n);
         entries += n;
-        if (entries > MAX_SCHEDULE_ENTRIES)
+    }
+
+    /// Refuse now what the steps about to be built would store (as CheckAtOnce).
+    void CheckEntries(uint64_t more) const
+    {
+        if (entries + more > MAX_SCHEDULE_ENTRIES)
         {
             throw std::invalid_argument("algorithm: " + ToString(algorithm) + "'s " + ToString(op)
                                         + " on " + std::to_string(ranks) + " ranks needs more than "
@@ -122,7 +129,15 @@ struct ScheduleBudget
     /// One more message a rank's step posts at once.
     void ChargeAtOnce()
     {
-        if (++atOnce > MAX_MESSAGES_AT_ONCE)
+        CheckAtOnce(1);
+        ++atOnce;
+    }
+
+    /// Refuse now what the steps about to be built would post at once (a direct exchange
+    /// knows its count before it builds: no 4 million entries built to be dropped).
+    void CheckAtOnce(uint64_t more) const
+    {
+        if (atOnce + more > MAX_MESSAGES_AT_ONCE)
         {
             throw std::invalid_argument("algorithm: " + ToString(algorithm) + "'s " + ToString(op)
                                         + " on " + std::to_string(ranks) + " ranks posts more than "
@@ -176,6 +191,27 @@ public:
     void Pair(uint32_t s, uint32_t sStep, uint32_t d, uint32_t dStep, Range dst)
     {
         Pair(s, sStep, d, dStep, dst, dst.offset);
+    }
+
+    /// \param more entries the steps about to be built store \sa ScheduleBudget
+    void CheckEntries(uint64_t more) const
+    {
+        m_budget.CheckEntries(more);
+    }
+
+    /**
+     * Refuse before building a step per member that would post too many messages at once.
+     * \param g the members \param sends how many messages member i's step will send
+     */
+    void CheckAtOnce(const std::vector<uint32_t>& g,
+                     const std::function<uint64_t(uint32_t i)>& sends) const
+    {
+        uint64_t more = 0; // what ChargeAtOnce will count: each rank's largest step grows
+        for (uint32_t i = 0; i < g.size(); ++i)
+        {
+            more += std::max<uint64_t>(sends(i), m_mostSends[g[i]]) - m_mostSends[g[i]];
+        }
+        m_budget.CheckAtOnce(more);
     }
 
     /// Steps opened from now on send on this virtual channel.
@@ -247,11 +283,31 @@ RingAllGather(LaneBuilder& b, const Group& g, Range r, uint32_t es, int dir)
 }
 
 /// Direct reduce-scatter (reduce) or all-gather (copy): one round, everyone to everyone.
+/// \return how many of the parts hold bytes
+uint64_t
+NonEmpty(const std::vector<Range>& parts)
+{
+    return std::count_if(parts.begin(),
+                         parts.end(),
+                         [](const Range& p)
+                         {
+                             return p.bytes != 0;
+                         });
+}
+
 void
 DirectExchange(LaneBuilder& b, const Group& g, Range r, uint32_t es, bool reduceScatter)
 {
     uint32_t m = g.size();
     auto parts = Split(r, m, es);
+    // reduce-scatter: i sends every other member's part that holds bytes; all-gather: its own
+    const uint64_t nonEmpty = NonEmpty(parts);
+    b.CheckAtOnce(g,
+                  [&](uint32_t i) -> uint64_t
+                  {
+                      const bool own = parts[i].bytes != 0;
+                      return reduceScatter ? nonEmpty - own : own ? m - 1 : 0;
+                  });
     std::vector<uint32_t> step(m);
     for (uint32_t i = 0; i < m; ++i)
     {
@@ -540,6 +596,11 @@ AllToAll(LaneBuilder& b, const Group& g, Range r, uint32_t es, bool direct)
     auto parts = Split(r, m, es);
     if (direct)
     {
+        b.CheckAtOnce(g,
+                      [&](uint32_t i) -> uint64_t
+                      {
+                          return parts[i].bytes != 0 ? m - 1 : 0; // its part to every other
+                      });
         std::vector<uint32_t> step(m);
         for (uint32_t i = 0; i < m; ++i)
         {
@@ -555,7 +616,9 @@ AllToAll(LaneBuilder& b, const Group& g, Range r, uint32_t es, bool direct)
         }
         return;
     }
-    // Pairwise exchange: in round s, i sends to i+s and receives from i-s.
+    // Pairwise exchange: in round s, i sends to i+s and receives from i-s; m - 1 rounds of a
+    // step per member and two entries per message
+    b.CheckEntries(uint64_t(m - 1) * (m + 2 * NonEmpty(parts)));
     for (uint32_t s = 1; s < m; ++s)
     {
         std::vector<uint32_t> step(m);

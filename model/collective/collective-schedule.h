@@ -155,7 +155,7 @@ constexpr uint32_t SCHEDULE_CHECK_RANKS = 1024;
 
 /**
  * Throw std::invalid_argument, as BuildCollectiveLanes would, when one chunk's schedule is
- * beyond what a run can hold: more than 2^24 steps and messages, or more than 2^21 messages
+ * beyond what a run can hold: more than 2^26 steps and messages, or more than 2^21 messages
  * posted at once (a direct exchange posts n (n - 1)). From SCHEDULE_CHECK_RANKS ranks on it
  * builds the chunk and drops it; below, it returns at once. Backends call it from Validate,
  * so that auto passes over an algorithm that could not run.

@@ -169,12 +169,13 @@ FabricSwitch::SetRoutes(uint32_t first, uint32_t last, const std::vector<uint32_
     if (!ports.empty())
     {
         // a spine has a set per leaf: a search through them made a 65536-leaf fabric quadratic
-        auto [found, added] = m_portSetIndex.emplace(ports, m_portSets.size());
-        set = found->second;
-        if (added)
+        auto found = m_portSetIndex.find(ports);
+        if (found == m_portSetIndex.end())
         {
+            found = m_portSetIndex.emplace(ports, m_portSets.size()).first;
             m_portSets.push_back(ports);
         }
+        set = found->second;
     }
     // the ranges [lo, hi) overlap first..last; what sticks out of them stays
     auto lo = std::lower_bound(m_routes.begin(),

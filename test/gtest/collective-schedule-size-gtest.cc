@@ -104,15 +104,15 @@ TEST(CollectiveScheduleSize, DirectExchangeCrossesTheMessagesAtOnce)
                               1);
         },
         {"messages at once", "fewer messages per rank (ring) or fewer ranks"});
-    // ... until it stores more than 2^24 entries: 3 n (n - 1) from about 2365 ranks
+    // ... until it stores more than 2^26 entries: 3 n (n - 1) from about 4730 ranks
     ExpectInvalid(
         [&]()
         {
             CheckScheduleSize(CollectiveOp::ALL_TO_ALL,
                               CollectiveAlgorithm::RING,
-                              2400,
+                              4800,
                               0,
-                              2400ull * 2400,
+                              4800ull * 4800,
                               1,
                               none,
                               1);

@@ -220,34 +220,43 @@ def _seed_of(options: Mapping[str, Any], sweep_seed: int) -> int:
     return 1 + int(digest[:8], 16) % (2**31 - 1)
 
 
-_BUILD: Optional[str] = None
+# digests by the files hashed, with their sizes and times: a rebuild changes them
+_DIGESTS: Dict[Any, str] = {}
 
 
 def _build() -> str:
-    """The dlnet build this process runs: a digest of the files of its compiled code."""
-    global _BUILD
-    if _BUILD is None:
-        core = importlib.import_module("dlnet._core")  # compiled: no stub for mypy to read
-        files = [os.path.realpath(str(core.__file__))]
-        # the library the module loaded, and the modules beside it loaded on first use (the
-        # RL scheduler's), whether this process has loaded them yet or not
-        try:
-            with open("/proc/self/maps") as maps:
-                library = next((line.split()[-1] for line in maps
-                                if line.rstrip().endswith("/libns3-dlnet.so")), "")
-        except OSError:
-            library = ""  # not Linux: the extension module alone
-        if library:
-            folder = os.path.dirname(library)
-            files += sorted(os.path.join(folder, name) for name in os.listdir(folder)
-                            if name.startswith("libns3-dlnet") and name.endswith(".so"))
+    """The dlnet build on disk where this process loads it from: a digest of its compiled files.
+
+    Read again at each call (kept while the files' sizes and times stay): a session that
+    rebuilt dlnet sees the new build, which its spawned workers load.
+    """
+    core = importlib.import_module("dlnet._core")  # compiled: no stub for mypy to read
+    files = [os.path.realpath(str(core.__file__))]
+    # the library the module loaded (shown "(deleted)" once rebuilt), and the modules beside
+    # it loaded on first use (the RL scheduler's), whether loaded yet or not
+    folder = ""
+    try:
+        with open("/proc/self/maps") as maps:
+            for line in maps:
+                fields = line.split(maxsplit=5)
+                path = fields[5].strip().removesuffix(" (deleted)") if len(fields) == 6 else ""
+                if os.path.basename(path).startswith("libns3-dlnet"):
+                    folder = os.path.dirname(path)
+                    break
+    except OSError:
+        pass  # not Linux: the extension module alone
+    if folder and os.path.isdir(folder):
+        files += sorted(os.path.join(folder, name) for name in os.listdir(folder)
+                        if name.startswith("libns3-dlnet") and ".so" in name)
+    stamp = tuple((path, os.stat(path).st_size, os.stat(path).st_mtime_ns) for path in files)
+    if stamp not in _DIGESTS:
         digest = hashlib.sha256()
         for path in files:
             with open(path, "rb") as f:
                 for block in iter(lambda: f.read(1 << 20), b""):
                     digest.update(block)
-        _BUILD = digest.hexdigest()[:16]
-    return _BUILD
+        _DIGESTS[stamp] = digest.hexdigest()[:16]
+    return _DIGESTS[stamp]
 
 
 def _key(reference: str, options: Mapping[str, Any], seed: Any) -> str:
@@ -261,7 +270,7 @@ def _run_point(job: Job) -> Record:
         "pass_seed"]
     record: Record = {"point": job["key"], "experiment": reference, "options": options, "seed": seed,
               "status": "ok", "error_type": "", "error": "", "rows": [], "wall_seconds": 0.0,
-              "build": job["build"]}
+              "build": _build()}  # the worker's own: a Dask worker may run another build
     start = time.monotonic()
     try:
         function = _resolve(reference, job.get("main_path"))
