@@ -345,20 +345,9 @@ CollectiveEngine::Launch(uint32_t id)
 std::shared_ptr<const CollectiveEngine::Schedule>
 CollectiveEngine::ScheduleOf(const CollectiveRequest& req, uint32_t n)
 {
-    const CollectiveGrid& g = req.grid;
     uint32_t es = ElementSize(req.type);
-    uint32_t grid = (g.bidirectional ? 1 : 0) | (g.dim2First ? 2 : 0) | (g.bothOrders ? 4 : 0)
-                    | (g.secondLevelVc ? 8 : 0);
-    ScheduleKey key{uint32_t(req.op),
-                    uint32_t(req.algorithm),
-                    n,
-                    req.root,
-                    req.bytes,
-                    es,
-                    req.chunks,
-                    g.dim1,
-                    g.dim2,
-                    grid};
+    const CollectiveScheduleKey key
+        = MakeScheduleKey(req.op, req.algorithm, n, req.root, req.bytes, es, req.chunks, req.grid);
     auto it = m_schedules.find(key);
     if (it != m_schedules.end())
     {

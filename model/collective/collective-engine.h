@@ -181,20 +181,6 @@ private:
         bool readsInput{false};                //!< a step sends from the input buffer
     };
 
-    /// What a schedule depends on: op, algorithm, ranks, root, bytes, element size, chunks
-    /// and the grid's fields.
-    typedef std::tuple<uint32_t,
-                       uint32_t,
-                       uint32_t,
-                       uint32_t,
-                       uint64_t,
-                       uint32_t,
-                       uint32_t,
-                       uint32_t,
-                       uint32_t,
-                       uint32_t>
-        ScheduleKey;
-
     /// (lane, rank, step)
     typedef std::tuple<uint32_t, uint32_t, uint32_t> StepKey;
 
@@ -287,8 +273,9 @@ private:
     std::vector<Ptr<FabricEndpoint>> m_endpoints;
     std::map<uint32_t, Instance> m_instances;
     absl::flat_hash_map<uint64_t, Envelope> m_envelopes; //!< (source address << 32 | message id)
-    std::map<ScheduleKey, std::shared_ptr<const Schedule>> m_schedules; //!< by request shape
-    uint32_t m_chunks;                                                  //!< Chunks attribute
+    std::map<CollectiveScheduleKey, std::shared_ptr<const Schedule>>
+        m_schedules;                //!< by request shape
+    uint32_t m_chunks;              //!< Chunks attribute
     uint32_t m_chunksInFlight;      //!< ChunksInFlight attribute
     Time m_launchLatency;           //!< LaunchLatency attribute
     Time m_stepLatency;             //!< StepLatency attribute

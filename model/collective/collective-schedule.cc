@@ -966,6 +966,30 @@ BuildCollectiveLanes(CollectiveOp op,
     }
 }
 
+CollectiveScheduleKey
+MakeScheduleKey(CollectiveOp op,
+                CollectiveAlgorithm algorithm,
+                uint32_t ranks,
+                uint32_t root,
+                uint64_t bytes,
+                uint32_t elementSize,
+                uint64_t chunks,
+                const CollectiveGrid& grid)
+{
+    uint32_t flags = (grid.bidirectional ? 1 : 0) | (grid.dim2First ? 2 : 0)
+                     | (grid.bothOrders ? 4 : 0) | (grid.secondLevelVc ? 8 : 0);
+    return {uint32_t(op),
+            uint32_t(algorithm),
+            ranks,
+            root,
+            bytes,
+            elementSize,
+            chunks,
+            grid.dim1,
+            grid.dim2,
+            flags};
+}
+
 void
 CheckScheduleSize(CollectiveOp op,
                   CollectiveAlgorithm algorithm,
@@ -982,28 +1006,9 @@ CheckScheduleSize(CollectiveOp op,
     }
     // a training run validates every task: the verdicts are kept (a hierarchical all-reduce
     // of 8192 ranks takes 0.4 s to build)
-    using Key = std::tuple<int,
-                           int,
-                           uint32_t,
-                           uint32_t,
-                           uint64_t,
-                           uint32_t,
-                           uint32_t,
-                           uint32_t,
-                           uint8_t,
-                           uint64_t>;
-    static std::map<Key, std::string> verdicts;
-    const Key key{int(op),
-                  int(algorithm),
-                  ranks,
-                  root,
-                  bytes,
-                  elementSize,
-                  grid.dim1,
-                  grid.dim2,
-                  uint8_t(grid.bidirectional | grid.dim2First << 1 | grid.bothOrders << 2
-                          | grid.secondLevelVc << 3),
-                  chunks};
+    static std::map<CollectiveScheduleKey, std::string> verdicts;
+    const CollectiveScheduleKey key
+        = MakeScheduleKey(op, algorithm, ranks, root, bytes, elementSize, chunks, grid);
     auto it = verdicts.find(key);
     if (it == verdicts.end())
     {

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <tuple>
 #include <vector>
 
 namespace ns3
@@ -148,6 +149,29 @@ void BuildCollectiveLanes(CollectiveOp op,
                           uint32_t chunk,
                           std::vector<CollectiveLane>& out,
                           bool ringOnDemand = true);
+
+/// What a collective's schedule depends on: op, algorithm, ranks, root, bytes, element size,
+/// chunks, and the grid's sizes and flags (MakeScheduleKey).
+using CollectiveScheduleKey = std::tuple<uint32_t,
+                                         uint32_t,
+                                         uint32_t,
+                                         uint32_t,
+                                         uint64_t,
+                                         uint32_t,
+                                         uint64_t,
+                                         uint32_t,
+                                         uint32_t,
+                                         uint32_t>;
+
+/// \return the key of a schedule (the arguments as BuildCollectiveLanes', bytes the buffer's)
+CollectiveScheduleKey MakeScheduleKey(CollectiveOp op,
+                                      CollectiveAlgorithm algorithm,
+                                      uint32_t ranks,
+                                      uint32_t root,
+                                      uint64_t bytes,
+                                      uint32_t elementSize,
+                                      uint64_t chunks,
+                                      const CollectiveGrid& grid);
 
 /// Below this many ranks no algorithm comes near BuildCollectiveLanes' limits (a GoogleTest
 /// checks every algorithm and operation at this size).
