@@ -205,25 +205,17 @@ namespace
 /// take every option of their config
 std::optional<std::vector<std::string>> g_programOptions;
 
-/// The options that set link rates: the program's own, when one is in hand (heterps offers
-/// fabric-link-rate and oversubscription, not link-rate: its catalogue gives the NIC rates).
+/// Those of candidates the program in hand has, as text; fallback without a program in hand
+/// (Python) and "" when it has none of them.
 std::string
-RateOptionsText()
+ProgramOptionsText(const std::vector<std::string>& candidates, const std::string& fallback)
 {
-    static const std::vector<std::string> rateOptions = {"link-rate",
-                                                         "nvlink-rate",
-                                                         "nic-rate",
-                                                         "fabric-link-rate",
-                                                         "global-link-rate",
-                                                         "local-link-rate",
-                                                         "host-groups",
-                                                         "rates"};
     if (!g_programOptions)
     {
-        return "link-rate, nvlink-rate, nic-rate, rates, ...";
+        return fallback;
     }
     std::string text;
-    for (const std::string& name : rateOptions)
+    for (const std::string& name : candidates)
     {
         if (std::find(g_programOptions->begin(), g_programOptions->end(), name)
             != g_programOptions->end())
@@ -231,6 +223,23 @@ RateOptionsText()
             text += (text.empty() ? "" : ", ") + name;
         }
     }
+    return text;
+}
+
+/// The options that set link rates: the program's own, when one is in hand (heterps offers
+/// fabric-link-rate and oversubscription, not link-rate: its catalogue gives the NIC rates).
+std::string
+RateOptionsText()
+{
+    const std::string text = ProgramOptionsText({"link-rate",
+                                                 "nvlink-rate",
+                                                 "nic-rate",
+                                                 "fabric-link-rate",
+                                                 "global-link-rate",
+                                                 "local-link-rate",
+                                                 "host-groups",
+                                                 "rates"},
+                                                "link-rate, nvlink-rate, nic-rate, rates, ...");
     return text.empty() ? "none of this program's options sets one" : text;
 }
 } // namespace
@@ -629,7 +638,20 @@ SimulationScope::ClockAdvice(const std::vector<std::string>& timeAttributes,
                                                     : ", ")
                   + timeAttributes[i];
     }
-    return advice + " or lower the sizes";
+    // the program's own size options, when one is in hand (training: microbatches, ...)
+    const std::string sizes = ProgramOptionsText({"min-bytes",
+                                                  "max-bytes",
+                                                  "message-bytes",
+                                                  "messages",
+                                                  "bytes",
+                                                  "tensor-bytes",
+                                                  "microbatches",
+                                                  "iterations",
+                                                  "batches",
+                                                  "batch",
+                                                  "layers"},
+                                                 "");
+    return advice + " or lower the sizes" + (sizes.empty() ? "" : " (" + sizes + ")");
 }
 
 void
