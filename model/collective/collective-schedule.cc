@@ -90,14 +90,15 @@ struct ScheduleBudget
                CollectiveAlgorithm::HALVING_DOUBLING,
                CollectiveAlgorithm::DOUBLE_BINARY_TREE};
         std::vector<std::string> fewer;
-        for (auto other : fewerMessages)
+        // every all-to-all stores n (n - 1) messages; the pairwise one (ring) posts n at once
+        if (op != CollectiveOp::ALL_TO_ALL || !stored)
         {
-            // every all-to-all stores n (n - 1) messages; the pairwise one (ring) posts n
-            bool pairwise = op == CollectiveOp::ALL_TO_ALL && !stored;
-            if (other != algorithm && (op != CollectiveOp::ALL_TO_ALL || pairwise)
-                && Implements(other, op))
+            for (auto other : fewerMessages)
             {
-                fewer.push_back(ToString(other));
+                if (other != algorithm && Implements(other, op))
+                {
+                    fewer.push_back(ToString(other));
+                }
             }
         }
         if (fewer.empty())
@@ -120,11 +121,9 @@ struct ScheduleBudget
     {
         if (entries + more > MAX_SCHEDULE_ENTRIES)
         {
-            throw std::invalid_argument("algorithm: " + ToString(algorithm) + "'s " + ToString(op)
-                                        + " on " + std::to_string(ranks) + " ranks needs more than "
-                                        + std::to_string(MAX_SCHEDULE_ENTRIES)
-                                        + " schedule entries (a step or a message each); "
-                                        + Advice(true));
+            Refuse("needs more than " + std::to_string(MAX_SCHEDULE_ENTRIES)
+                       + " schedule entries (a step or a message each)",
+                   true);
         }
     }
 
@@ -141,12 +140,18 @@ struct ScheduleBudget
     {
         if (atOnce + more > MAX_MESSAGES_AT_ONCE)
         {
-            throw std::invalid_argument("algorithm: " + ToString(algorithm) + "'s " + ToString(op)
-                                        + " on " + std::to_string(ranks) + " ranks posts more than "
-                                        + std::to_string(MAX_MESSAGES_AT_ONCE)
-                                        + " messages at once (summed over ranks); "
-                                        + Advice(false));
+            Refuse("posts more than " + std::to_string(MAX_MESSAGES_AT_ONCE)
+                       + " messages at once (summed over ranks)",
+                   false);
         }
+    }
+
+    /// Throw: this algorithm's op on these ranks <what>; and the advice.
+    [[noreturn]] void Refuse(const std::string& what, bool stored) const
+    {
+        throw std::invalid_argument("algorithm: " + ToString(algorithm) + "'s " + ToString(op)
+                                    + " on " + std::to_string(ranks) + " ranks " + what + "; "
+                                    + Advice(stored));
     }
 };
 
