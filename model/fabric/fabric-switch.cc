@@ -173,7 +173,7 @@ FabricSwitch::SetRoutes(uint32_t first, uint32_t last, const std::vector<uint32_
         if (found == m_portSetIndex.end())
         {
             found = m_portSetIndex.emplace(ports, m_portSets.size()).first;
-            m_portSets.push_back(ports);
+            m_portSets.push_back(&found->first); // a map's keys stay where they are
         }
         set = found->second;
     }
@@ -263,7 +263,7 @@ FabricSwitch::GetRoute(uint32_t dst) const
     {
         return none;
     }
-    return m_portSets[std::prev(it)->set];
+    return *m_portSets[std::prev(it)->set];
 }
 
 uint32_t

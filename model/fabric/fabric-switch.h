@@ -194,8 +194,8 @@ private:
     std::vector<Port> m_ports;
     LoadBalancing m_loadBalancing;
     std::vector<RouteRange> m_routes;                         //!< sorted, disjoint
-    std::vector<std::vector<uint32_t>> m_portSets;            //!< distinct routes, by index
-    std::map<std::vector<uint32_t>, uint32_t> m_portSetIndex; //!< m_portSets' indices, by route
+    std::map<std::vector<uint32_t>, uint32_t> m_portSetIndex; //!< distinct routes: their index
+    std::vector<const std::vector<uint32_t>*> m_portSets;     //!< m_portSetIndex's keys, by index
     std::unordered_map<uint32_t, uint32_t> m_sprayNext; //!< PerPacket: next port, by destination
     std::vector<Ptr<SwitchProgram>> m_programs;
     uint64_t m_forwarded{0};
