@@ -119,27 +119,49 @@ ClusterBuilder::Finish()
     return m_cluster;
 }
 
+RouteRunWriter::RouteRunWriter(Ptr<FabricSwitch> sw)
+    : m_switch(sw)
+{
+}
+
+void
+RouteRunWriter::Add(uint32_t first, uint32_t last, uint32_t port)
+{
+    NS_ASSERT_MSG(first <= last && (!m_open || first == m_last + 1),
+                  "route runs must be consecutive ranges in increasing order");
+    if (m_open && port == m_port)
+    {
+        m_last = last;
+        return;
+    }
+    Flush();
+    m_open = true;
+    m_first = first;
+    m_last = last;
+    m_port = port;
+}
+
+void
+RouteRunWriter::Flush()
+{
+    if (m_open)
+    {
+        m_switch->SetRoutes(m_first, m_last, {m_port});
+        m_open = false;
+    }
+}
+
 void
 RouteByRuns(Ptr<FabricSwitch> sw,
             uint32_t ranks,
             const std::function<uint32_t(uint32_t rank)>& portOf)
 {
-    if (ranks == 0)
+    RouteRunWriter runs(sw);
+    for (uint32_t rank = 0; rank < ranks; ++rank)
     {
-        return;
+        runs.Add(rank, rank, portOf(rank));
     }
-    uint32_t first = 0;
-    uint32_t port = portOf(0);
-    for (uint32_t rank = 1; rank <= ranks; ++rank)
-    {
-        const uint32_t next = rank < ranks ? portOf(rank) : port;
-        if (rank == ranks || next != port)
-        {
-            sw->SetRoutes(first, rank - 1, {port});
-            first = rank;
-            port = next;
-        }
-    }
+    runs.Flush();
 }
 
 } // namespace ns3

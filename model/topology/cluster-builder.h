@@ -70,9 +70,29 @@ private:
 std::string HostName(uint32_t rank);
 
 /**
- * Route a switch to every rank 0 .. ranks - 1 through portOf(rank): one SetRoutes per run of
- * consecutive ranks on one port (a mesh router's table is a few runs per row; a SetRoute per
- * rank made a 128 x 128 mesh take 9 s to build).
+ * Sets a switch's routes from ranges of ranks given in increasing order, with one SetRoutes per
+ * longest run of consecutive ranks on one port (a SetRoute per rank made a 128 x 128 mesh take
+ * 9 s to build).
+ */
+class RouteRunWriter
+{
+public:
+    explicit RouteRunWriter(Ptr<FabricSwitch> sw);
+    /// Route ranks first .. last through port; first is the rank after the last one added.
+    void Add(uint32_t first, uint32_t last, uint32_t port);
+    /// Set the run in progress (call once, after the last Add).
+    void Flush();
+
+private:
+    Ptr<FabricSwitch> m_switch;
+    bool m_open{false};
+    uint32_t m_first{0};
+    uint32_t m_last{0};
+    uint32_t m_port{0};
+};
+
+/**
+ * Route a switch to every rank 0 .. ranks - 1 through portOf(rank), by runs (RouteRunWriter).
  */
 void RouteByRuns(Ptr<FabricSwitch> sw,
                  uint32_t ranks,

@@ -155,26 +155,53 @@ GridTopology::Build() const
         }
         return forward <= size - forward ? 1 : -1;
     };
+    // A router's port depends on the destination's column alone, except in its own column,
+    // where it depends on the row: its table is a few runs per row, written as such (a port per
+    // rank made mesh and torus builds grow with the square of the ranks).
+    struct ColumnRun
+    {
+        uint32_t first;
+        uint32_t last;
+        uint32_t port; // UINT32_MAX: the router's own column, routed by row
+    };
+    std::vector<ColumnRun> columnRuns;
+    std::vector<uint32_t> rowPort(rows);
     for (uint32_t r = 0; r < rows * cols; ++r)
     {
-        RouteByRuns(routers[r],
-                    rows * cols,
-                    [&](uint32_t d)
-                    {
-                        uint32_t out = localPort[r];
-                        int sx = step(r % cols, d % cols, cols);
-                        int sy = step(r / cols, d / cols, rows);
-                        if (sx != 0)
-                        {
-                            out = port[r][sx > 0 ? 0 : 1];
-                        }
-                        else if (sy != 0)
-                        {
-                            out = port[r][sy > 0 ? 2 : 3];
-                        }
-                        NS_ASSERT_MSG(out != UINT32_MAX, "grid routing found no port");
-                        return out;
-                    });
+        const uint32_t rx = r % cols;
+        const uint32_t ry = r / cols;
+        columnRuns.clear();
+        for (uint32_t dx = 0; dx < cols; ++dx)
+        {
+            int sx = step(rx, dx, cols);
+            uint32_t out = sx == 0 ? UINT32_MAX : port[r][sx > 0 ? 0 : 1];
+            NS_ASSERT_MSG(sx == 0 || out != UINT32_MAX, "grid routing found no X port");
+            if (!columnRuns.empty() && columnRuns.back().port == out)
+            {
+                columnRuns.back().last = dx;
+            }
+            else
+            {
+                columnRuns.push_back({dx, dx, out});
+            }
+        }
+        for (uint32_t dy = 0; dy < rows; ++dy)
+        {
+            int sy = step(ry, dy, rows);
+            rowPort[dy] = sy == 0 ? localPort[r] : port[r][sy > 0 ? 2 : 3];
+            NS_ASSERT_MSG(rowPort[dy] != UINT32_MAX, "grid routing found no Y port");
+        }
+        RouteRunWriter runs(routers[r]);
+        for (uint32_t dy = 0; dy < rows; ++dy)
+        {
+            const uint32_t base = dy * cols;
+            for (const ColumnRun& c : columnRuns)
+            {
+                runs.Add(
+                    base + c.first, base + c.last, c.port == UINT32_MAX ? rowPort[dy] : c.port);
+            }
+        }
+        runs.Flush();
     }
     return b.Finish();
 }
