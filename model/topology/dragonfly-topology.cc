@@ -188,32 +188,59 @@ DragonflyTopology::Build() const
             globalPort[to.group * ports + to.port] = router[rb]->AddPort(db, 0, true);
         }
     }
+    // A port per destination router (its hosts are a block of ranks), and in another group a
+    // port per router modulo the links between the two groups: with one link, one run for the
+    // whole group (a port per rank made large dragonflies grow with the square of the ranks)
+    const uint32_t pairLinks = GetLinksPerGroupPair();
+    std::vector<uint32_t> remotePort(pairLinks);
     for (uint32_t r = 0; r < nRouters; ++r)
     {
-        uint32_t g = r / m_a;
-        RouteByRuns(router[r],
-                    nRanks,
-                    [&](uint32_t x)
+        const uint32_t g = r / m_a;
+        RouteRunWriter runs(router[r]);
+        for (uint32_t dg = 0; dg < m_g; ++dg)
+        {
+            const uint32_t firstRouter = dg * m_a;
+            if (dg == g)
+            {
+                for (uint32_t dr = firstRouter; dr < firstRouter + m_a; ++dr)
+                {
+                    if (dr == r)
                     {
-                        uint32_t dr = x / m_p;
-                        uint32_t out;
-                        if (dr == r)
+                        for (uint32_t x = dr * m_p; x < (dr + 1) * m_p; ++x)
                         {
-                            out = hostPort[x];
+                            runs.Add(x, x, hostPort[x]);
                         }
-                        else if (dr / m_a == g)
-                        {
-                            out = groupPort[r][dr % m_a];
-                        }
-                        else
-                        {
-                            uint32_t j = MinimalPort(g, x);
-                            out = j / m_h == r % m_a ? globalPort[g * ports + j]
-                                                     : groupPort[r][j / m_h];
-                        }
-                        NS_ASSERT_MSG(out != UINT32_MAX, "dragonfly routing found no port");
-                        return out;
-                    });
+                    }
+                    else
+                    {
+                        runs.Add(dr * m_p, (dr + 1) * m_p - 1, groupPort[r][dr % m_a]);
+                    }
+                }
+                continue;
+            }
+            // MinimalPort depends on the destination router's index in its group modulo
+            // pairLinks
+            bool one = true;
+            for (uint32_t t = 0; t < pairLinks && t < m_a; ++t)
+            {
+                uint32_t j = MinimalPort(g, (firstRouter + t) * m_p);
+                remotePort[t]
+                    = j / m_h == r % m_a ? globalPort[g * ports + j] : groupPort[r][j / m_h];
+                NS_ASSERT_MSG(remotePort[t] != UINT32_MAX, "dragonfly routing found no port");
+                one = one && remotePort[t] == remotePort[0];
+            }
+            if (one)
+            {
+                runs.Add(firstRouter * m_p, (firstRouter + m_a) * m_p - 1, remotePort[0]);
+                continue;
+            }
+            for (uint32_t i = 0; i < m_a; ++i)
+            {
+                const uint32_t dr = firstRouter + i;
+                runs.Add(dr * m_p, (dr + 1) * m_p - 1, remotePort[i % pairLinks]);
+            }
+        }
+        runs.Flush();
     }
     return b.Finish();
 }
