@@ -643,10 +643,11 @@ CollectiveEngine::SendOne(Instance& inst,
 void
 CollectiveEngine::Apply(Instance& inst, uint32_t lane, uint32_t rank, const Early& a)
 {
-    const CollectiveStep& st
-        = inst.schedule->lanes[lane].GetStep(rank, inst.laneState[lane][rank].step, m_applyScratch);
     if (a.data)
     {
+        // (timing mode carries no data: the step, which a ring makes on demand, is not needed)
+        const CollectiveStep& st = inst.schedule->lanes[lane].GetStep(
+            rank, inst.laneState[lane][rank].step, m_applyScratch);
         uint8_t* dst = inst.work[rank].data() + a.offset;
         if (st.reduce)
         {
