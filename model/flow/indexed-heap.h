@@ -4,6 +4,7 @@
 #ifndef DLNET_INDEXED_HEAP_H
 #define DLNET_INDEXED_HEAP_H
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -12,14 +13,18 @@ namespace ns3
 
 /**
  * \ingroup dlnet
- * \brief A binary min-heap of at most one entry per id (0 .. ids - 1) whose
- * key can be set again in place.
+ * \brief A min-heap of at most one entry per id (0 .. ids - 1) whose key can
+ * be set again in place.
  *
  * For queues where an item's key changes and only its latest key counts:
  * rather than pushing a new entry and skipping the stale ones when they come
  * out, the entry moves. When keys are a strict total order (no two entries
  * compare equal) the entries come out in the same order as from a heap of
  * the latest keys, whatever the order they were set in.
+ *
+ * Four children a node, each entry holding its key: a sift compares keys that
+ * lie side by side instead of loading each through its id (the flow level's
+ * finish queue holds an entry per flow in flight, tens of thousands).
  *
  * \tparam Key the key type; `a < b` puts a first
  */
@@ -34,7 +39,6 @@ public:
     {
         m_heap.clear();
         m_pos.assign(ids, NONE);
-        m_key.resize(ids);
     }
 
     /// Make room for ids 0 .. ids - 1 (keeps the entries).
@@ -43,7 +47,6 @@ public:
         if (ids > m_pos.size())
         {
             m_pos.resize(ids, NONE);
-            m_key.resize(ids);
         }
     }
 
@@ -68,36 +71,41 @@ public:
     /// \return the id of the least entry (not Empty)
     uint32_t Top() const
     {
-        return m_heap[0];
+        return m_heap[0].id;
     }
 
     /// \return the least entry's key (not Empty)
     const Key& TopKey() const
     {
-        return m_key[m_heap[0]];
+        return m_heap[0].key;
     }
 
     /// Give an id an entry with this key, or move its entry to it. \param id \param key
     void Set(uint32_t id, const Key& key)
     {
-        m_key[id] = key;
         uint32_t at = m_pos[id];
         if (at == NONE)
         {
-            at = m_heap.size();
-            m_heap.push_back(id);
-            m_pos[id] = at;
-            Up(at);
+            m_heap.push_back(Entry{key, id});
+            Up(m_heap.size() - 1);
             return;
         }
-        Up(at);
-        Down(m_pos[id]);
+        const bool lower = key < m_heap[at].key;
+        m_heap[at].key = key;
+        if (lower)
+        {
+            Up(at);
+        }
+        else
+        {
+            Down(at);
+        }
     }
 
     /// \param id an id with an entry (Contains) \return its key
     const Key& KeyOf(uint32_t id) const
     {
-        return m_key[id];
+        return m_heap[m_pos[id]].key;
     }
 
     /**
@@ -107,15 +115,18 @@ public:
      */
     void Add(uint32_t id, const Key& key)
     {
-        m_key[id] = key;
         m_pos[id] = m_heap.size();
-        m_heap.push_back(id);
+        m_heap.push_back(Entry{key, id});
     }
 
     /// Put the entries Add gave into heap order.
     void Heapify()
     {
-        for (uint32_t at = m_heap.size() / 2; at-- > 0;)
+        if (m_heap.size() < 2)
+        {
+            return;
+        }
+        for (uint32_t at = (m_heap.size() - 2) / ARITY + 1; at-- > 0;)
         {
             Down(at);
         }
@@ -128,75 +139,95 @@ public:
         {
             return;
         }
-        uint32_t at = m_pos[id];
-        uint32_t last = m_heap.back();
-        m_heap.pop_back();
+        const uint32_t at = m_pos[id];
         m_pos[id] = NONE;
-        if (last == id)
+        Entry last = m_heap.back();
+        m_heap.pop_back();
+        if (last.id == id)
         {
             return;
         }
+        const bool lower = last.key < m_heap[at].key;
         m_heap[at] = last;
-        m_pos[last] = at;
-        Up(at);
-        Down(m_pos[last]);
+        if (lower)
+        {
+            Up(at);
+        }
+        else
+        {
+            Down(at);
+        }
     }
 
     /// Take the least entry out (not Empty).
     void Pop()
     {
-        Remove(m_heap[0]);
+        Remove(m_heap[0].id);
     }
 
 private:
+    static constexpr uint32_t ARITY = 4;
+
+    struct Entry
+    {
+        Key key;
+        uint32_t id;
+    };
+
+    /// Move the entry at `at` towards the root until its parent is not greater.
     void Up(uint32_t at)
     {
-        uint32_t id = m_heap[at];
+        Entry e = m_heap[at];
         while (at > 0)
         {
-            uint32_t parent = (at - 1) / 2;
-            if (!(m_key[id] < m_key[m_heap[parent]]))
+            uint32_t parent = (at - 1) / ARITY;
+            if (!(e.key < m_heap[parent].key))
             {
                 break;
             }
             m_heap[at] = m_heap[parent];
-            m_pos[m_heap[at]] = at;
+            m_pos[m_heap[at].id] = at;
             at = parent;
         }
-        m_heap[at] = id;
-        m_pos[id] = at;
+        m_heap[at] = e;
+        m_pos[e.id] = at;
     }
 
+    /// Move the entry at `at` towards the leaves until no child is less.
     void Down(uint32_t at)
     {
-        uint32_t id = m_heap[at];
-        uint32_t n = m_heap.size();
+        Entry e = m_heap[at];
+        const uint32_t n = m_heap.size();
         while (true)
         {
-            uint32_t child = 2 * at + 1;
-            if (child >= n)
+            const uint32_t first = ARITY * at + 1;
+            if (first >= n)
             {
                 break;
             }
-            if (child + 1 < n && m_key[m_heap[child + 1]] < m_key[m_heap[child]])
+            const uint32_t end = std::min(first + ARITY, n);
+            uint32_t least = first;
+            for (uint32_t c = first + 1; c < end; ++c)
             {
-                ++child;
+                if (m_heap[c].key < m_heap[least].key)
+                {
+                    least = c;
+                }
             }
-            if (!(m_key[m_heap[child]] < m_key[id]))
+            if (!(m_heap[least].key < e.key))
             {
                 break;
             }
-            m_heap[at] = m_heap[child];
-            m_pos[m_heap[at]] = at;
-            at = child;
+            m_heap[at] = m_heap[least];
+            m_pos[m_heap[at].id] = at;
+            at = least;
         }
-        m_heap[at] = id;
-        m_pos[id] = at;
+        m_heap[at] = e;
+        m_pos[e.id] = at;
     }
 
-    std::vector<uint32_t> m_heap; //!< ids, a binary heap on their keys
-    std::vector<uint32_t> m_pos;  //!< by id: its place in m_heap, or NONE
-    std::vector<Key> m_key;       //!< by id
+    std::vector<Entry> m_heap;   //!< entries, a 4-ary heap on their keys
+    std::vector<uint32_t> m_pos; //!< by id: its place in m_heap, or NONE
 };
 
 } // namespace ns3
