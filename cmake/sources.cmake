@@ -2,6 +2,8 @@
 # files (a test keeps them equal).
 set(DLNET_SOURCES
   model/common/config-parse.cc
+  model/common/file-io.cc
+  model/common/interrupt.cc
   model/common/json-document.cc
   model/common/time-resolution.cc
   model/fabric/fabric-header.cc
@@ -109,6 +111,8 @@ set(DLNET_SOURCES
 
 set(DLNET_HEADERS
   model/common/config-parse.h
+  model/common/file-io.h
+  model/common/interrupt.h
   model/common/json-document.h
   model/common/named-registry.h
   model/common/splitmix64.h

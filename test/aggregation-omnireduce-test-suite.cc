@@ -582,7 +582,7 @@ private:
         std::string missing = CreateTempDirFilename("no-such-pattern.txt");
         c = good;
         c.sparsityFile = missing;
-        Expect(c, "sparsity-file missing", missing + ": cannot open the sparsity file");
+        Expect(c, "sparsity-file missing", "sparsity-file: '" + missing + "' cannot be read");
 
         std::string bad = CreateTempDirFilename("bad-magic.txt");
         {

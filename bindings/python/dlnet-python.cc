@@ -40,6 +40,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
@@ -97,7 +98,14 @@ StrText(const std::string& field, const py::handle& value)
                                     + ", which has no UTF-8 text (a lone surrogate); expected "
                                       "text");
     }
-    return std::string(text, size);
+    std::string out(text, size);
+    if (out.find('\0') != std::string::npos)
+    {
+        // C++ would take the text up to it (a file name cut short, read without a word)
+        throw std::invalid_argument(field + ": got " + std::string(py::repr(value))
+                                    + ", which holds a NUL character; expected text without");
+    }
+    return out;
 }
 
 /**
@@ -174,13 +182,15 @@ Ns3AttributesOf(const py::object& attributes, const std::vector<std::string>& pr
     {
         return out;
     }
-    if (!py::isinstance<py::dict>(attributes))
+    // any Mapping, as its annotation and config= say (a MappingProxyType was refused)
+    const py::object mapping = py::module_::import("collections.abc").attr("Mapping");
+    if (!py::isinstance(attributes, mapping))
     {
         throw OptionTypeError(
             "ns3_attributes: expected a dict {'ns3::Type::Attribute': value}, got "
             + TypeName(attributes));
     }
-    for (auto item : py::reinterpret_borrow<py::dict>(attributes))
+    for (auto item : py::dict(attributes))
     {
         if (!py::isinstance<py::str>(item.first))
         {
@@ -219,6 +229,7 @@ ApplyOptions(const std::vector<ns3::ExperimentOption<Config>>& table,
              Config& config,
              const py::handle& options)
 {
+    std::map<std::string, std::string> keyOf; // by option: the spelling that gave it
     for (auto item : py::reinterpret_borrow<py::dict>(options))
     {
         if (!py::isinstance<py::str>(item.first))
@@ -229,6 +240,12 @@ ApplyOptions(const std::vector<ns3::ExperimentOption<Config>>& table,
         std::string key = StrText("config", item.first);
         std::string name = key;
         std::replace(name.begin(), name.end(), '_', '-');
+        // min_bytes and min-bytes are one option: the later of the two was taken unsaid
+        if (auto [it, added] = keyOf.emplace(name, key); !added)
+        {
+            throw std::invalid_argument(key + ": given twice, as '" + it->second + "' and '" + key
+                                        + "'; give it once");
+        }
         if constexpr (ns3::HasNs3Attributes<Config>::value)
         {
             if (name == "ns3-attributes") // as a result's config records them
@@ -250,6 +267,19 @@ ApplyOptions(const std::vector<ns3::ExperimentOption<Config>>& table,
     }
 }
 
+/// A C++ string as str: bytes that are not UTF-8 (a file name, a layer name read from a file)
+/// become lone surrogates, as os.fsdecode makes them, so that os.fsencode gives the bytes back.
+py::str
+Text(const std::string& text)
+{
+    PyObject* str = PyUnicode_DecodeUTF8(text.data(), text.size(), "surrogateescape");
+    if (str == nullptr)
+    {
+        throw py::error_already_set();
+    }
+    return py::reinterpret_steal<py::str>(str);
+}
+
 /// nlohmann::json -> dict, list, int, float, str, bool or None.
 py::object
 ToPython(const nlohmann::json& j)
@@ -268,7 +298,7 @@ ToPython(const nlohmann::json& j)
         case nlohmann::json::value_t::number_float:
             return py::float_(j.get<double>());
         case nlohmann::json::value_t::string:
-            return py::str(j.get_ref<const std::string&>());
+            return Text(j.get_ref<const std::string&>());
         case nlohmann::json::value_t::array:
         {
             py::list out;
@@ -283,7 +313,7 @@ ToPython(const nlohmann::json& j)
             py::dict out;
             for (const auto& [k, v] : j.items())
             {
-                out[py::str(k)] = ToPython(v);
+                out[Text(k)] = ToPython(v);
             }
             return std::move(out);
         }

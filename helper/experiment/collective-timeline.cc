@@ -6,6 +6,8 @@
 #include "result-writer.h"
 
 #include "ns3/config-parse.h"
+#include "ns3/file-io.h"
+#include "ns3/json-document.h"
 #include "ns3/log.h"
 
 #include <algorithm>
@@ -135,14 +137,10 @@ void
 CollectiveTimeline::Write(const std::string& path) const
 {
     dlnet::MakeParentFolders("timeline", path); // CheckOutputFile made none
-    std::ofstream out(path, std::ios::binary);
-    if (!out)
-    {
-        throw std::runtime_error("timeline: cannot write " + path);
-    }
+    std::ofstream out = dlnet::OpenOutputFile("timeline", path);
     auto name = [](const std::string& s)
     {
-        return nlohmann::json(s).dump();
+        return dlnet::JsonText(s);
     };
     out << "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
     bool first = true;
@@ -205,10 +203,7 @@ CollectiveTimeline::Write(const std::string& path) const
               + ",\"tid\":" + std::to_string(2 * m.src + 1) + side(false));
     }
     out << "\n]}\n";
-    if (!out)
-    {
-        throw std::runtime_error("timeline: cannot write " + path);
-    }
+    dlnet::CloseOutputFile("timeline", path, out);
 }
 
 } // namespace ns3

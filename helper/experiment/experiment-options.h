@@ -421,7 +421,11 @@ CommonOptions()
         BoolOption<Config>("functional",
                            "carry real bytes and check them at the destination",
                            &Config::functional),
-        UnsignedOption<Config>("seed", "random seed (at least 1)", &Config::seed, 1),
+        UnsignedOption<Config>("seed",
+                               "random seed, 1 to 4294944442 (ns-3\'s generator takes no more)",
+                               &Config::seed,
+                               1,
+                               dlnet::MAX_RNG_SEED),
         UnsignedOption<Config>("run", "random run number", &Config::run),
     };
 }

@@ -662,9 +662,13 @@ RunHeterps(const HeterpsConfig& c, const HeterpsProgress& progress)
     }
     catch (const std::invalid_argument& e)
     {
-        // every run searches it, whatever schedulers were asked for
-        throw std::invalid_argument(std::string("reachable (the fastest plan, which the exact "
-                                                "search finds for every run): ")
+        // every run searches it, whatever schedulers were asked for: the profile's layers
+        // (and the catalogue's types) are what a user can change
+        throw std::invalid_argument("profile: " + std::to_string(problem.profile.Size())
+                                    + " layers on " + std::to_string(problem.catalogue.types.size())
+                                    + " catalogue types are too many for the exact search of "
+                                      "the fastest plan, which every run makes whatever its "
+                                      "schedulers: "
                                     + e.what());
     }
     for (const auto& r : runs)
@@ -759,7 +763,11 @@ HeterpsOptions()
                           "random, embedding-on-cpu, all-<type>), or all (every one but "
                           "exhaustive)",
                           &C::schedulers),
-            UnsignedOption<C>("seed", "random seed (at least 1)", &C::seed, 1),
+            UnsignedOption<C>("seed",
+                              "random seed, 1 to 4294944442 (ns-3\'s generator takes no more)",
+                              &C::seed,
+                              1,
+                              dlnet::MAX_RNG_SEED),
             UnsignedOption<C>("episodes",
                               "rl: training episodes (0: its default)",
                               &C::episodes,

@@ -7,6 +7,7 @@
 #include "result-writer.h"
 
 #include "ns3/gnuplot.h"
+#include "ns3/json-document.h"
 #include "ns3/log.h"
 
 #include <algorithm>
@@ -31,7 +32,7 @@ IfFeasible(bool feasible, double value)
 std::string
 Quoted(const std::string& s)
 {
-    return nlohmann::json(s).dump();
+    return dlnet::JsonText(s);
 }
 
 /// Colours of the catalogue types in plan.png and of the schedulers in cost-vs-limit.png.

@@ -3,42 +3,102 @@
  */
 #include "plot-writer.h"
 
+#include "result-fields.h"
 #include "result-writer.h"
 
+#include "ns3/config-parse.h"
 #include "ns3/log.h"
 
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
-#include <cstdlib>
+#include <cerrno>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
+#include <sstream>
 
 namespace ns3
 {
 
 NS_LOG_COMPONENT_DEFINE("DlnetPlotWriter");
 
+namespace
+{
+
+/// Run gnuplot on the script with the PNG's name as its argument ARG1; \return its exit status
+/// (-1 when it could not be started). No shell: a quote, `$(...)` or a newline in a results
+/// folder's name stays part of the name.
+int
+RunGnuplot(const std::string& script, const std::string& pngPath)
+{
+    // a name that starts with '-' would be read as an option
+    const std::string scriptArg = script.rfind('-', 0) == 0 ? "./" + script : script;
+    std::vector<std::string> args{"gnuplot", "-c", scriptArg, pngPath};
+    std::vector<char*> argv;
+    for (auto& a : args)
+    {
+        argv.push_back(a.data());
+    }
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+    pid_t pid;
+    const int error = posix_spawnp(&pid, "gnuplot", &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    if (error != 0)
+    {
+        return -1;
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0)
+    {
+        if (errno != EINTR)
+        {
+            return -1;
+        }
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+} // namespace
+
 bool
 RenderPng(Gnuplot& plot, const std::string& pngPath)
 {
     std::string script = pngPath.substr(0, pngPath.size() - 4) + ".plt";
-    plot.SetOutputFilename(pngPath);
-    plot.SetTerminal("pngcairo size 900,560 noenhanced font 'sans,11'");
+    // the PNG's name reaches gnuplot as an argument, not as text of the script, where a quote
+    // in it would end the string
+    plot.SetOutputFilename("");
+    plot.SetTerminal("pngcairo size 900,560 noenhanced font 'sans,11'\nset output ARG1");
     {
-        std::ofstream out(script);
-        if (!out)
+        std::string text;
         {
-            throw std::runtime_error("cannot write " + script);
+            std::ostringstream out;
+            plot.GenerateOutput(out);
+            text = out.str();
         }
-        plot.GenerateOutput(out);
+        WriteTextFile(script, text);
+        // Every text of ours is fixed or a checked name: a backquote, which gnuplot runs as a
+        // command inside a double-quoted string, is one that escaped the checks.
+        if (text.find('`') != std::string::npos)
+        {
+            std::cerr << "warning: not rendering " << dlnet::PrintablePath(pngPath)
+                      << ": its script holds a backquote (script kept: "
+                      << dlnet::PrintablePath(script) << ")\n";
+            return false;
+        }
     }
     std::filesystem::remove(pngPath);
-    std::string command = "gnuplot '" + script + "' 2>/dev/null";
-    if (std::system(command.c_str()) != 0 || !std::filesystem::exists(pngPath))
+    if (RunGnuplot(script, pngPath) != 0 || !std::filesystem::exists(pngPath))
     {
         std::filesystem::remove(pngPath); // gnuplot opens its output before it fails: empty
-        std::cerr << "warning: gnuplot could not render " << pngPath << " (script kept: " << script
-                  << ")\n";
+        std::cerr << "warning: gnuplot could not render " << dlnet::PrintablePath(pngPath)
+                  << " (script kept: " << dlnet::PrintablePath(script) << ")\n";
         return false;
     }
     return true;

@@ -6,6 +6,8 @@
 #include "result-writer.h"
 
 #include "ns3/config-parse.h"
+#include "ns3/file-io.h"
+#include "ns3/json-document.h"
 #include "ns3/log.h"
 
 #include <fstream>
@@ -43,22 +45,15 @@ void
 WriteTextFile(const std::string& path, const std::string& text)
 {
     dlnet::MakeParentFolders("results", path); // CheckResultsDir made none
-    std::ofstream out(path, std::ios::binary);
-    if (!out)
-    {
-        throw std::runtime_error("cannot write " + path);
-    }
+    std::ofstream out = dlnet::OpenOutputFile("results", path);
     out << text;
-    if (!out)
-    {
-        throw std::runtime_error("cannot write " + path);
-    }
+    dlnet::CloseOutputFile("results", path, out);
 }
 
 void
 WriteJson(const std::string& path, const nlohmann::json& j)
 {
-    WriteTextFile(path, j.dump(2) + "\n");
+    WriteTextFile(path, dlnet::JsonText(j, 2) + "\n");
 }
 
 nlohmann::json

@@ -4,6 +4,7 @@
 #include "result-writer.h"
 
 #include "ns3/config-parse.h"
+#include "ns3/file-io.h"
 #include "ns3/log.h"
 #include "ns3/topology.h"
 
@@ -212,6 +213,7 @@ CheckOutputFile(const std::string& field, const std::string& path)
     {
         throw std::invalid_argument(field + ": " + path + " is a folder; expected a file");
     }
+    dlnet::CheckOutputFileKind(field, path); // a FIFO would hold the writer without end
     // validation touches nothing: the writer makes the folders (MakeParentFolders)
     if (std::filesystem::exists(file, ec))
     {

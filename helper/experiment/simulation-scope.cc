@@ -41,7 +41,6 @@ NS_LOG_COMPONENT_DEFINE("SimulationScope");
 namespace
 {
 
-std::function<bool()> g_interruptHook; //!< SimulationScope::SetInterruptHook
 bool g_armed{false}; //!< a scope is open and running: the hook and the time limit apply
 /// The open scope's ns-3 time attributes set above zero ("ns3::Type::Attribute"): a run
 /// can overrun the clock by its latencies as well as by its rates
@@ -132,8 +131,7 @@ public:
     }
 
     InterruptScheduler()
-        : m_last(std::chrono::steady_clock::now())
-        , m_limit(Seconds(dlnet::MAX_TIME_SECONDS).GetTimeStep())
+        : m_limit(Seconds(dlnet::MAX_TIME_SECONDS).GetTimeStep())
     {
         TypeIdValue type;
         GlobalValue::GetValueByName("SchedulerType", type);
@@ -159,18 +157,16 @@ public:
 
     Event RemoveNext() override
     {
-        if (++m_events % 64 == 0 && g_armed && g_interruptHook)
+        if (++m_events % 64 == 0 && g_armed)
         {
-            auto now = std::chrono::steady_clock::now();
-            if (now - m_last >= std::chrono::milliseconds(50))
+            try
             {
-                m_last = now;
-                if (g_interruptHook())
-                {
-                    g_armed = false; // the scope's clean-up empties the queue unchecked
-                    throw SimulationInterrupted();
-                }
-                m_last = std::chrono::steady_clock::now();
+                dlnet::PollInterrupt();
+            }
+            catch (const SimulationInterrupted&)
+            {
+                g_armed = false; // the scope's clean-up empties the queue unchecked
+                throw;
             }
         }
         Event next = m_inner->RemoveNext();
@@ -191,7 +187,6 @@ public:
 private:
     Ptr<Scheduler> m_inner;
     uint64_t m_events{0};
-    std::chrono::steady_clock::time_point m_last;
     uint64_t m_limit; //!< dlnet::MAX_TIME_SECONDS in the time resolution's steps
 };
 
@@ -250,11 +245,6 @@ SimulatedTimeLimit::SimulatedTimeLimit()
                             + " of simulated time, the most a run may simulate, before it "
                               "finished; "
                             + SimulationScope::ClockAdvice(g_timeAttributes, RateOptionsText()))
-{
-}
-
-SimulationInterrupted::SimulationInterrupted()
-    : std::runtime_error("the simulation was interrupted")
 {
 }
 
@@ -585,9 +575,11 @@ PositiveTimeAttributes(const ParsedNs3Attributes& parsed)
 
 SimulationScope::SimulationScope(uint32_t seed, uint64_t run, const Ns3Attributes& attributes)
 {
-    if (seed == 0)
+    if (seed == 0 || seed > dlnet::MAX_RNG_SEED)
     {
-        throw std::invalid_argument("seed: got 0; expected a whole number of at least 1");
+        throw std::invalid_argument("seed: got " + std::to_string(seed)
+                                    + "; expected a whole number from 1 to "
+                                    + std::to_string(dlnet::MAX_RNG_SEED));
     }
     Clean();
     dlnet::UsePicoseconds();
@@ -667,7 +659,7 @@ SimulationScope::Clean()
 void
 SimulationScope::SetInterruptHook(std::function<bool()> hook)
 {
-    g_interruptHook = std::move(hook);
+    dlnet::SetInterruptCheck(std::move(hook));
 }
 
 } // namespace ns3

@@ -4,6 +4,8 @@
 #ifndef DLNET_SIMULATION_SCOPE_H
 #define DLNET_SIMULATION_SCOPE_H
 
+#include "ns3/interrupt.h"
+
 #include <cstdint>
 #include <functional>
 #include <stdexcept>
@@ -34,15 +36,9 @@ struct HasNs3Attributes<Config, std::void_t<decltype(std::declval<Config&>().ns3
 {
 };
 
-/**
- * \ingroup dlnet
- * \brief Thrown out of Simulator::Run when the interrupt hook asked to stop.
- */
-class SimulationInterrupted : public std::runtime_error
-{
-public:
-    SimulationInterrupted();
-};
+/// Thrown out of Simulator::Run (and the long computations around it) when the interrupt hook
+/// asked to stop.
+using SimulationInterrupted = dlnet::Interrupted;
 
 /**
  * \ingroup dlnet
@@ -171,10 +167,11 @@ public:
 
     /**
      * A check made about every 50 ms of wall time while Simulator::Run runs
-     * inside a scope (from the simulator's thread, between events). When it
-     * returns true, the run ends at once: Simulator::Run throws
-     * SimulationInterrupted, and the scope cleans up as usual. The simulated
-     * events and their results are the same with and without a hook.
+     * inside a scope (from the simulator's thread, between events), and by the
+     * long computations that call dlnet::PollInterrupt. When it returns true,
+     * the run ends at once: SimulationInterrupted is thrown, and the scope
+     * cleans up as usual. The simulated events and their results are the same
+     * with and without a hook.
      * \param hook the check; empty: none (the default)
      */
     static void SetInterruptHook(std::function<bool()> hook);

@@ -10,6 +10,7 @@
 #include "ns3/collective-backend.h"
 #include "ns3/config-parse.h"
 #include "ns3/double.h"
+#include "ns3/file-io.h"
 #include "ns3/log.h"
 #include "ns3/model-zoo.h"
 #include "ns3/simulator.h"
@@ -86,7 +87,7 @@ const std::vector<std::string>&
 FileOptions()
 {
     static const std::vector<std::string> names
-        = {"workload-groups", "workload-ranks", "clock-ghz"};
+        = {"workload-groups", "workload-ranks", "workload-model-parallel", "clock-ghz"};
     return names;
 }
 
@@ -618,16 +619,25 @@ TrainingConfig::MakeGraph() const
     {
         WorkloadImportOptions o;
         o.ranks = workloadRanks;
+        o.modelParallel = workloadModelParallel;
         o.clockHz = clockGHz * 1e9;
         o.iterations = iterations;
         o.type = type.empty() ? DataType::FP16 : ParseDataType("type", type);
         TrainingGraph g;
         if (!workloadGroups.empty())
         {
-            g = ImportChakraJson(ReadWorkloadText("workload-file", workloadFile),
-                                 workloadFile,
-                                 ReadWorkloadText("workload-groups", workloadGroups),
-                                 o);
+            const std::string groups = dlnet::ReadInputFile("workload-groups", workloadGroups);
+            if (groups.find_first_not_of(" \t\r\n") == std::string::npos)
+            {
+                // (an empty text is the importer's "no groups": the error came later, and
+                // named no file)
+                throw std::invalid_argument("workload-groups: '"
+                                            + dlnet::PrintablePath(workloadGroups)
+                                            + "' is empty; expected a JSON object of groups, "
+                                              "e.g. {\"tp0\": [0, 1]}");
+            }
+            g = ImportChakraJson(
+                dlnet::ReadInputFile("workload-file", workloadFile), workloadFile, groups, o);
         }
         else
         {
@@ -1079,6 +1089,13 @@ TrainingOptions()
                               &C::workloadRanks,
                               0,
                               65536),
+            UnsignedOption<C>("workload-model-parallel",
+                              "ASTRA-sim text: NPUs per MODEL group of HYBRID_DATA_MODEL, "
+                              "HYBRID_MODEL_DATA and HYBRID_CUSTOMIZED (the file does not say); "
+                              "0: the file's model_parallel_NPU_group",
+                              &C::workloadModelParallel,
+                              0,
+                              65536),
             RealOption<C>("clock-ghz", "ASTRA-sim text: cycles per ns", &C::clockGHz, 1e-3, 1e3),
             UnsignedOption<C>("jobs", "copies of the job sharing the cluster", &C::jobs, 1, 64),
             TextOption<C>("placement",
@@ -1109,7 +1126,11 @@ TrainingOptions()
                           "keep a row per collective, send and stream (comms.csv; false: an "
                           "empty table, for runs of millions of tasks)",
                           &C::comms),
-            UnsignedOption<C>("seed", "random seed (at least 1)", &C::seed, 1),
+            UnsignedOption<C>("seed",
+                              "random seed, 1 to 4294944442 (ns-3\'s generator takes no more)",
+                              &C::seed,
+                              1,
+                              dlnet::MAX_RNG_SEED),
             UnsignedOption<C>("run", "random run number", &C::run),
         };
         for (uint32_t d = 0; d < TRAINING_DIMENSIONS; ++d)

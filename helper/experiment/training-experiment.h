@@ -72,7 +72,10 @@ struct TrainingConfig
     std::string workloadFile{""};   //!< ASTRA-sim 1.0 text, SimAI or Chakra JSON instead of model
     std::string workloadGroups{""}; //!< Chakra: communicator groups JSON file
     uint32_t workloadRanks{0};      //!< ASTRA-sim text: NPUs (the file does not say)
-    double clockGHz{1};             //!< ASTRA-sim text: cycles per ns
+    /// ASTRA-sim text: NPUs per MODEL group of the hybrid policies without a
+    /// model_parallel_NPU_group (0: the file's)
+    uint32_t workloadModelParallel{0};
+    double clockGHz{1}; //!< ASTRA-sim text: cycles per ns
     /// backend per dimension (tp, pp, dp, ep, ws): a registered name or auto
     std::array<std::string, TRAINING_DIMENSIONS> backends{"auto", "auto", "auto", "auto", "auto"};
     /// traffic class per dimension: FRED's virtual-channel priority MP > PP > DP

@@ -6,7 +6,9 @@
 #include "plot-writer.h"
 #include "result-writer.h"
 
+#include "ns3/file-io.h"
 #include "ns3/gnuplot.h"
+#include "ns3/json-document.h"
 #include "ns3/log.h"
 
 #include <cstdio>
@@ -93,7 +95,7 @@ AddBreakdownFields(FieldTable<Row>& fields, TrainingBreakdown Row::*member)
 std::string
 JsonText(const std::string& s)
 {
-    return nlohmann::json(s).dump();
+    return dlnet::JsonText(s);
 }
 
 } // namespace
@@ -417,11 +419,7 @@ ToJson(const TrainingConfig& config, const TrainingResult& result)
 void
 WriteChromeTrace(const std::string& path, const TrainingResult& result)
 {
-    std::ofstream out(path, std::ios::binary);
-    if (!out)
-    {
-        throw std::runtime_error("cannot write " + path);
-    }
+    std::ofstream out = dlnet::OpenOutputFile("results", path);
     static const std::vector<std::string> threads = {"compute", "tp", "pp", "dp", "ep", "ws"};
     out << "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
     bool first = true;
@@ -491,10 +489,7 @@ WriteChromeTrace(const std::string& path, const TrainingResult& result)
         }
     }
     out << "\n]}\n";
-    if (!out)
-    {
-        throw std::runtime_error("cannot write " + path);
-    }
+    dlnet::CloseOutputFile("results", path, out);
 }
 
 std::vector<std::string>

@@ -4,6 +4,7 @@
 #include "sparsity.h"
 
 #include "ns3/config-parse.h"
+#include "ns3/file-io.h"
 #include "ns3/log.h"
 #include "ns3/splitmix64.h"
 
@@ -382,13 +383,7 @@ SparsityPattern
 ReadSparsityFile(const std::string& path, uint32_t expectedWorkers, uint64_t expectedBlocks)
 {
     NS_LOG_FUNCTION(path << expectedWorkers << expectedBlocks);
-    std::ifstream in(path);
-    if (!in)
-    {
-        throw std::invalid_argument(path
-                                    + ": cannot open the sparsity file; expected a readable "
-                                      "file in the dlnet-sparsity 1 format");
-    }
+    std::istringstream in(dlnet::ReadInputFile("sparsity-file", path));
     FileError err(path);
     const std::string magicHelp = "expected the first line 'dlnet-sparsity 1'";
     const std::string headerHelp = "expected the header 'workers N blocks B'";
@@ -603,11 +598,7 @@ WriteSparsityFile(const SparsityPattern& p, const std::string& path)
                                         + std::to_string(p.blocks));
         }
     }
-    std::ofstream out(path);
-    if (!out)
-    {
-        throw std::runtime_error("cannot write " + path);
-    }
+    std::ofstream out = dlnet::OpenOutputFile("sparsity-file", path);
     out << "# dlnet sparsity pattern: one line per worker, 'w:' then its non-zero blocks\n"
         << "# (i-j is every block from i to j inclusive)\n"
         << "dlnet-sparsity 1\n"
@@ -637,11 +628,7 @@ WriteSparsityFile(const SparsityPattern& p, const std::string& path)
         }
         out << "\n";
     }
-    out.flush();
-    if (!out)
-    {
-        throw std::runtime_error("cannot write " + path);
-    }
+    dlnet::CloseOutputFile("sparsity-file", path, out);
 }
 
 std::vector<float>

@@ -217,8 +217,16 @@ CheckFolder(const std::string& folder)
     // the nearest folder that exists: the missing ones would be made inside it
     fs::path existing = wanted;
     std::error_code ec;
+    FolderCheck check;
     while (!fs::exists(existing, ec))
     {
+        if (ec)
+        {
+            // not "no such file" but a name too long, a loop of links, ...: the writer's
+            // create_directories would fail the same way, after the run
+            check.error = ec.value();
+            return check;
+        }
         if (!existing.has_parent_path() || existing.parent_path() == existing)
         {
             existing = "."; // a relative path's first folder is made in the working folder
@@ -226,7 +234,6 @@ CheckFolder(const std::string& folder)
         }
         existing = existing.parent_path();
     }
-    FolderCheck check;
     check.exists = existing == wanted;
     if (!fs::is_directory(existing, ec))
     {

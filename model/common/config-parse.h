@@ -45,6 +45,9 @@ constexpr double MAX_DELAY_SECONDS = 1;
 constexpr double MAX_TIMEOUT_SECONDS = 10;
 /// The longest time of any kind, seconds (1 day)
 constexpr double MAX_TIME_SECONDS = 86400;
+/// The largest seed ns-3's generator takes: MRG32k3a's seeds must be below its second modulus,
+/// 4294944443 (a larger one aborts the first random draw)
+constexpr uint32_t MAX_RNG_SEED = 4294944442U;
 
 /// \return an unsigned integer in [min, max]
 uint64_t ParseUnsigned(const std::string& field,
@@ -131,8 +134,8 @@ void CheckParentFolders(const std::string& field, const std::string& path);
 /// What CheckFolder found.
 struct FolderCheck
 {
-    int error{
-        0}; //!< 0: it can be written or made; else ENOTDIR, EEXIST, EACCES or the probe's errno
+    int error{0}; //!< 0: it can be written or made; else ENOTDIR, EEXIST, EACCES, the probe's errno
+                  //!< or a path's own (ENAMETOOLONG, ELOOP)
     bool exists{false}; //!< the folder itself exists (a file, when error is EEXIST)
 };
 /**

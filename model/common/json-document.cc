@@ -24,7 +24,8 @@ namespace
 {
 
 /**
- * Finds a key given twice in one object. A SAX pass of its own: a parser
+ * Finds a key given twice in one object, and nesting deeper than
+ * MAX_JSON_DEPTH. A SAX pass of its own: a parser
  * callback would switch nlohmann 3.11 to a DOM builder that rescans a
  * container at every object's end (quadratic in an array of objects).
  */
@@ -71,7 +72,7 @@ public:
     bool start_object(std::size_t) override
     {
         m_keys.emplace_back();
-        return true;
+        return Deeper();
     }
 
     bool key(string_t& key) override
@@ -87,26 +88,38 @@ public:
     bool end_object() override
     {
         m_keys.pop_back();
+        --m_depth;
         return true;
     }
 
     bool start_array(std::size_t) override
     {
-        return true;
+        return Deeper();
     }
 
     bool end_array() override
     {
+        --m_depth;
         return true;
     }
 
     bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override
     {
-        return false; // the DOM parse, done first, reports errors
+        return false; // the DOM parse after this pass reports them
     }
 
+    bool tooDeep{false}; //!< arrays and objects nest deeper than MAX_JSON_DEPTH
+
 private:
+    /// Enter an array or object; false (stop) beyond MAX_JSON_DEPTH
+    bool Deeper()
+    {
+        tooDeep = ++m_depth > MAX_JSON_DEPTH;
+        return !tooDeep;
+    }
+
     std::vector<std::set<std::string>> m_keys; //!< one set per open object
+    uint32_t m_depth{0};                       //!< arrays and objects open
 };
 
 } // namespace
@@ -114,6 +127,15 @@ private:
 nlohmann::json
 ParseJsonDocument(const std::string& text, const std::string& source)
 {
+    // first, since a document too deep for the recursive walks is not built at all
+    DuplicateKeys keys;
+    nlohmann::json::sax_parse(text, &keys);
+    if (keys.tooDeep)
+    {
+        throw std::invalid_argument(PrintablePath(source)
+                                    + ": not valid JSON: arrays and objects nested deeper than "
+                                    + std::to_string(MAX_JSON_DEPTH) + " levels");
+    }
     nlohmann::json document;
     try
     {
@@ -135,8 +157,6 @@ ParseJsonDocument(const std::string& text, const std::string& source)
         throw std::invalid_argument(PrintablePath(source) + ": not valid JSON: " + e.what());
     }
     // nlohmann keeps the last of a key given twice without a word
-    DuplicateKeys keys;
-    nlohmann::json::sax_parse(text, &keys);
     if (!keys.duplicate.empty())
     {
         throw std::invalid_argument(PrintablePath(source) + ": not valid JSON: the key '"
@@ -144,6 +164,12 @@ ParseJsonDocument(const std::string& text, const std::string& source)
                                     + "' is given twice in one object (give each key once)");
     }
     return document;
+}
+
+std::string
+JsonText(const nlohmann::json& value, int indent)
+{
+    return value.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 } // namespace dlnet

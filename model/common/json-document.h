@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <string>
 
 namespace ns3
@@ -21,6 +22,19 @@ namespace dlnet
  * twice ...", without a line, for a repeated key)
  */
 nlohmann::json ParseJsonDocument(const std::string& text, const std::string& source);
+
+/// The deepest nesting of arrays and objects ParseJsonDocument takes: far beyond any input
+/// file's, and shallow enough that the recursive walks of a document (nlohmann's dump) stay
+/// within the stack.
+constexpr uint32_t MAX_JSON_DEPTH = 256;
+
+/**
+ * The one way a value becomes JSON text. Strings from the command line and the
+ * file system need not be UTF-8: their invalid bytes are written as U+FFFD
+ * rather than refused (nlohmann's default throws).
+ * \param value the value \param indent as nlohmann's dump: -1 for one line
+ */
+std::string JsonText(const nlohmann::json& value, int indent = -1);
 
 } // namespace dlnet
 } // namespace ns3

@@ -8,6 +8,7 @@
 #include "ns3/fabric-header.h"
 #include "ns3/fabric-net-device.h"
 #include "ns3/fabric-switch.h"
+#include "ns3/interrupt.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/simulator.h"
@@ -512,6 +513,10 @@ FlowNetwork::Carry(FabricEndpoint& source,
     train.largest = std::min<double>(message.bytes, segment) + FabricHeader::SERIALIZED_SIZE;
     train.last = double(message.bytes - uint64_t(message.packets - 1) * segment)
                  + FabricHeader::SERIALIZED_SIZE;
+    if (++m_carried % 65536 == 0)
+    {
+        dlnet::PollInterrupt(); // (Ctrl-C: an all-to-all posts a million messages at once)
+    }
     uint32_t index = Acquire(m_pending, m_freePending);
     Pending& p = m_pending[index];
     try
@@ -787,6 +792,10 @@ FlowNetwork::Update()
             }
             m_flowStamp[f] = m_stamp;
             flows.push_back(f);
+            if (flows.size() % 65536 == 0)
+            {
+                dlnet::PollInterrupt(); // (a component of a million flows)
+            }
             const Flow& flow = m_flows[f];
             for (const auto& use : flow.uses)
             {
@@ -803,6 +812,7 @@ FlowNetwork::Update()
         return;
     }
     ++m_solves;
+    dlnet::PollInterrupt(); // (Ctrl-C: one large component's solve takes seconds)
     Time now = Simulator::Now();
     // local link numbers: the order the search met them
     m_solver.Reset(linkQueue.size());
@@ -830,6 +840,10 @@ FlowNetwork::Update()
         {
             const Flow& flow = m_flows[f];
             uint32_t s = m_solver.AddFlow(flow.priority, flow.cap);
+            if (s % 65536 == 0)
+            {
+                dlnet::PollInterrupt();
+            }
             for (std::size_t u = 0; u < flow.uses.size(); ++u)
             {
                 const auto& use = flow.uses[u];
@@ -850,6 +864,10 @@ FlowNetwork::Update()
     const double horizon = (Time::Max() - now).GetSeconds() / 2;
     for (uint32_t i = 0; i < flows.size(); ++i)
     {
+        if (i % 65536 == 65535)
+        {
+            dlnet::PollInterrupt();
+        }
         Flow& flow = m_flows[flows[i]];
         flow.rate = m_solver.GetRate(m_sourceLockStep ? m_solverFlow[i] : i);
         ++flow.version;

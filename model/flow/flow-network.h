@@ -368,6 +368,7 @@ private:
     EventId m_finishEvent;
     Time m_finishAt;
     uint32_t m_active{0};
+    uint64_t m_carried{0}; //!< messages Carry took
 
     // scratch, kept warm between calls
     std::vector<uint32_t> m_path; //!< Walk: the links of the path being walked

@@ -4,6 +4,7 @@
 #include "max-min-solver.h"
 
 #include "ns3/assert.h"
+#include "ns3/interrupt.h"
 
 #include <algorithm>
 #include <cmath>
@@ -346,8 +347,13 @@ MaxMinSolver::SolvePriority(const uint32_t* flows, uint32_t n)
     };
 
     // (once every flow is frozen the entries left change nothing)
+    uint32_t handled = 0;
     while (unfrozen > 0 && !events.Empty())
     {
+        if (++handled % 4096 == 0)
+        {
+            dlnet::PollInterrupt(); // (Ctrl-C: a million flows take seconds to solve)
+        }
         const uint32_t id = events.Top();
         const Event e = events.TopKey();
         if (e.version == CAP)

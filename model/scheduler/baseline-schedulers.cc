@@ -9,6 +9,7 @@
 #include "plan-scheduler.h"
 
 #include "ns3/config-parse.h"
+#include "ns3/interrupt.h"
 #include "ns3/log.h"
 
 #include <random>
@@ -165,6 +166,7 @@ RunGenetic(const CostModel& model, const SchedulerOptions& options)
     };
     for (uint32_t g = 0; g < generations; ++g)
     {
+        dlnet::PollInterrupt(); // (Ctrl-C: a generation at a time)
         std::vector<Individual> next;
         next.reserve(size);
         next.push_back(population[elite]);

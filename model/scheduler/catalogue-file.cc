@@ -5,8 +5,9 @@
 #include "resource-catalogue.h"
 
 #include "ns3/config-parse.h"
+#include "ns3/file-io.h"
+#include "ns3/json-document.h"
 #include "ns3/log.h"
-#include "ns3/workload-import.h"
 
 #include <cmath>
 #include <filesystem>
@@ -120,7 +121,8 @@ ReadType(const json& value, const std::string& source, const std::string& path)
     {
         dlnet::InputFail(source,
                          path + ".kind",
-                         dlnet::PrintableText(kind.dump()) + " is not \"cpu\" or \"gpu\"");
+                         dlnet::PrintableText(dlnet::JsonText(kind))
+                             + " is not \"cpu\" or \"gpu\"");
     }
     t.pricePerHour = dlnet::JsonPositive(
         require("price_per_hour"), source, path + ".price_per_hour", MAX_PRICE_PER_HOUR);
@@ -334,7 +336,7 @@ ParseCatalogueJson(const std::string& text, const std::string& source)
 ResourceCatalogue
 ReadCatalogueFile(const std::string& path)
 {
-    return ParseCatalogueJson(ReadWorkloadText("catalogue", path), path);
+    return ParseCatalogueJson(dlnet::ReadInputFile("catalogue", path), path);
 }
 
 std::string
@@ -369,7 +371,7 @@ CatalogueToJson(const ResourceCatalogue& catalogue)
             doc["links"].push_back(o);
         }
     }
-    return doc.dump(2) + "\n";
+    return dlnet::JsonText(doc, 2) + "\n";
 }
 
 ResourceCatalogue

@@ -7,6 +7,7 @@
 
 #include "plan-scheduler.h"
 
+#include "ns3/interrupt.h"
 #include "ns3/log.h"
 
 #include <algorithm>
@@ -65,6 +66,7 @@ public:
         size_t entries = 0;
         for (uint32_t s = m_layers; s-- > 0;)
         {
+            dlnet::PollInterrupt(); // (Ctrl-C: a layer at a time)
             for (uint32_t t = 0; t < m_types; ++t)
             {
                 const size_t state = static_cast<size_t>(s) * m_types + t;
@@ -140,6 +142,7 @@ public:
         bool improved = false;
         for (uint32_t s = 0; s < m_layers; ++s)
         {
+            dlnet::PollInterrupt(); // (Ctrl-C: a layer at a time)
             for (uint32_t t = 0; t < m_types; ++t)
             {
                 const std::vector<uint32_t> bucket = PruneCheapest(Bucket(s, t), cost);
@@ -238,6 +241,7 @@ public:
         };
         for (uint32_t s = 0; s < m_layers; ++s)
         {
+            dlnet::PollInterrupt(); // (Ctrl-C: a layer at a time)
             for (uint32_t t = 0; t < m_types; ++t)
             {
                 const std::vector<uint32_t> bucket = PruneSmallest(Bucket(s, t), most);
@@ -353,6 +357,7 @@ public:
         size_t kept = 0;
         for (uint32_t s = m_layers; s-- > 0;)
         {
+            dlnet::PollInterrupt(); // (Ctrl-C: a layer at a time)
             for (uint32_t t = 0; t < m_types; ++t)
             {
                 const size_t state = static_cast<size_t>(s) * m_types + t;
@@ -1000,6 +1005,10 @@ RunExhaustive(const CostModel& model, const SchedulerOptions& options)
     result.best = model.Evaluate(plan);
     for (uint64_t n = 1; n < plans; ++n)
     {
+        if (n % 4096 == 0)
+        {
+            dlnet::PollInterrupt(); // (up to 1e7 plans by default: minutes)
+        }
         // The next plan in lexicographic order (an odometer, last layer fastest).
         uint32_t l = layers;
         while (plan[--l] + 1 == types)

@@ -4,6 +4,7 @@
 #include "input-json.h"
 
 #include "ns3/config-parse.h"
+#include "ns3/json-document.h"
 #include "ns3/log.h"
 
 #include <algorithm>
@@ -68,7 +69,7 @@ namespace
 std::string
 Shown(const nlohmann::json& value)
 {
-    return PrintableText(value.dump());
+    return PrintableText(JsonText(value));
 }
 
 } // namespace
@@ -132,9 +133,12 @@ CheckInputName(const std::string& text)
     }
     for (char c : text)
     {
-        if (c < 0x20 || c > 0x7e || c == ',')
+        // a quote, backquote or backslash in a plot's title would end its string or run a
+        // command (gnuplot runs `...` inside double quotes)
+        if (c < 0x20 || c > 0x7e || c == ',' || c == '"' || c == '`' || c == '\\')
         {
-            return "must be printable ASCII without a comma";
+            return "must be printable ASCII without a comma, double quote, backquote or "
+                   "backslash";
         }
     }
     if (text.front() == '#' || text.front() == ' ' || text.back() == ' ')

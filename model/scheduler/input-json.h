@@ -69,8 +69,9 @@ std::string JsonName(const nlohmann::json& value,
 
 /**
  * \return "" when text is a usable name: 1 to MAX_INPUT_NAME printable ASCII
- * characters without a comma, not starting with '#' nor with or ending in a
- * space (what a CSV cell holds unchanged); otherwise what is wrong with it
+ * characters without a comma, double quote, backquote or backslash, not
+ * starting with '#' nor with or ending in a space (what a CSV cell and a
+ * gnuplot string hold unchanged); otherwise what is wrong with it
  */
 std::string CheckInputName(const std::string& text);
 

@@ -5,8 +5,8 @@
 #include "layer-profile.h"
 
 #include "ns3/config-parse.h"
+#include "ns3/file-io.h"
 #include "ns3/log.h"
-#include "ns3/workload-import.h"
 
 #include <algorithm>
 #include <cmath>
@@ -106,6 +106,12 @@ struct CsvCell
         try
         {
             v = plain ? std::stod(text, &used) : NAN;
+        }
+        catch (const std::out_of_range&)
+        {
+            // 1e-320 is > 0, but beyond what a double holds in full
+            Fail("is beyond the range of a double (2.2e-308 to 1.8e+308 in size); must be "
+                 + allowed);
         }
         catch (const std::exception&)
         {
@@ -408,7 +414,7 @@ ParseProfileJson(const std::string& text,
 LayerProfile
 ReadProfileFile(const std::string& path, const ResourceCatalogue& catalogue)
 {
-    std::string text = ReadWorkloadText("profile", path);
+    std::string text = dlnet::ReadInputFile("profile", path);
     std::size_t first = text.find_first_not_of(" \t\r\n");
     if (first != std::string::npos && text[first] == '{')
     {

@@ -11,6 +11,7 @@
 
 #include "plan-scheduler.h"
 
+#include "ns3/interrupt.h"
 #include "ns3/log.h"
 
 #include <ATen/CPUGeneratorImpl.h>
@@ -323,6 +324,7 @@ RunRl(const CostModel& model, const SchedulerOptions& options)
     uint32_t collapsed = 0;
     for (uint32_t episode = 1; episode <= episodes; ++episode)
     {
+        dlnet::PollInterrupt(); // (Ctrl-C in Python: thousands of episodes take minutes)
         PolicyImpl::Rollout rollout = policy->Run(features, samples, false, generator);
         std::vector<float> rewards(samples);
         double mean = 0;

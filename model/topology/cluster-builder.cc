@@ -7,9 +7,11 @@
 #include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/error-model.h"
+#include "ns3/file-io.h"
 #include "ns3/log.h"
 #include "ns3/pointer.h"
 #include "ns3/time-resolution.h"
+#include "ns3/trace-helper.h"
 
 namespace ns3
 {
@@ -110,6 +112,16 @@ ClusterBuilder::Finish()
     {
         // validation checked that the folder can be made (and made none): make it now
         dlnet::MakeParentFolders("pcap", m_config.pcapPrefix);
+        // ns-3 opens each file itself: a FIFO there would hold the run, a device abort it
+        PcapHelper names;
+        for (const auto& link : m_cluster.links)
+        {
+            for (const auto& device : {link.a, link.b})
+            {
+                dlnet::CheckOutputFileKind(
+                    "pcap", names.GetFilenameFromDevice(m_config.pcapPrefix, device));
+            }
+        }
         for (const auto& link : m_cluster.links)
         {
             m_helper.EnablePcap(m_config.pcapPrefix, link.a, true);

@@ -16,6 +16,7 @@
 
 #include <array>
 #include <cmath>
+#include <filesystem>
 #include <stdexcept>
 
 namespace ns3
@@ -232,6 +233,18 @@ TopologyConfig::ValidateFabric() const
             throw std::invalid_argument("pcap: got '" + dlnet::PrintablePath(pcapPrefix)
                                         + "'; expected a file name prefix, e.g. out/run (files "
                                           "out/run-NODE-DEVICE.pcap), not a folder");
+        }
+        // ns-3 aborts, too, when a file's name is longer than a folder entry may be:
+        // "-NODE-DEVICE.pcap" adds at most 27 bytes (two 10-digit ids)
+        const std::string name = std::filesystem::path(pcapPrefix).filename().string();
+        constexpr std::size_t MAX_PCAP_NAME = 255 - 27;
+        if (name.size() > MAX_PCAP_NAME)
+        {
+            throw std::invalid_argument("pcap: got '" + dlnet::PrintablePath(pcapPrefix)
+                                        + "'; its file name part has " + std::to_string(name.size())
+                                        + " bytes, and with '-NODE-DEVICE.pcap' a file name may "
+                                          "have at most 255: expected at most "
+                                        + std::to_string(MAX_PCAP_NAME));
         }
         dlnet::CheckParentFolders("pcap", pcapPrefix);
     }

@@ -4,6 +4,7 @@
 #include "training-graph.h"
 
 #include "ns3/config-parse.h"
+#include "ns3/interrupt.h"
 #include "ns3/log.h"
 
 #include <set>
@@ -88,6 +89,10 @@ TrainingGraph::Add(TrainingTask task)
         throw std::invalid_argument("training graph " + dlnet::PrintableText(name) + ": more than "
                                     + std::to_string(MAX_TRAINING_TASKS)
                                     + " tasks; fewer ranks, microbatches, layers or iterations");
+    }
+    if (tasks.size() % 65536 == 0)
+    {
+        dlnet::PollInterrupt(); // (Ctrl-C: a graph of millions of tasks takes seconds)
     }
     tasks.push_back(std::move(task));
     return tasks.size() - 1;

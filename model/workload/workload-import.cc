@@ -4,6 +4,7 @@
 #include "workload-import.h"
 
 #include "ns3/config-parse.h"
+#include "ns3/file-io.h"
 #include "ns3/json-document.h"
 #include "ns3/log.h"
 #include "ns3/time-resolution.h"
@@ -932,7 +933,7 @@ BuildAstra(const TextWorkload& w, const std::string& file, const WorkloadImportO
             Fail(file,
                  hl,
                  "model_parallel_NPU_group",
-                 std::to_string(M) + " disagrees with modelParallel "
+                 std::to_string(M) + " disagrees with workload-model-parallel "
                      + std::to_string(o.modelParallel));
         }
     }
@@ -946,7 +947,7 @@ BuildAstra(const TextWorkload& w, const std::string& file, const WorkloadImportO
         {
             Fail(file,
                  hl,
-                 "modelParallel",
+                 "workload-model-parallel",
                  "is 0 and the file gives no model_parallel_NPU_group",
                  "a divisor of ranks " + std::to_string(R));
         }
@@ -954,7 +955,7 @@ BuildAstra(const TextWorkload& w, const std::string& file, const WorkloadImportO
         {
             Fail(file,
                  hl,
-                 w.mpGroup != 0 ? "model_parallel_NPU_group" : "modelParallel",
+                 w.mpGroup != 0 ? "model_parallel_NPU_group" : "workload-model-parallel",
                  std::to_string(M) + " does not divide ranks " + std::to_string(R),
                  "a divisor of " + std::to_string(R));
         }
@@ -1173,7 +1174,7 @@ BuildSimai(const TextWorkload& w, const std::string& file, const WorkloadImportO
         Fail(file,
              hl,
              "model_parallel_NPU_group",
-             std::to_string(w.mpGroup) + " disagrees with modelParallel "
+             std::to_string(w.mpGroup) + " disagrees with workload-model-parallel "
                  + std::to_string(o.modelParallel));
     }
     uint64_t N = w.allGpus, TP = w.mpGroup, PP = w.pp;
@@ -2077,7 +2078,18 @@ ImportChakraJson(const std::string& text,
                 auto [vr, vk] = v.front();
                 const ChakraNode& sn = nodes[sr][sk];
                 const ChakraNode& vn = nodes[vr][vk];
-                uint64_t bytes = std::max(sn.commSize, vn.commSize);
+                if (sn.commSize != vn.commSize)
+                {
+                    // which of the two moved? (the larger was taken without a word)
+                    fail("comm_size",
+                         "rank " + std::to_string(vr) + ", node Id " + std::to_string(vn.id)
+                             + ": receive of " + std::to_string(vn.commSize) + " bytes from rank "
+                             + std::to_string(sr) + " (tag " + std::to_string(vn.tag)
+                             + ") meets a send of " + std::to_string(sn.commSize)
+                             + " bytes (node Id " + std::to_string(sn.id)
+                             + "); a send and its receive give the same size");
+                }
+                uint64_t bytes = sn.commSize;
                 uint32_t task;
                 auto d = deps(sr, sn);
                 auto d2 = deps(vr, vn);
@@ -2143,50 +2155,14 @@ ImportChakraJson(const std::string& text,
     return g;
 }
 
-std::string
-ReadWorkloadText(const std::string& field, const std::string& path)
-{
-    const std::string where = field + ": '" + dlnet::PrintablePath(path) + "'";
-    std::error_code error;
-    // a device (/dev/zero), a FIFO or a directory would be read without end, or not at all
-    if (!std::filesystem::is_regular_file(path, error))
-    {
-        throw std::invalid_argument(where
-                                    + (std::filesystem::exists(path, error)
-                                           ? " is not a regular file"
-                                           : " cannot be read (no such file)"));
-    }
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-    {
-        throw std::invalid_argument(where + " cannot be read");
-    }
-    // bounded as it is read (the size on disk may change, or lie)
-    std::string text;
-    char buffer[1 << 16];
-    while (in.read(buffer, sizeof buffer) || in.gcount() > 0)
-    {
-        text.append(buffer, in.gcount());
-        if (text.size() > MAX_WORKLOAD_FILE_BYTES)
-        {
-            throw std::invalid_argument(where + " is larger than "
-                                        + std::to_string(MAX_WORKLOAD_FILE_BYTES >> 20) + " MiB");
-        }
-    }
-    if (in.bad())
-    {
-        throw std::invalid_argument(where + " cannot be read");
-    }
-    return text;
-}
-
 TrainingGraph
 ImportWorkloadFile(const std::string& path, const WorkloadImportOptions& o)
 {
-    std::string text = ReadWorkloadText("workload-file", path);
+    std::string text = dlnet::ReadInputFile("workload-file", path);
     std::size_t p = text.find_first_not_of(" \t\r\n");
-    if (p != std::string::npos && text[p] == '{'
-        && text.find("\"workload_graph\"") != std::string::npos)
+    // JSON is Chakra's (its "workload_graph" or "traces"; a text workload starts with a
+    // policy name)
+    if (p != std::string::npos && (text[p] == '{' || text[p] == '['))
     {
         return ImportChakraJson(text, path, "", o);
     }

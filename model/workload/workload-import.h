@@ -69,25 +69,10 @@ TrainingGraph ImportChakraJson(const std::string& text,
                                const std::string& groupsText,
                                const WorkloadImportOptions& o);
 
-/// The largest workload file read (ImportWorkloadFile, ReadWorkloadText).
-constexpr uint64_t MAX_WORKLOAD_FILE_BYTES = 256ull << 20;
-
 /**
  * \ingroup dlnet
- * \brief The text of a workload (or groups) file, bounded as it is read.
- * \param field the option that names the file (in errors)
- * \param path the file
- * \return its text
- * \throws std::invalid_argument naming field and path when the file cannot be
- * read, is not a regular file (a device such as /dev/zero, a FIFO, a
- * directory) or holds more than MAX_WORKLOAD_FILE_BYTES
- */
-std::string ReadWorkloadText(const std::string& field, const std::string& path);
-
-/**
- * \ingroup dlnet
- * \brief Read a workload file and import it by its content: JSON with
- * "workload_graph" -> ImportChakraJson (groups only from a "groups" object
+ * \brief Read a workload file and import it by its content: JSON (its first
+ * character { or [) -> ImportChakraJson (groups only from a "groups" object
  * inside the file); a first line with "all_gpus:" -> SimAI; otherwise
  * ASTRA-sim 1.0 text (both through ImportAstraSimText).
  * \param path the file

@@ -215,6 +215,12 @@ TEST(SchedulerInputs, CatalogueErrorsNameTheJsonPath)
     bad("\"nic_gbps\": 25,", "", {"types[0].nic_gbps", "missing"});
     bad("\"memory_gib\": 40", "\"memory_gib\": \"forty\"", {"types[1].memory_gib", "\"forty\""});
     bad("\"name\": \"gpu\"", "\"name\": \"cpu\"", {"types[1].name", "'cpu'", "earlier"});
+    // names reach the plots' titles in gnuplot's double quotes, which run `...` as a command
+    bad("\"name\": \"gpu\"",
+        "\"name\": \"g`touch x`\"",
+        {"types[1].name", "without a comma, double quote, backquote or backslash"});
+    bad("\"name\": \"gpu\"", "\"name\": \"g\\\"pu\"", {"types[1].name", "double quote"});
+    bad("\"name\": \"gpu\"", "\"name\": \"g\\\\pu\"", {"types[1].name", "backslash"});
     bad("\"b\": \"gpu\"", "\"b\": \"tpu\"", {"links[0].b", "unknown type 'tpu'", "cpu or gpu"});
     bad("\"gbps\": 10", "\"gbps\": 0", {"links[0].gbps", "> 0"});
     bad("\"date\"", "\"when\"", {"unknown key 'when'", "name, date, types or links"});
@@ -309,6 +315,9 @@ TEST(SchedulerInputs, ProfileCsvErrorsNameLineAndField)
     bad(rows + "x,linear,64,8,inf,1,1\n", {"profile.csv:7: seconds:cpu: 'inf'"});
     bad(rows + "x,linear,64,8,0x10,1,1\n", {"profile.csv:7: seconds:cpu: '0x10'"});
     bad(rows + "x,linear,64,8,1e999,1,1\n", {"profile.csv:7: seconds:cpu: '1e999'"});
+    // > 0, but below what a double holds in full: "must be > 0" alone was wrong
+    bad(rows + "x,linear,64,8,1e-320,1,1\n",
+        {"profile.csv:7: seconds:cpu: '1e-320' is beyond the range of a double"});
     bad(rows + "x,linear,64,8,fast,1,1\n", {"profile.csv:7: seconds:cpu: 'fast'"});
     bad(rows + "x,linear,64,-8,1,1,1\n", {"profile.csv:7: output_bytes: '-8'", "whole number"});
     bad(rows + "x,linear,32,8,1,1,1\n", {"profile.csv:7: batch: '32'", "differs", "64"});

@@ -641,7 +641,7 @@ TEST(SparsityFile, ErrorsNameThePathAndTheLine)
         {
             ReadSparsityFile(missing, 2, 10);
         },
-        {missing, "cannot open"});
+        {"sparsity-file: '" + missing + "' cannot be read (no such file)"});
 }
 
 TEST(SparsityFile, WriteChecksThePattern)

@@ -6,6 +6,8 @@
  * expected tasks follow ASTRA-sim 1.0's training loop (Workload.cc), worked
  * out by hand for each small inline file.
  */
+#include "expect-invalid.h"
+
 #include "ns3/model-zoo.h"
 #include "ns3/workload-import.h"
 
@@ -284,11 +286,12 @@ TEST(WorkloadImport, HybridDataModelAndModelData)
     o.modelParallel = 4;
     TrainingGraph one = ImportAstraSimText("HYBRID_DATA_MODEL\n" + body, "dm.txt", o);
     EXPECT_EQ(Count(one, TrainingTaskKind::COLLECTIVE), 3u); // fwd a, fwd b, ig b on {0..3}
-    ExpectError("HYBRID_DATA_MODEL\n" + body, Opts(4), {"f.txt:1:", "modelParallel", "is 0"});
+    ExpectError(
+        "HYBRID_DATA_MODEL\n" + body, Opts(4), {"f.txt:1:", "workload-model-parallel", "is 0"});
     o.modelParallel = 3;
     ExpectError("HYBRID_DATA_MODEL\n" + body,
                 o,
-                {"f.txt:1:", "modelParallel", "3 does not divide ranks 4"});
+                {"f.txt:1:", "workload-model-parallel", "3 does not divide ranks 4"});
 }
 
 TEST(WorkloadImport, DlrmLoop)
@@ -500,6 +503,39 @@ TEST(WorkloadImport, ChakraErrors)
         2,
         {"c.json", "pg_name", "'x' is not a group", "y"});
     ExpectChakraError(R"({"workload_graph": []})", "", 0, {"c.json", "ranks"});
+    // the larger of the two sizes was taken without a word
+    ExpectChakraError(R"({"traces": [
+        {"rank": 0, "workload_graph": [{"Id": 1, "NodeType": 5, "comm_dst": 1, "comm_size": 8}]},
+        {"rank": 1, "workload_graph": [{"Id": 7, "NodeType": 6, "comm_src": 0, "comm_size": 64}]}]})",
+                      "",
+                      0,
+                      {"c.json",
+                       "comm_size",
+                       "rank 1, node Id 7: receive of 64 bytes from rank 0",
+                       "meets a send of 8 bytes (node Id 1)"});
+}
+
+TEST(WorkloadImport, JsonWorkloadFileIsReadAsChakra)
+{
+    // without a "workload_graph" key a JSON file was read as ASTRA-sim text, and the error
+    // named its first line's policy
+    std::string path = testing::TempDir() + "/dlnet-traces-only.json";
+    std::ofstream(path) << R"({"traces": []})";
+    WorkloadImportOptions o;
+    ExpectInvalid(
+        [&]
+        {
+            ImportWorkloadFile(path, o);
+        },
+        {"traces"});
+    std::ofstream(path) << "[1, 2]";
+    ExpectInvalid(
+        [&]
+        {
+            ImportWorkloadFile(path, o);
+        },
+        {"the document is not an object"});
+    std::remove(path.c_str());
 }
 
 TEST(WorkloadImport, Errors)

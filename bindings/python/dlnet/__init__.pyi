@@ -1032,6 +1032,7 @@ def run_training(
     workload_file: str = '',
     workload_groups: str = '',
     workload_ranks: int | str = 0,
+    workload_model_parallel: int | str = 0,
     clock_ghz: float | str = 1.0,
     jobs: int | str = 1,
     placement: str = '',

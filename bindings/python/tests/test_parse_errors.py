@@ -22,7 +22,7 @@ import dlnet
             "link-rate: got '18446744073709551615bps'; expected a positive data rate from 1bps to 40000Gbps",
         ),
         ({"link_rate": "9" * 5000 + "bps"}, "link-rate: got '999"),
-        ({"seed": 0}, "seed: got '0'; expected a whole number from 1 to 4294967295"),
+        ({"seed": 0}, "seed: got '0'; expected a whole number from 1 to 4294944442"),
         ({"algorithm": ""}, "algorithm: got ''"),
         ({"ranks": "0,1,"}, "ranks: got '0,1,'; an item is empty"),
     ],

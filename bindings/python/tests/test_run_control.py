@@ -200,6 +200,12 @@ INTERRUPTED_CHILD = textwrap.dedent(
         ("run_traffic", LONG),
         ("run_collective", dict(topology="star", hosts=16, min_bytes="1GiB",
                                 max_bytes="1GiB", algorithm="direct")),  # about 17 s
+        # no simulator events: the scheduler's episodes check for Ctrl-C themselves (it went
+        # on for 27 s before they did)
+        ("schedule", dict(schedulers="rl", episodes=100000)),
+        # flow level: one all-to-all of 1024 hosts re-solves a million flows at a time (24 s)
+        ("run_traffic", dict(topology="fat-tree", k=16, pattern="all-to-all",
+                             message_bytes="1MiB", network="flow")),
     ],
 )
 def test_ctrl_c_stops_a_run_and_the_next_run_works(run, long):

@@ -156,7 +156,7 @@ def test_results_dir_writes_the_examples_files(tmp_path):
         # used by no scenario of the run: refused, not ignored
         (dict(scenarios="allreduce", io_bytes="1MiB"), "io-bytes: got 1048576; it applies to "
                                                        "scenario io only"),
-        (dict(seed=0), "seed: got '0'; expected a whole number from 1 to 4294967295"),
+        (dict(seed=0), "seed: got '0'; expected a whole number from 1 to 4294944442"),
         (dict(no_such_key=1), "unknown option 'no-such-key'"),
     ],
 )
