@@ -305,16 +305,42 @@ schedule = _wrap("schedule")
 run_heterogeneous = _wrap("run_heterogeneous")
 
 
+def _not_a_run(result: Mapping[str, Any], why: str) -> ValueError:
+    return ValueError("result: not the dict of a dlnet run (keys %s): %s"
+                      % (sorted(result, key=str), why))
+
+
 def _record_of(result: Mapping[str, Any]) -> str:
-    """Which run record a run's dict is (by its keys)."""
+    """Which run record a run's dict is (by its keys); refused unless it holds what to_rows
+    reads: a dict 'config', the main table as a list of dicts (and for traffic and
+    collective runs a dict 'result' and 'wall_seconds')."""
+    if not isinstance(result, Mapping):
+        raise ValueError("result: expected the dict of a dlnet run, got %s"
+                         % type(result).__name__)
+    record = ""
     if "result" in result:
-        return "CollectiveRun" if "rows" in result["result"] else "TrafficRun"
+        if not isinstance(result["result"], Mapping):
+            raise _not_a_run(result, "'result' is not a dict")
+        if "wall_seconds" not in result:
+            raise _not_a_run(result, "no 'wall_seconds'")
+        record = "CollectiveRun" if "rows" in result["result"] else "TrafficRun"
     for name in ("TrainingRun", "HeterpsRun"):
-        if MAIN_TABLES[name] in result:
-            return name
-    if "rows" in result:
-        return "SparseRun" if "speedup_over_ring" in (result["rows"] or [{}])[0] else "WaferRun"
-    raise ValueError("result: not the dict of a dlnet run (keys %s)" % sorted(result))
+        if not record and MAIN_TABLES[name] in result:
+            record = name
+    if not record and "rows" in result:
+        record = "WaferRun"
+    if not record:
+        raise ValueError("result: not the dict of a dlnet run (keys %s)" % sorted(result, key=str))
+    if not isinstance(result.get("config"), Mapping):
+        raise _not_a_run(result, "'config' is not a dict of options")
+    table = MAIN_TABLES[record]
+    body = result["result"] if record in ("TrafficRun", "CollectiveRun") else result
+    if table and not (isinstance(body[table], list)
+                      and all(isinstance(row, Mapping) for row in body[table])):
+        raise _not_a_run(result, "%r is not a list of rows (dicts)" % table)
+    if record == "WaferRun" and "speedup_over_ring" in (result["rows"] or [{}])[0]:
+        return "SparseRun"
+    return record
 
 
 def to_rows(result: Mapping[str, Any], table: Optional[str] = None) -> List[Dict[str, Any]]:

@@ -27,7 +27,10 @@ Results folder layout (``results=``):
   (``build``: a SHA-256 of the extension module and the ``libns3-dlnet*.so``
   libraries beside the one it loads); a point recorded by another build (or
   before builds were recorded) is run again, so that a rebuilt dlnet never
-  serves a table of the old one's results.
+  serves a table of the old one's results. So is a point whose file is
+  damaged: not a regular file of at most 64 MiB (``MAX_POINT_BYTES``) holding
+  a point's record (a folder in its place is left alone: that point is then
+  run at every sweep). The sweep says how many it runs again for each reason.
 - ``sweep.csv`` (and ``sweep.parquet`` when pandas and pyarrow import): the
   table, rewritten at the end of every sweep from the point files of this
   grid, in grid order (not completion order), so that the same grid gives the
@@ -38,6 +41,10 @@ otherwise each point's seed is derived from the sweep's ``seed`` and the
 SHA-256 of the point's other options: ``1 + int(sha256(f"{seed}:{options}")[:8], 16) %
 (2**31 - 1)``. So a point keeps its seed when the grid around it changes,
 and two sweeps with different ``seed`` draw different seeds.
+
+A sweep runs at most ``MAX_POINTS`` (10^6) points; a larger grid is refused
+before any runs. Option names are text, and 'min-bytes' and 'min_bytes' spell
+one option: grid, zip and fixed must not give one twice.
 """
 
 import concurrent.futures
@@ -49,8 +56,10 @@ import inspect
 import io
 import itertools
 import json
+import math
 import multiprocessing
 import os
+import stat
 import subprocess
 import sys
 import tempfile
@@ -79,6 +88,13 @@ _OPTIONS = {
     "schedule": "heterps_options",
     "run_heterogeneous": "heterps_options",
 }
+# The most points a sweep runs: a larger grid is refused before its points are listed.
+MAX_POINTS = 10**6
+# The largest point file read back: a larger one is damaged (run again), not loaded.
+MAX_POINT_BYTES = 64 << 20
+# Linux's NAME_MAX and PATH_MAX (less its NUL), and the longest name written in points/.
+NAME_MAX, PATH_MAX = 255, 4095
+_LONGEST_POINT_NAME = len(os.path.join("points", ".tmp-XXXXXXXX.part")) + 1
 # Columns the sweep adds in front of the parameters and results.
 META = ["point", "seed"]
 STATUS = ["status", "error_type", "error"]
@@ -172,6 +188,89 @@ def _accepts_seed(reference: str) -> bool:
     return any(p.name == "seed" or p.kind == p.VAR_KEYWORD for p in parameters)
 
 
+def _check_importable(reference: str) -> None:
+    """Refuse, naming experiment, a 'module:function' this process cannot import."""
+    try:
+        # in this (the calling) process, __main__ is the caller's script itself
+        function = _resolve(reference)
+    except Exception as e:  # importing the module runs its code: any error may come
+        raise ValueError(f"experiment: cannot import {reference!r} ({type(e).__name__}: {e})"
+                         ) from None
+    if not callable(function):
+        raise ValueError(f"experiment: {reference!r} is {type(function).__name__}, not a function")
+
+
+def _results_folder(results: PathArg) -> str:
+    """The results folder as a path, refused (naming results) where a sweep could not keep
+    its points and table: checked before any point runs."""
+    try:
+        folder = os.fspath(results)
+    except TypeError:
+        folder = None
+    if not isinstance(folder, str):
+        raise ValueError(f"results: expected a folder path (str or os.PathLike), got "
+                         f"{type(results).__name__}")
+    if "\0" in folder:
+        raise ValueError(f"results: {folder!r} holds a NUL character")
+    try:
+        encoded = os.fsencode(folder)
+    except UnicodeEncodeError:
+        raise ValueError(f"results: {folder!r} is not a valid file name") from None
+    if len(encoded) + _LONGEST_POINT_NAME > PATH_MAX or any(
+            len(part) > NAME_MAX for part in encoded.split(os.fsencode(os.sep))):
+        raise ValueError(f"results: {folder[:60]!r}... is too long (at most {NAME_MAX} bytes a "
+                         f"component, {PATH_MAX - _LONGEST_POINT_NAME} in all)")
+    points_folder = os.path.join(folder, "points")
+    for path in (folder, points_folder):
+        if os.path.exists(path) and not os.path.isdir(path):
+            raise ValueError(f"results: {path!r} is not a folder")
+    for name in ("sweep.csv", "sweep.parquet"):
+        if os.path.isdir(os.path.join(folder, name)):
+            raise ValueError(f"results: {os.path.join(folder, name)!r} is a folder, where the "
+                             "sweep writes its table")
+    try:
+        os.makedirs(points_folder, exist_ok=True)
+    except OSError as e:
+        raise ValueError(f"results: cannot make the folder {points_folder!r}: "
+                         f"{e.strerror or e}") from None
+    if not all(os.access(path, os.W_OK | os.X_OK) for path in (folder, points_folder)):
+        raise ValueError(f"results: cannot write in {points_folder!r}")
+    return folder
+
+
+def _read_point(path: str, key: str) -> Optional[Record]:
+    """The record of a point file, or None when the file is damaged: not a regular file of
+    at most MAX_POINT_BYTES, not UTF-8 JSON, or not a record of the point."""
+    try:
+        # non-blocking: a FIFO in the file's place must not wait for a writer
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_POINT_BYTES:
+        os.close(fd)
+        return None
+    with os.fdopen(fd, "rb") as f:
+        try:
+            data = f.read(MAX_POINT_BYTES + 1)
+        except OSError:
+            return None
+    if len(data) > MAX_POINT_BYTES:
+        return None
+    try:
+        record = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    if not (isinstance(record, dict) and record.get("point") == key and "seed" in record
+            and isinstance(record.get("options"), dict)
+            and record.get("status") in ("ok", "failed")
+            and isinstance(record.get("error_type"), str) and isinstance(record.get("error"), str)
+            and isinstance(record.get("rows"), list)
+            and all(isinstance(row, dict) for row in record["rows"])):
+        return None
+    return record
+
+
 def _canonical(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
 
@@ -181,15 +280,17 @@ def points(grid: Optional[Table], zip: Optional[Table] = None,  # noqa: A002 (th
     """The option dicts of a sweep, in order: the cartesian product of ``grid``
     (dict name -> list, the last name varying fastest) times the rows of
     ``zip`` (dict name -> list, all lists of one length, varying together),
-    each merged with ``fixed`` (dict of options every point shares)."""
-    given: Dict[str, Dict[str, Any]] = {"grid": dict(grid or {}), "zip": dict(zip or {})}
-    fixed = dict(fixed or {})
+    each merged with ``fixed`` (dict of options every point shares).
+    At most MAX_POINTS points; option names are text ('a-b' and 'a_b' are one)."""
+    given: Dict[str, Dict[str, Any]] = {"grid": _options(grid, "grid"), "zip": _options(zip, "zip")}
+    fixed = _options(fixed, "fixed")
     lists: Dict[str, Dict[str, List[Any]]] = {"grid": {}, "zip": {}}
     for where, table in given.items():
         for name, values in table.items():
             if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
                 raise ValueError(f"{where}['{name}']: expected a list of values, got {values!r}")
-            lists[where][name] = list(values)
+            # one more than a sweep takes, to refuse a longer list (or an endless iterator)
+            lists[where][name] = list(itertools.islice(values, MAX_POINTS + 1))
             if not lists[where][name]:
                 raise ValueError(f"{where}['{name}']: the list is empty")
     grid_lists, zipped = lists["grid"], lists["zip"]
@@ -199,8 +300,22 @@ def points(grid: Optional[Table], zip: Optional[Table] = None,  # noqa: A002 (th
             "zip: the lists must have one length, got "
             + ", ".join(f"{k}={len(v)}" for k, v in zipped.items())
         )
-    for name in set(grid_lists) & set(zipped) | (set(grid_lists) | set(zipped)) & set(fixed):
-        raise ValueError(f"{name}: given twice (grid, zip and fixed must not share a name)")
+    spellings: Dict[str, str] = {}  # as a keyword ('min_bytes') -> as given first
+    for name in itertools.chain(grid_lists, zipped, fixed):  # a dict holds a name once
+        spelling = name.replace("-", "_")
+        if spelling in spellings:  # another table's, or the other spelling
+            first = spellings[spelling]
+            also = f", also as '{first}'" if first != name else ""
+            raise ValueError(f"{name}: given twice{also} (grid, zip and fixed must not share a "
+                             "name; - and _ spell one option)")
+        spellings[spelling] = name
+    count = math.prod(len(v) for v in grid_lists.values()) * max(lengths, default=1)
+    if count > MAX_POINTS:
+        cut = any(len(v) > MAX_POINTS for v in [*grid_lists.values(), *zipped.values()])
+        sizes = [str(len(v)) for v in grid_lists.values()] + (
+            [f"{max(lengths)} zipped"] if zipped else [])
+        raise ValueError(f"grid: {'at least ' if cut else ''}{count} points ({' x '.join(sizes)}) "
+                         f"is more than {MAX_POINTS}, the most a sweep runs")
     zipped_rows: List[Row] = [dict(_zip(zipped, values)) for values in _zip(*zipped.values())] if zipped else [{}]
     result: List[Row] = []
     for values in itertools.product(*grid_lists.values()):
@@ -213,6 +328,19 @@ def points(grid: Optional[Table], zip: Optional[Table] = None,  # noqa: A002 (th
 
 
 _zip = zip  # the builtin, shadowed by the keyword argument of points() and sweep()
+
+
+def _options(table: Optional[Mapping[str, Any]], where: str) -> Dict[str, Any]:
+    """grid, zip or fixed as a dict with text keys (None: empty)."""
+    try:
+        options = dict(table or {})
+    except (TypeError, ValueError):
+        raise ValueError(f"{where}: expected a dict option -> value, got "
+                         f"{type(table).__name__}") from None
+    for name in options:
+        if not isinstance(name, str):
+            raise ValueError(f"{where}: option names are text, got {name!r}")
+    return options
 
 
 def _seed_of(options: Mapping[str, Any], sweep_seed: int) -> int:
@@ -444,7 +572,8 @@ def sweep(experiment: Union[str, Callable[..., Any]], grid: Optional[Table] = No
         zip: dict option -> list, all of one length: the i-th values go together. A value None
             means "not passed" (an option that applies to some topologies only).
         fixed: dict of options every point shares (columns of the table too).
-        results: folder of points/<key>.json, sweep.csv (and sweep.parquet); resumable.
+        results: folder of points/<key>.json, sweep.csv (and sweep.parquet); resumable. A
+            damaged point file is run again (see the module's doc).
         workers: processes of the local pool (default os.cpu_count()); refused with
             client or scheduler.
         client / scheduler: a dask.distributed.Client, or a scheduler address to connect to;
@@ -460,13 +589,18 @@ def sweep(experiment: Union[str, Callable[..., Any]], grid: Optional[Table] = No
         error_type, error, then the experiment's result fields (a field named like an
         option is left out when it echoes the option's value, else gets the suffix '_result'). A failed point is one row with its error.
 
-    Bad arguments raise ValueError naming the field.
+    Bad arguments raise ValueError naming the field, before any point runs.
     """
     reference = _reference(experiment)
     if workers is not None and (not isinstance(workers, int) or workers < 1):
         raise ValueError(f"workers: expected an integer >= 1, got {workers!r}")
     if client is not None and scheduler is not None:
         raise ValueError("client, scheduler: give one of them, not both")
+    if client is not None and not callable(getattr(client, "submit", None)):
+        raise ValueError(f"client: expected a dask.distributed.Client, got {type(client).__name__}")
+    if scheduler is not None and not isinstance(scheduler, str):
+        raise ValueError(f"scheduler: expected an address such as 'tcp://host:8786', got "
+                         f"{type(scheduler).__name__}")
     if workers is not None and (client is not None or scheduler is not None):
         # the Dask cluster has its own workers: the pool's size was taken and ignored
         raise ValueError("workers: sizes the local process pool only; with client or "
@@ -491,7 +625,9 @@ def sweep(experiment: Union[str, Callable[..., Any]], grid: Optional[Table] = No
         if not os.path.isfile(main_path):
             raise ValueError("experiment: a function of __main__ needs a script file (not an "
                              "interactive session): define it in a module")
+    _check_importable(reference)
     pass_seed = _accepts_seed(reference)
+    results = _results_folder(results)
 
     jobs: List[Job] = []
     for given_options in all_options:
@@ -508,31 +644,38 @@ def sweep(experiment: Union[str, Callable[..., Any]], grid: Optional[Table] = No
     parameter_names = [n for n in parameter_names if n != "seed"]
 
     point_folder = os.path.join(results, "points")
-    os.makedirs(point_folder, exist_ok=True)
     records: Dict[str, Optional[Record]] = {}
     pending: List[Job] = []
-    stale = 0
+    stale = damaged = 0
     for job in jobs:
         path = os.path.join(point_folder, job["key"] + ".json")
         if job["key"] in records:
             continue  # the same point twice in the grid
-        if os.path.exists(path):
-            with open(path) as f:
-                record = json.load(f)
-            if record.get("build") == job["build"]:
+        if os.path.lexists(path):
+            record = _read_point(path, job["key"])
+            if record is None:
+                damaged += 1
+            elif record.get("build") == job["build"]:
                 records[job["key"]] = record
                 continue
-            stale += 1
+            else:
+                stale += 1
         records[job["key"]] = None
         pending.append(job)
     if stale and progress:
         print(f"sweep: {stale} point(s) in {point_folder} were computed by another dlnet build; "
               "running them again", file=sys.stderr)
+    if damaged and progress:
+        print(f"sweep: {damaged} point file(s) in {point_folder} are damaged (not a regular file "
+              f"of at most {MAX_POINT_BYTES >> 20} MiB holding the point's record); running them "
+              "again", file=sys.stderr)
     bar = _Progress(len(records), len(records) - len(pending), progress, sys.stderr)
 
     def finished(record: Record) -> None:
-        _write_atomically(os.path.join(point_folder, record["point"] + ".json"),
-                          _canonical(record) + "\n")
+        path = os.path.join(point_folder, record["point"] + ".json")
+        # a folder in the file's place (a damaged point): left alone, the table has the point
+        if not os.path.isdir(path):
+            _write_atomically(path, _canonical(record) + "\n")
         records[record["point"]] = record
         bar.add(record)
 
