@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -214,6 +215,14 @@ CheckOutputFile(const std::string& field, const std::string& path)
         throw std::invalid_argument(field + ": " + path + " is a folder; expected a file");
     }
     dlnet::CheckOutputFileKind(field, path); // a FIFO would hold the writer without end
+    if (file.filename().string().size() > NAME_MAX)
+    {
+        // the writer's open would fail after the run
+        throw std::invalid_argument(
+            field + ": got '" + dlnet::PrintablePath(path) + "'; its file name has "
+            + std::to_string(file.filename().string().size()) + " bytes, more than the "
+            + std::to_string(NAME_MAX) + " a name may have");
+    }
     // validation touches nothing: the writer makes the folders (MakeParentFolders)
     if (std::filesystem::exists(file, ec))
     {

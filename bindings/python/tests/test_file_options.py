@@ -153,3 +153,10 @@ def test_ns3_attributes_takes_any_mapping():
     attributes = types.MappingProxyType({"ns3::FabricNetDevice::IngressLatency": "10ns"})
     r = dlnet.run_collective(ns3_attributes=attributes, min_bytes="4KiB", max_bytes="4KiB")
     assert r["config"]["ns3-attributes"] == {"ns3::FabricNetDevice::IngressLatency": "10ns"}
+
+
+def test_timeline_name_too_long_is_refused_before_the_run(tmp_path):
+    # it was a RuntimeError ("cannot write") after the simulation
+    with pytest.raises(ValueError, match=r"^timeline: got '.*'; its file name has 300 bytes"):
+        dlnet.run_collective(timeline=str(tmp_path / ("t" * 300)), min_bytes="4KiB",
+                             max_bytes="4KiB")
