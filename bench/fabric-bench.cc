@@ -16,6 +16,7 @@
 
 #include "ns3/dlnet-module.h"
 #include "ns3/drop-tail-queue.h"
+#include "ns3/file-io.h"
 #include "ns3/node-container.h"
 #include "ns3/point-to-point-helper.h"
 #include "ns3/point-to-point-net-device.h"
@@ -479,12 +480,7 @@ ToJson(const PartResult& p)
 std::ofstream
 OpenFile(const std::string& path)
 {
-    std::ofstream out(path);
-    if (!out)
-    {
-        throw std::runtime_error("results: cannot write " + path);
-    }
-    return out;
+    return dlnet::OpenOutputFile("results", path);
 }
 
 void

@@ -27,6 +27,7 @@
 #include "bench-util.h"
 
 #include "ns3/dlnet-module.h"
+#include "ns3/file-io.h"
 #include "ns3/gnuplot.h"
 
 #include <chrono>
@@ -245,7 +246,7 @@ main(int argc, char* argv[])
                 std::ofstream csv;
                 if (!results.empty())
                 {
-                    csv.open(results + "/compare.csv");
+                    csv = dlnet::OpenOutputFile("results", results + "/compare.csv");
                     csv << "case,network,wall_s,events,simulated_s,peak_rss_bytes,speedup,"
                            "flow_vs_packet\n";
                 }
@@ -339,7 +340,7 @@ main(int argc, char* argv[])
                 std::ofstream csv;
                 if (!results.empty())
                 {
-                    csv.open(results + "/scale.csv");
+                    csv = dlnet::OpenOutputFile("results", results + "/scale.csv");
                     csv << "algorithm,ranks,wall_s,events,messages,simulated_s,peak_rss_bytes\n";
                 }
                 std::vector<std::pair<std::string, std::vector<std::pair<double, double>>>> wall;

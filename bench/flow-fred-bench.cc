@@ -16,6 +16,7 @@
 //   ./build/bench/flow-fred-bench --wafer=false --layers=2
 
 #include "ns3/dlnet-module.h"
+#include "ns3/file-io.h"
 
 #include <chrono>
 #include <cmath>
@@ -46,7 +47,7 @@ Wafer(const WaferExperimentConfig& config, const std::string& scenario, const st
 void
 WaferTable(const WaferExperimentConfig& config, const std::string& dir)
 {
-    std::ofstream csv(dir + "/flow-fred-wafer.csv");
+    std::ofstream csv = dlnet::OpenOutputFile("results", dir + "/flow-fred-wafer.csv");
     csv << "scenario,variant,group,algorithm,packet_us,flow_us,time_dev_pct,packet_GBps,"
            "flow_GBps,GBps_dev_pct\n";
     std::printf("\n## The wafer table (fred-vs-mesh), %s per NPU, I/O %s per controller\n\n",
@@ -110,7 +111,7 @@ TrainingTable(FredTrainingConfig config, const std::string& dir)
     std::vector<FredTrainingRow> packet = RunFredTraining(config);
     config.network = "flow";
     std::vector<FredTrainingRow> flow = RunFredTraining(config);
-    std::ofstream csv(dir + "/flow-fred-training.csv");
+    std::ofstream csv = dlnet::OpenOutputFile("results", dir + "/flow-fred-training.csv");
     csv << "workload,variant,packet_s,flow_s,iteration_dev_pct,packet_speedup,flow_speedup,"
            "packet_exposed_s,flow_exposed_s,packet_bubble_s,flow_bubble_s,packet_wall_s,"
            "flow_wall_s\n";

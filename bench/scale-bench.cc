@@ -18,6 +18,7 @@
 #include "bench-util.h"
 
 #include "ns3/dlnet-module.h"
+#include "ns3/file-io.h"
 #include "ns3/gnuplot.h"
 
 #include <malloc.h>
@@ -192,7 +193,7 @@ WriteResults(const std::string& dir,
              const std::vector<std::string>& kinds)
 {
     std::filesystem::create_directories(dir);
-    std::ofstream csv(dir + "/scale.csv");
+    std::ofstream csv = dlnet::OpenOutputFile("results", dir + "/scale.csv");
     csv << "kind,ranks,nodes,devices,switches,links,route_ranges,build_s,destroy_s,heap_bytes,"
            "rss_bytes,peak_rss_bytes,heap_bytes_per_rank\n";
     for (const auto& [c, f] : rows)

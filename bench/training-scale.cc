@@ -16,6 +16,7 @@
 //                                [--network=flow] [--results=results/training-scale]
 
 #include "ns3/dlnet-module.h"
+#include "ns3/file-io.h"
 
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -138,7 +139,7 @@ RunChild(uint32_t gpus, const TrainingConfig& c, Point& out)
 void
 WriteCsv(const std::string& path, const std::vector<Point>& points)
 {
-    std::ofstream out(path);
+    std::ofstream out = dlnet::OpenOutputFile("results", path);
     out << "gpus,tp,pp,dp,wall_s,cpu_s,peak_mib,tasks,events,iteration_s,compute_s,"
            "exposed_tp_s,exposed_pp_s,exposed_dp_s,bubble_s\n";
     for (const auto& p : points)
@@ -150,10 +151,7 @@ WriteCsv(const std::string& path, const std::vector<Point>& points)
             << ExactText(p.exposedPp) << "," << ExactText(p.exposedDp) << ","
             << ExactText(p.bubbleSeconds) << "\n";
     }
-    if (!out)
-    {
-        throw std::runtime_error("cannot write " + path);
-    }
+    dlnet::CloseOutputFile("results", path, out);
 }
 
 bool

@@ -454,8 +454,8 @@ main(int argc, char* argv[])
                 }
             }
             MakeResultsDir(results);
-            std::ofstream(results + "/flow-validation.csv") << csv.str();
-            std::ofstream(results + "/flow-validation.md") << md.str();
+            WriteTextFile(results + "/flow-validation.csv", csv.str());
+            WriteTextFile(results + "/flow-validation.md", md.str());
             Gnuplot plot;
             plot.SetTitle("Flow level against packet level (" + set + ")");
             plot.SetLegend("buffer size (bytes)", "flow / packet - 1 (%)");

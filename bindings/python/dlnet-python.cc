@@ -750,6 +750,27 @@ PYBIND11_MODULE(_core, m)
             py::gil_scoped_acquire gil;
             return PyErr_CheckSignals() != 0;
         });
+    // ... and so do the computations before a run (a training graph built while the options
+    // are checked, with the GIL held): the handler's exception (KeyboardInterrupt) is raised,
+    // not pybind11's RuntimeError for an unknown C++ exception
+    py::register_exception_translator(
+        [](std::exception_ptr p)
+        {
+            try
+            {
+                if (p)
+                {
+                    std::rethrow_exception(p);
+                }
+            }
+            catch (const ns3::SimulationInterrupted&)
+            {
+                if (!PyErr_Occurred())
+                {
+                    PyErr_SetNone(PyExc_KeyboardInterrupt);
+                }
+            }
+        });
 
     // A value of the wrong Python type: Python's idiom is TypeError, dlnet's contract is
     // ValueError for every bad input; the class is both, so either except clause catches it.

@@ -955,7 +955,7 @@ CollectiveOptions()
                             "blocks) or disjoint",
                             &C::sparsityPlacement,
                             SparsityPlacementNames()),
-            TextOption<C>("sparsity-file",
+            PathOption<C>("sparsity-file",
                           "omnireduce: read each worker's non-zero blocks from this file instead "
                           "(format in sparsity.h)",
                           &C::sparsityFile),

@@ -138,10 +138,6 @@ CollectiveTimeline::Write(const std::string& path) const
 {
     dlnet::MakeParentFolders("timeline", path); // CheckOutputFile made none
     std::ofstream out = dlnet::OpenOutputFile("timeline", path);
-    auto name = [](const std::string& s)
-    {
-        return dlnet::JsonText(s);
-    };
     out << "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
     bool first = true;
     auto event = [&](const std::string& text)
@@ -163,15 +159,15 @@ CollectiveTimeline::Write(const std::string& path) const
     {
         std::string pid = std::to_string(r);
         event("{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" + pid
-              + ",\"args\":{\"name\":" + name("rank " + pid) + "}}");
+              + ",\"args\":{\"name\":" + dlnet::JsonText("rank " + pid) + "}}");
         event("{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":" + pid
               + ",\"args\":{\"sort_index\":" + pid + "}}");
     }
     for (const auto& [r, tid] : threads)
     {
         std::string label = (tid % 2 ? "recv from " : "send to ") + std::to_string(tid / 2);
-        event("{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":" + std::to_string(r)
-              + ",\"tid\":" + std::to_string(tid) + ",\"args\":{\"name\":" + name(label) + "}}");
+        event("{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":" + std::to_string(r) + ",\"tid\":"
+              + std::to_string(tid) + ",\"args\":{\"name\":" + dlnet::JsonText(label) + "}}");
     }
     for (const auto& m : m_messages)
     {
@@ -187,12 +183,13 @@ CollectiveTimeline::Write(const std::string& path) const
             if (m.step == NO_STEP)
             {
                 return ",\"name\":"
-                       + name((send ? "send " : "recv ") + std::to_string(m.bytes) + " B") + times
-                       + ",\"peer\":" + peer + "}}";
+                       + dlnet::JsonText((send ? "send " : "recv ") + std::to_string(m.bytes)
+                                         + " B")
+                       + times + ",\"peer\":" + peer + "}}";
             }
             const CollectiveEngine::StepSend& posted = m_posted[m.step];
             std::string step = std::to_string(send ? posted.step : posted.peerStep);
-            return ",\"name\":" + name("step " + step) + times + ",\"peer\":" + peer
+            return ",\"name\":" + dlnet::JsonText("step " + step) + times + ",\"peer\":" + peer
                    + ",\"step\":" + step + ",\"collective\":" + std::to_string(posted.collective)
                    + ",\"lane\":" + std::to_string(posted.lane)
                    + ",\"chunk\":" + std::to_string(posted.chunk) + "}}";

@@ -33,7 +33,7 @@ struct ExperimentOption
     std::function<void(Config&, const std::string&)> set; //!< parse and store (throws)
     std::function<std::string(const Config&)> get;        //!< current value as text
     /// what the text of get is, for typed values (Python): "int", "float", "bool", "text"
-    /// or "path" (a file to write: Python also takes bytes and os.PathLike)
+    /// or "path" (a file: Python also takes bytes and os.PathLike)
     std::string kind{"text"};
 };
 
@@ -208,6 +208,19 @@ UnsignedOption(const std::string& name,
             "int"};
 }
 
+/// The random seed, 1 to dlnet::MAX_RNG_SEED (ns-3's generator aborts on a larger one).
+template <typename Config, typename T>
+ExperimentOption<Config>
+SeedOption(T Config::*member)
+{
+    return UnsignedOption<Config>("seed",
+                                  "random seed, 1 to " + std::to_string(dlnet::MAX_RNG_SEED)
+                                      + " (ns-3's generator takes no more)",
+                                  member,
+                                  1,
+                                  dlnet::MAX_RNG_SEED);
+}
+
 /// A byte count with an optional unit.
 template <typename Config, typename T>
 ExperimentOption<Config>
@@ -269,7 +282,8 @@ TextOption(const std::string& name, const std::string& help, std::string Config:
             }};
 }
 
-/// A file the run writes (empty: none); the config's validation checks it can be written.
+/// A file the run reads or writes (empty: none). Python takes it as str, bytes or os.PathLike,
+/// through os.fsencode (a name that is not UTF-8 comes back from os.fsdecode and goes in again).
 template <typename Config>
 ExperimentOption<Config>
 PathOption(const std::string& name, const std::string& help, std::string Config::*member)
@@ -421,11 +435,7 @@ CommonOptions()
         BoolOption<Config>("functional",
                            "carry real bytes and check them at the destination",
                            &Config::functional),
-        UnsignedOption<Config>("seed",
-                               "random seed, 1 to 4294944442 (ns-3\'s generator takes no more)",
-                               &Config::seed,
-                               1,
-                               dlnet::MAX_RNG_SEED),
+        SeedOption<Config>(&Config::seed),
         UnsignedOption<Config>("run", "random run number", &Config::run),
     };
 }

@@ -737,7 +737,7 @@ HeterpsOptions()
                                 + dlnet::JoinChoices(SchedulingModelNames()),
                             &C::model,
                             SchedulingModelNames()),
-            TextOption<C>(
+            PathOption<C>(
                 "profile", "a layer profile file (CSV or JSON) instead of model", &C::profile),
             TextOption<C>("catalogue",
                           "a catalogue preset (" + dlnet::JoinChoices(CataloguePresetNames())
@@ -763,11 +763,7 @@ HeterpsOptions()
                           "random, embedding-on-cpu, all-<type>), or all (every one but "
                           "exhaustive)",
                           &C::schedulers),
-            UnsignedOption<C>("seed",
-                              "random seed, 1 to 4294944442 (ns-3\'s generator takes no more)",
-                              &C::seed,
-                              1,
-                              dlnet::MAX_RNG_SEED),
+            SeedOption<C>(&C::seed),
             UnsignedOption<C>("episodes",
                               "rl: training episodes (0: its default)",
                               &C::episodes,

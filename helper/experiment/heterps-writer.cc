@@ -29,12 +29,6 @@ IfFeasible(bool feasible, double value)
     return feasible ? nlohmann::json(value) : nlohmann::json();
 }
 
-std::string
-Quoted(const std::string& s)
-{
-    return dlnet::JsonText(s);
-}
-
 /// Colours of the catalogue types in plan.png and of the schedulers in cost-vs-limit.png.
 const std::vector<std::string>&
 Colours()
@@ -75,7 +69,8 @@ PlotCostVsLimit(const HeterpsResult& r, const std::string& dir)
         }
     }
     Gnuplot plot;
-    plot.SetTitle("Cost against the throughput limit, " + r.model + " on " + r.catalogue);
+    plot.SetTitle("Cost against the throughput limit, " + PlotText(r.model) + " on "
+                  + PlotText(r.catalogue));
     plot.SetLegend("throughput limit (samples/s)", "training cost (USD)");
     // limits and costs span decades; the schedulers' lines are apart by ratios
     plot.AppendExtra("set logscale xy\nset grid\nset key outside right top");
@@ -109,7 +104,7 @@ PlotRlCurve(const HeterpsResult& r, const std::string& dir)
         return "";
     }
     Gnuplot plot;
-    plot.SetTitle("RL scheduler training, " + r.model + " on " + r.catalogue);
+    plot.SetTitle("RL scheduler training, " + PlotText(r.model) + " on " + PlotText(r.catalogue));
     plot.SetLegend("episode", "mean reward (-cost, penalised when infeasible)");
     plot.AppendExtra("set grid\nset key off");
     Gnuplot2dDataset d("reward");
@@ -133,7 +128,8 @@ PlotPlan(const HeterpsResult& r, const std::string& dir)
         return "";
     }
     Gnuplot plot;
-    plot.SetTitle("Plan of " + r.bestScheduler + ", " + r.model + " (stages: type x instances)");
+    plot.SetTitle("Plan of " + r.bestScheduler + ", " + PlotText(r.model)
+                  + " (stages: type x instances)");
     plot.SetLegend("layer", "");
     std::string extra = "set key outside right top\nset yrange [0:1.3]\nset noytics\n"
                         "set xrange [-0.6:"
@@ -143,7 +139,7 @@ PlotPlan(const HeterpsResult& r, const std::string& dir)
         extra += "set xtics rotate by 60 right font ',8' (";
         for (std::size_t i = 0; i < r.plan.size(); ++i)
         {
-            extra += (i ? ", " : "") + Quoted(r.plan[i].name) + " " + std::to_string(i);
+            extra += (i ? ", " : "") + PlotQuoted(r.plan[i].name) + " " + std::to_string(i);
         }
         extra += ")\n";
     }
@@ -159,15 +155,15 @@ PlotPlan(const HeterpsResult& r, const std::string& dir)
                          + "-0.5, graph 1 nohead dt 2 lw 2 lc rgb '#000000'\n";
             }
             extra += "set label " + std::to_string(arrow + 1000) + " "
-                     + Quoted(r.plan[i].type + "x" + std::to_string(r.plan[i].instances)) + " at "
-                     + std::to_string(i) + "-0.4, 1.15 left font ',9'\n";
+                     + PlotQuoted(r.plan[i].type + "x" + std::to_string(r.plan[i].instances))
+                     + " at " + std::to_string(i) + "-0.4, 1.15 left font ',9'\n";
         }
     }
     plot.AppendExtra(extra);
     int width = std::max(2, std::min(40, int(480 / r.plan.size())));
     for (std::size_t t = 0; t < r.typeNames.size(); ++t)
     {
-        Gnuplot2dDataset d(r.typeNames[t]);
+        Gnuplot2dDataset d(PlotText(r.typeNames[t]));
         d.SetStyle(Gnuplot2dDataset::IMPULSES);
         d.SetExtra("lw " + std::to_string(width) + " lc rgb '" + Colours()[t % Colours().size()]
                    + "'");

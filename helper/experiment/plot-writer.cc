@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <filesystem>
 #include <iostream>
 #include <sstream>
@@ -24,6 +25,27 @@ namespace ns3
 {
 
 NS_LOG_COMPONENT_DEFINE("DlnetPlotWriter");
+
+std::string
+PlotText(const std::string& text)
+{
+    std::string out = text;
+    for (char& c : out)
+    {
+        const auto u = static_cast<unsigned char>(c);
+        if (c == '"' || c == '`' || c == '\\' || u < 0x20 || u == 0x7f)
+        {
+            c = '?';
+        }
+    }
+    return out;
+}
+
+std::string
+PlotQuoted(const std::string& text)
+{
+    return "\"" + PlotText(text) + "\"";
+}
 
 namespace
 {
@@ -45,10 +67,23 @@ RunGnuplot(const std::string& script, const std::string& pngPath)
     argv.push_back(nullptr);
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+    // gnuplot starts with default signal handling and none blocked, whatever its caller set
+    // (Python ignores SIGPIPE)
+    posix_spawnattr_t attributes;
+    posix_spawnattr_init(&attributes);
+    sigset_t all;
+    sigset_t none;
+    sigfillset(&all);
+    sigemptyset(&none);
+    posix_spawnattr_setsigdefault(&attributes, &all);
+    posix_spawnattr_setsigmask(&attributes, &none);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
     pid_t pid;
-    const int error = posix_spawnp(&pid, "gnuplot", &actions, nullptr, argv.data(), environ);
+    const int error = posix_spawnp(&pid, "gnuplot", &actions, &attributes, argv.data(), environ);
+    posix_spawnattr_destroy(&attributes);
     posix_spawn_file_actions_destroy(&actions);
     if (error != 0)
     {
@@ -71,10 +106,26 @@ bool
 RenderPng(Gnuplot& plot, const std::string& pngPath)
 {
     std::string script = pngPath.substr(0, pngPath.size() - 4) + ".plt";
-    // the PNG's name reaches gnuplot as an argument, not as text of the script, where a quote
-    // in it would end the string
+    // The PNG's name in single quotes, which gnuplot reads with no escapes and no backquoted
+    // command, a quote doubled; a name with a newline or another control character (which
+    // would end the line) reaches gnuplot as its argument ARG1 instead (the kept script then
+    // needs "gnuplot -c SCRIPT PNG")
+    const bool plain = std::none_of(pngPath.begin(),
+                                    pngPath.end(),
+                                    [](char c)
+                                    {
+                                        const auto u = static_cast<unsigned char>(c);
+                                        return u < 0x20 || u == 0x7f;
+                                    });
+    std::string quoted = "'";
+    for (char c : pngPath)
+    {
+        quoted += c == '\'' ? std::string("''") : std::string(1, c);
+    }
+    quoted += "'";
     plot.SetOutputFilename("");
-    plot.SetTerminal("pngcairo size 900,560 noenhanced font 'sans,11'\nset output ARG1");
+    plot.SetTerminal("pngcairo size 900,560 noenhanced font 'sans,11'\nset output "
+                     + (plain ? quoted : std::string("ARG1")));
     {
         std::string text;
         {
@@ -85,7 +136,12 @@ RenderPng(Gnuplot& plot, const std::string& pngPath)
         WriteTextFile(script, text);
         // Every text of ours is fixed or a checked name: a backquote, which gnuplot runs as a
         // command inside a double-quoted string, is one that escaped the checks.
-        if (text.find('`') != std::string::npos)
+        std::string ours = text; // (the name, single-quoted, may hold one)
+        if (plain)
+        {
+            ours.erase(ours.find(quoted), quoted.size());
+        }
+        if (ours.find('`') != std::string::npos)
         {
             std::cerr << "warning: not rendering " << dlnet::PrintablePath(pngPath)
                       << ": its script holds a backquote (script kept: "

@@ -15,6 +15,18 @@ namespace ns3
 {
 
 /**
+ * Text a user gave (a file name, a name read from a file) as it may stand in a
+ * plot's title, label or key: ns-3's Gnuplot writes those inside double quotes,
+ * where gnuplot reads backslash escapes and runs a backquoted command, and a
+ * double quote or a newline would end the string. Each of those characters
+ * (and any other control character) becomes '?'.
+ */
+std::string PlotText(const std::string& text);
+
+/// PlotText in double quotes: a label of a script's own lines (xtics, set label)
+std::string PlotQuoted(const std::string& text);
+
+/**
  * Write a Gnuplot's script next to the PNG it makes, and run gnuplot on it.
  * \param plot the plot (its output file name is set here)
  * \param pngPath where the picture goes

@@ -1078,11 +1078,11 @@ TrainingOptions()
                               &C::iterations,
                               1,
                               1000),
-            TextOption<C>("workload-file",
+            PathOption<C>("workload-file",
                           "ASTRA-sim 1.0 text, SimAI/AICB or Chakra JSON workload instead of a "
                           "model",
                           &C::workloadFile),
-            TextOption<C>(
+            PathOption<C>(
                 "workload-groups", "Chakra: communicator groups JSON file", &C::workloadGroups),
             UnsignedOption<C>("workload-ranks",
                               "ASTRA-sim text: NPUs (the file does not say)",
@@ -1126,11 +1126,7 @@ TrainingOptions()
                           "keep a row per collective, send and stream (comms.csv; false: an "
                           "empty table, for runs of millions of tasks)",
                           &C::comms),
-            UnsignedOption<C>("seed",
-                              "random seed, 1 to 4294944442 (ns-3\'s generator takes no more)",
-                              &C::seed,
-                              1,
-                              dlnet::MAX_RNG_SEED),
+            SeedOption<C>(&C::seed),
             UnsignedOption<C>("run", "random run number", &C::run),
         };
         for (uint32_t d = 0; d < TRAINING_DIMENSIONS; ++d)

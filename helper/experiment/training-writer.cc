@@ -92,12 +92,6 @@ AddBreakdownFields(FieldTable<Row>& fields, TrainingBreakdown Row::*member)
     }
 }
 
-std::string
-JsonText(const std::string& s)
-{
-    return dlnet::JsonText(s);
-}
-
 } // namespace
 
 const FieldTable<TrainingJobRow>&
@@ -436,8 +430,8 @@ WriteChromeTrace(const std::string& path, const TrainingResult& result)
             uint32_t pid = job.placement[r];
             event("{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" + std::to_string(pid)
                   + ",\"args\":{\"name\":"
-                  + JsonText("rank " + std::to_string(pid) + " (" + job.name + " rank "
-                             + std::to_string(r) + ")")
+                  + dlnet::JsonText("rank " + std::to_string(pid) + " (" + job.name + " rank "
+                                    + std::to_string(r) + ")")
                   + "}}");
             event("{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":" + std::to_string(pid)
                   + ",\"args\":{\"sort_index\":" + std::to_string(pid) + "}}");
@@ -445,7 +439,7 @@ WriteChromeTrace(const std::string& path, const TrainingResult& result)
             {
                 event("{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":" + std::to_string(pid)
                       + ",\"tid\":" + std::to_string(t)
-                      + ",\"args\":{\"name\":" + JsonText(threads[t]) + "}}");
+                      + ",\"args\":{\"name\":" + dlnet::JsonText(threads[t]) + "}}");
             }
         }
         const std::vector<TrainingTaskRun>& runs = result.runs[j];
@@ -462,17 +456,18 @@ WriteChromeTrace(const std::string& path, const TrainingResult& result)
                                : 1 + static_cast<uint32_t>(task.dimension);
             std::string args = "{\"task\":" + std::to_string(i)
                                + ",\"iteration\":" + std::to_string(task.iteration)
-                               + ",\"phase\":" + JsonText(ToString(task.phase));
+                               + ",\"phase\":" + dlnet::JsonText(ToString(task.phase));
             if (task.kind != TrainingTaskKind::COMPUTE)
             {
-                args += ",\"bytes\":" + std::to_string(task.bytes) + ",\"backend\":"
-                        + JsonText(run.backend) + ",\"group\":" + JsonText(task.group);
+                args += ",\"bytes\":" + std::to_string(task.bytes)
+                        + ",\"backend\":" + dlnet::JsonText(run.backend)
+                        + ",\"group\":" + dlnet::JsonText(task.group);
             }
             args += "}";
             std::string cat = task.kind == TrainingTaskKind::COMPUTE ? ToString(task.phase)
                                                                      : ToString(task.dimension);
-            std::string common = ",\"name\":" + JsonText(task.label) + ",\"cat\":" + JsonText(cat)
-                                 + ",\"ts\":" + TraceMicroseconds(run.start)
+            std::string common = ",\"name\":" + dlnet::JsonText(task.label) + ",\"cat\":"
+                                 + dlnet::JsonText(cat) + ",\"ts\":" + TraceMicroseconds(run.start)
                                  + ",\"dur\":" + TraceMicroseconds(run.end - run.start)
                                  + ",\"tid\":" + std::to_string(tid) + ",\"args\":" + args + "}";
             if (task.kind == TrainingTaskKind::SEND)
@@ -534,7 +529,7 @@ PlotTrainingBreakdown(const std::vector<std::string>& labels,
     std::vector<std::vector<double>> cumulative; // per configuration, per part
     for (std::size_t k = 0; k < results.size(); ++k)
     {
-        xtics += (k ? ", " : "") + JsonText(labels[k]) + " " + std::to_string(k);
+        xtics += (k ? ", " : "") + PlotQuoted(labels[k]) + " " + std::to_string(k);
         std::vector<double> sums;
         double sum = 0;
         for (const auto& part : Parts())
@@ -560,7 +555,7 @@ PlotTrainingBreakdown(const std::vector<std::string>& labels,
         = {"#000000", "#e41a1c", "#984ea3", "#ff7f00", "#a65628", "#377eb8", "#4daf4a", "#bbbbbb"};
     for (std::size_t p = 0; p < Parts().size(); ++p)
     {
-        plot.AppendExtra("set label " + std::to_string(p + 1) + " " + JsonText(Parts()[p].name)
+        plot.AppendExtra("set label " + std::to_string(p + 1) + " " + PlotQuoted(Parts()[p].name)
                          + " at graph 1.03, graph " + std::to_string(0.05 + 0.1 * p)
                          + " textcolor rgb '" + colours[p % colours.size()] + "'");
     }

@@ -519,11 +519,7 @@ WaferOptions()
                       "switches.csv, ranks.csv; Python: the links, switches and ranks tables; "
                       "doc/statistics.md)",
                       &C::stats),
-        UnsignedOption<C>("seed",
-                          "random seed, 1 to 4294944442 (ns-3\'s generator takes no more)",
-                          &C::seed,
-                          1,
-                          dlnet::MAX_RNG_SEED),
+        SeedOption<C>(&C::seed),
         UnsignedOption<C>("run", "random run number", &C::run),
         WaferField(
             []

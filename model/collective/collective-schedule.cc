@@ -4,6 +4,7 @@
 #include "collective-schedule.h"
 
 #include "ns3/config-parse.h"
+#include "ns3/interrupt.h"
 #include "ns3/log.h"
 
 #include <algorithm>
@@ -322,6 +323,7 @@ DirectExchange(LaneBuilder& b, const Group& g, Range r, uint32_t es, bool reduce
     }
     for (uint32_t i = 0; i < m; ++i)
     {
+        dlnet::PollInterrupt(); // (Ctrl-C: up to 2 M messages to build)
         // Member i sends to i+1, i+2, ... (NCCL's peer-to-peer order): in every
         // position of the send lists the destinations form a permutation, so no
         // receiver takes the first packets of all senders at once.

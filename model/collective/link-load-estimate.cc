@@ -7,6 +7,7 @@
 
 #include "ns3/fabric-channel.h"
 #include "ns3/fabric-header.h"
+#include "ns3/interrupt.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
 
@@ -345,7 +346,10 @@ EstimateLinkLoad(const Cluster& cluster, const std::vector<LinkPhase>& phases)
                 continue;
             }
             p.latency += router.Route(m, id, load);
-            ++p.messages;
+            if (++p.messages % 4096 == 0)
+            {
+                dlnet::PollInterrupt(); // (Ctrl-C: a direct exchange of 1024 ranks routes 1 M)
+            }
         }
         if (p.messages > 0)
         {
@@ -489,6 +493,7 @@ CollectivePhases(const Communicator& comm, const CollectiveRequest& request)
     {
         for (uint32_t r = 0; r < n; ++r)
         {
+            dlnet::PollInterrupt();
             CollectiveStep scratch;
             for (uint32_t k = 0; k < lanes[l].GetNSteps(r); ++k)
             {

@@ -90,7 +90,7 @@ TrainingGraph::Add(TrainingTask task)
                                     + std::to_string(MAX_TRAINING_TASKS)
                                     + " tasks; fewer ranks, microbatches, layers or iterations");
     }
-    if (tasks.size() % 65536 == 0)
+    if (tasks.size() % 4096 == 0)
     {
         dlnet::PollInterrupt(); // (Ctrl-C: a graph of millions of tasks takes seconds)
     }

@@ -925,6 +925,16 @@ BuildAstra(const TextWorkload& w, const std::string& file, const WorkloadImportO
                     || y.policy == Policy::TRANSFORMER_FWD_IN_BCKWD;
         }
     }
+    if (!needM && o.modelParallel != 0)
+    {
+        // taken and ignored before
+        Fail(file,
+             hl,
+             "workload-model-parallel",
+             "got " + std::to_string(o.modelParallel)
+                 + "; this file's policy has no MODEL groups to size",
+             "0, or a HYBRID_DATA_MODEL, HYBRID_MODEL_DATA or HYBRID_CUSTOMIZED file");
+    }
     if (w.mpGroup != 0)
     {
         M = w.mpGroup;
@@ -1536,6 +1546,15 @@ ImportChakraJson(const std::string& text,
     dlnet::UsePicoseconds(); // the tasks' Times in the clusters' resolution from the start
     CheckOptions(file, o);
     RefuseClock(file, o, "Chakra");
+    if (o.modelParallel != 0)
+    {
+        Fail(file,
+             0,
+             "workload-model-parallel",
+             "got " + std::to_string(o.modelParallel)
+                 + "; a Chakra trace names its groups itself (pg_name)",
+             "0");
+    }
     json doc = dlnet::ParseJsonDocument(text, file);
     auto fail
         = [&](const std::string& field, const std::string& what, const std::string& allowed = "")

@@ -215,11 +215,16 @@ TEST(WorkloadFuzz, MutatedExamplesImportOrThrowInvalidArgument)
             WorkloadImportOptions o;
             o.ranks = ex.ranks;
             o.iterations = 2;
-            o.modelParallel = ex.ranks == 8 ? 2 : 0; // for policies without a group of their own
-            if (text.find("model_parallel_NPU_group: 4") != std::string::npos)
-            {
-                o.modelParallel = 0;
-            }
+            // the policies whose MODEL groups the file does not size take them from the
+            // option (refused with any other policy)
+            static const std::vector<std::string> sized
+                = {"HYBRID_DATA_MODEL", "HYBRID_MODEL_DATA", "HYBRID_CUSTOMIZED"};
+            const std::string policy = text.substr(0, text.find_first_of(" \t\r\n"));
+            o.modelParallel
+                = !json && ex.ranks == 8
+                          && std::find(sized.begin(), sized.end(), policy) != sized.end()
+                      ? 2
+                      : 0;
             try
             {
                 TrainingGraph g = json ? ImportChakraJson(text, ex.file, groups, o)

@@ -292,6 +292,18 @@ TEST(WorkloadImport, HybridDataModelAndModelData)
     ExpectError("HYBRID_DATA_MODEL\n" + body,
                 o,
                 {"f.txt:1:", "workload-model-parallel", "3 does not divide ranks 4"});
+    // a policy without MODEL groups took the option and ignored it
+    o.modelParallel = 2;
+    ExpectError("DATA\n" + body,
+                o,
+                {"f.txt:1:", "workload-model-parallel: got 2; this file's policy has no MODEL"});
+    o.ranks = 2;
+    ExpectInvalid(
+        [&o]
+        {
+            ImportChakraJson(R"({"workload_graph": [{"Id": 1, "NodeType": 4}]})", "c.json", "", o);
+        },
+        {"c.json", "workload-model-parallel: got 2; a Chakra trace names its groups itself"});
 }
 
 TEST(WorkloadImport, DlrmLoop)

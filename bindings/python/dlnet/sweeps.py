@@ -67,6 +67,8 @@ import time
 from typing import (Any, Callable, Dict, Iterable, List, Literal, Mapping, Optional, Sequence,
                     TextIO, Union, overload)
 
+from .plot import NAME_MAX, PATH_MAX
+
 __all__ = ["sweep", "points", "EXPERIMENTS"]
 
 # Experiment names -> (function in dlnet, how its output becomes rows).
@@ -92,8 +94,7 @@ _OPTIONS = {
 MAX_POINTS = 10**6
 # The largest point file read back: a larger one is damaged (run again), not loaded.
 MAX_POINT_BYTES = 64 << 20
-# Linux's NAME_MAX and PATH_MAX (less its NUL), and the longest name written in points/.
-NAME_MAX, PATH_MAX = 255, 4095
+# The longest name written in points/ (NAME_MAX and PATH_MAX: plot's, Linux's).
 _LONGEST_POINT_NAME = len(os.path.join("points", ".tmp-XXXXXXXX.part")) + 1
 # Columns the sweep adds in front of the parameters and results.
 META = ["point", "seed"]

@@ -160,3 +160,34 @@ def test_timeline_name_too_long_is_refused_before_the_run(tmp_path):
     with pytest.raises(ValueError, match=r"^timeline: got '.*'; its file name has 300 bytes"):
         dlnet.run_collective(timeline=str(tmp_path / ("t" * 300)), min_bytes="4KiB",
                              max_bytes="4KiB")
+
+
+def test_input_file_options_take_paths_and_names_that_are_not_utf8(tmp_path):
+    # the name comes back from a result as os.fsdecode makes it, and goes in again
+    name = os.fsencode(str(tmp_path)) + b"/w\xff.txt"
+    with open(MLP, "rb") as f, open(name, "wb") as out:
+        out.write(f.read())
+    r = dlnet.run_training(workload_file=name, workload_ranks=4, network="flow")
+    again = dlnet.run_training(workload_file=r["config"]["workload-file"], workload_ranks=4,
+                               network="flow")
+    assert os.fsencode(again["config"]["workload-file"]) == name
+    import pathlib
+    dlnet.run_training(workload_file=pathlib.Path(MLP), workload_ranks=4, network="flow")
+
+
+def test_backquote_or_quote_in_a_profile_path_runs_no_command(tmp_path):
+    # the profile's path is the plots' model name: it ran commands from their titles
+    folder = tmp_path / 'x"; system "touch MARK"; a="`touch MARK2`'
+    folder.mkdir()
+    profile = folder / "p.csv"
+    with open(os.path.join(SOURCE, "heterps", "profile-example.csv")) as f:
+        profile.write_text(f.read())
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        dlnet.schedule(profile=str(profile), schedulers="greedy", results_dir=str(tmp_path / "r"),
+                       catalogue=os.path.join(SOURCE, "heterps", "catalogue-example.json"))
+    finally:
+        os.chdir(cwd)
+    assert not (tmp_path / "MARK").exists() and not (tmp_path / "MARK2").exists()
+    assert (tmp_path / "r" / "cost-vs-limit.png").stat().st_size > 0

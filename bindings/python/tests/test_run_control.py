@@ -206,6 +206,11 @@ INTERRUPTED_CHILD = textwrap.dedent(
         # flow level: one all-to-all of 1024 hosts re-solves a million flows at a time (24 s)
         ("run_traffic", dict(topology="fat-tree", k=16, pattern="all-to-all",
                              message_bytes="1MiB", network="flow")),
+        # the training graph is built while the options are checked, with Python's lock held:
+        # the interrupt came out as RuntimeError, not KeyboardInterrupt
+        ("run_training", dict(model="gpt3-175b", pp=8, hosts=8, microbatches=2048,
+                              iterations=64, comms=False, trace=False,
+                              compute_model="kernels")),
     ],
 )
 def test_ctrl_c_stops_a_run_and_the_next_run_works(run, long):
