@@ -26,14 +26,26 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("DlnetPlotWriter");
 
+namespace
+{
+
+/// A character that would end a line of a script (or garble it): ASCII's control characters
+bool
+IsControl(char c)
+{
+    const auto u = static_cast<unsigned char>(c);
+    return u < 0x20 || u == 0x7f;
+}
+
+} // namespace
+
 std::string
 PlotText(const std::string& text)
 {
     std::string out = text;
     for (char& c : out)
     {
-        const auto u = static_cast<unsigned char>(c);
-        if (c == '"' || c == '`' || c == '\\' || u < 0x20 || u == 0x7f)
+        if (c == '"' || c == '`' || c == '\\' || IsControl(c))
         {
             c = '?';
         }
@@ -110,13 +122,7 @@ RenderPng(Gnuplot& plot, const std::string& pngPath)
     // command, a quote doubled; a name with a newline or another control character (which
     // would end the line) reaches gnuplot as its argument ARG1 instead (the kept script then
     // needs "gnuplot -c SCRIPT PNG")
-    const bool plain = std::none_of(pngPath.begin(),
-                                    pngPath.end(),
-                                    [](char c)
-                                    {
-                                        const auto u = static_cast<unsigned char>(c);
-                                        return u < 0x20 || u == 0x7f;
-                                    });
+    const bool plain = std::none_of(pngPath.begin(), pngPath.end(), IsControl);
     std::string quoted = "'";
     for (char c : pngPath)
     {

@@ -210,18 +210,16 @@ CheckOutputFile(const std::string& field, const std::string& path)
 {
     std::error_code ec;
     std::filesystem::path file(path);
-    if (std::filesystem::is_directory(file, ec))
-    {
-        throw std::invalid_argument(field + ": " + path + " is a folder; expected a file");
-    }
-    dlnet::CheckOutputFileKind(field, path); // a FIFO would hold the writer without end
-    if (file.filename().string().size() > NAME_MAX)
+    // a folder, or a FIFO that would hold the writer without end
+    dlnet::CheckOutputFileKind(field, path);
+    const std::size_t name = file.filename().string().size();
+    if (name > NAME_MAX)
     {
         // the writer's open would fail after the run
-        throw std::invalid_argument(
-            field + ": got '" + dlnet::PrintablePath(path) + "'; its file name has "
-            + std::to_string(file.filename().string().size()) + " bytes, more than the "
-            + std::to_string(NAME_MAX) + " a name may have");
+        throw std::invalid_argument(field + ": got '" + dlnet::PrintablePath(path)
+                                    + "'; its file name has " + std::to_string(name)
+                                    + " bytes, more than the " + std::to_string(NAME_MAX)
+                                    + " a name may have");
     }
     // validation touches nothing: the writer makes the folders (MakeParentFolders)
     if (std::filesystem::exists(file, ec))

@@ -13,7 +13,6 @@ namespace dlnet
 namespace
 {
 std::function<bool()> g_check;                //!< SetInterruptCheck
-bool g_checking{false};                       //!< g_check is set
 std::chrono::steady_clock::time_point g_last; //!< the last check
 } // namespace
 
@@ -26,13 +25,12 @@ void
 SetInterruptCheck(std::function<bool()> check)
 {
     g_check = std::move(check);
-    g_checking = bool(g_check);
 }
 
 void
 PollInterrupt()
 {
-    if (!g_checking)
+    if (!g_check)
     {
         return;
     }
