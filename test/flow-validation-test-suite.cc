@@ -579,6 +579,43 @@ private:
     }
 };
 
+/**
+ * FinishTolerance: on a star, 1 -> 0, 2 -> 3 and 4 -> 5 share no link; 2 -> 3
+ * carries 200 bytes more than 1 -> 0 and ends 16 ns after it, within 1e-4 of
+ * its 337 us, so by default it ends with 1 -> 0; 4 -> 5 carries 1024 bytes more
+ * (82 ns, beyond 34 ns) and ends at its own time. With FinishTolerance 0 each
+ * ends at its own time.
+ */
+class FinishToleranceTestCase : public TestCase
+{
+public:
+    FinishToleranceTestCase()
+        : TestCase("FinishTolerance: flows due to end within 1e-4 of their duration end together")
+    {
+    }
+
+private:
+    void DoRun() override
+    {
+        const uint64_t m = 4 << 20;
+        std::vector<Send> sends{{1, 0, m, 0}, {2, 3, m + 200, 0}, {4, 5, m + 1024, 0}};
+        std::vector<double> together = Deliveries(Star(8), "flow", sends);
+        std::vector<double> exact
+            = Deliveries(Star(8), "flow", sends, {{"ns3::FlowNetwork::FinishTolerance", "0"}});
+        for (std::size_t i = 0; i < sends.size(); ++i)
+        {
+            NS_TEST_ASSERT_MSG_EQ_TOL(exact[i],
+                                      WireTime(sends[i].bytes) + STAR_LATENCY,
+                                      1e-12,
+                                      "tolerance 0: message " << i << " at its own end");
+        }
+        NS_TEST_ASSERT_MSG_EQ_TOL(together[0], exact[0], 1e-12, "the first end is exact");
+        NS_TEST_ASSERT_MSG_EQ_TOL(together[1], exact[0], 1e-12, "2 -> 3 ends with 1 -> 0");
+        NS_TEST_ASSERT_MSG_LT(together[1], exact[1], "and so before its own end");
+        NS_TEST_ASSERT_MSG_EQ_TOL(together[2], exact[2], 1e-12, "4 -> 5: beyond the tolerance");
+    }
+};
+
 /// Bytes each link direction carried in one run of a collective, in build order.
 std::vector<double>
 LinkBytes(TopologyConfig t, const std::string& network, std::string alg, uint64_t bytes)
@@ -853,6 +890,7 @@ public:
         AddTestCase(new SendOrderTestCase, TestCase::QUICK);
         AddTestCase(new HeadOfLineTestCase, TestCase::QUICK);
         AddTestCase(new SharedNicTestCase, TestCase::QUICK);
+        AddTestCase(new FinishToleranceTestCase, TestCase::QUICK);
         AddTestCase(new RouteIdentityTestCase("flow"), TestCase::QUICK);
         AddTestCase(new RouteIdentityTestCase("packet"), TestCase::QUICK);
         AddTestCase(new FunctionalTestCase("ring"), TestCase::QUICK);

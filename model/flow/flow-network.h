@@ -70,15 +70,15 @@ struct PacketTrain
  * before 0, as a device serves its queues); rates are recomputed when flows start or
  * end, once per instant however many do, and only for the flows that share a
  * link with one that changed, directly or through others (a connected
- * component). A message's bytes on the wire (a FabricHeader per packet of
- * at most the Mtu) leave at the flow's rate; it is delivered a fixed latency
- * after its last byte left: propagation, switching latency and one packet's
- * store and forward its packets need beyond the time the flow's bytes take at
- * the path's bottleneck (exactly what a lone message's packets take over
- * links of unequal rates, see StoreAndForward). As at packet level, the
- * messages one endpoint sends to one destination in one class, virtual
- * channel and connection go one after another (a queue pair), different
- * queue pairs share.
+ * component). Flows due to end within FinishTolerance of their durations
+ * after one that ends end with it (the one approximation: without it a large
+ * component whose flows end nanoseconds apart re-solves once per end). A message's bytes on the
+ * wire (a FabricHeader per packet of at most the Mtu) leave at the flow's rate; it is delivered a
+ * fixed latency after its last byte left: propagation, switching latency and one packet's store and
+ * forward its packets need beyond the time the flow's bytes take at the path's bottleneck (exactly
+ * what a lone message's packets take over links of unequal rates, see StoreAndForward). As at
+ * packet level, the messages one endpoint sends to one destination in one class, virtual channel
+ * and connection go one after another (a queue pair), different queue pairs share.
  *
  * Lossless fabrics only (no drops, so credits need no model). Not modelled:
  * queueing delay, head-of-line blocking, credit stalls, per-packet
@@ -336,6 +336,8 @@ private:
     /// \return the level of the flow's use u: 2 x class, plus 1 on VC 0 (VC 1 is served first)
     static uint8_t UseLevel(const Flow& flow, std::size_t u);
     void OnFinish();
+    /// \return whether the flow of this end ends at now (FinishTolerance)
+    bool EndsNow(const Finish& e, Time now) const;
     void Reschedule();
     void Remove(uint32_t flow);
 
@@ -378,6 +380,7 @@ private:
     std::vector<uint32_t> m_linkQueue;  //!< Update: the component's links
     std::vector<uint32_t> m_solveFlows; //!< Update: its flows
     bool m_sourceLockStep{false};       //!< the attribute SourceLockStep
+    double m_finishTolerance{1e-4};     //!< the attribute FinishTolerance
     std::vector<uint32_t> m_solverFlow; //!< Update: each of its flows' solver flow
     /// Update with SourceLockStep: (solver flow, local link, priority, weight) to merge
     struct BundleUse
