@@ -794,8 +794,15 @@ FlowNetwork::Update()
     m_dirty.clear();
     for (std::size_t q = 0; q < linkQueue.size(); ++q)
     {
-        for (uint32_t f : m_links[linkQueue[q]].flows)
+        const std::vector<uint32_t>& onLink = m_links[linkQueue[q]].flows;
+        for (std::size_t j = 0; j < onLink.size(); ++j)
         {
+            uint32_t f = onLink[j];
+            if (j + PREFETCH_AHEAD < onLink.size())
+            {
+                __builtin_prefetch(&m_flowStamp[onLink[j + PREFETCH_AHEAD]]);
+                PrefetchFlow(onLink[j + PREFETCH_AHEAD]);
+            }
             if (m_flowStamp[f] == m_stamp)
             {
                 continue;
@@ -851,9 +858,17 @@ FlowNetwork::Update()
     }
     else
     {
-        for (uint32_t f : flows)
+        for (std::size_t i = 0; i < flows.size(); ++i)
         {
-            Flow& flow = m_flows[f];
+            if (i + 2 * PREFETCH_AHEAD < flows.size())
+            {
+                PrefetchFlow(flows[i + 2 * PREFETCH_AHEAD]);
+            }
+            if (i + PREFETCH_AHEAD < flows.size())
+            {
+                __builtin_prefetch(m_flows[flows[i + PREFETCH_AHEAD]].uses.data());
+            }
+            Flow& flow = m_flows[flows[i]];
             advance(flow);
             uint32_t s = m_solver.AddFlow(flow.priority, flow.cap);
             if (s % 65536 == 0)
@@ -883,6 +898,10 @@ FlowNetwork::Update()
         if (i % 65536 == 65535)
         {
             dlnet::PollInterrupt();
+        }
+        if (i + PREFETCH_AHEAD < flows.size())
+        {
+            PrefetchFlow(flows[i + PREFETCH_AHEAD]);
         }
         Flow& flow = m_flows[flows[i]];
         flow.rate = m_solver.GetRate(m_sourceLockStep ? m_solverFlow[i] : i);
@@ -921,10 +940,14 @@ FlowNetwork::Update()
     Reschedule();
 }
 
-uint8_t
-FlowNetwork::UseLevel(const Flow& flow, std::size_t u)
+void
+FlowNetwork::PrefetchFlow(uint32_t flow) const
 {
-    return flow.usePriority.empty() ? flow.priority : flow.usePriority[u];
+    const char* at = reinterpret_cast<const char*>(&m_flows[flow]);
+    for (std::size_t line = 0; line < sizeof(Flow); line += 64)
+    {
+        __builtin_prefetch(at + line);
+    }
 }
 
 void

@@ -334,7 +334,17 @@ private:
     /// messages, merged uses
     void AddBundles(const std::vector<uint32_t>& flows);
     /// \return the level of the flow's use u: 2 x class, plus 1 on VC 0 (VC 1 is served first)
-    static uint8_t UseLevel(const Flow& flow, std::size_t u);
+    /// (in the class: out of line it went through the shared library's PLT, per use of every
+    /// solve)
+    static uint8_t UseLevel(const Flow& flow, std::size_t u)
+    {
+        return flow.usePriority.empty() ? flow.priority : flow.usePriority[u];
+    }
+    /// Ask the cache for a flow's lines: a large component's flows lie all over m_flows, and
+    /// the passes over them wait on memory more than they compute.
+    void PrefetchFlow(uint32_t flow) const;
+    /// How many flows ahead PrefetchFlow runs.
+    static constexpr std::size_t PREFETCH_AHEAD = 8;
     void OnFinish();
     /// \return whether the flow of this end ends at now (FinishTolerance)
     bool EndsNow(const Finish& e, Time now) const;
