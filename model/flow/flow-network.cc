@@ -98,16 +98,17 @@ FlowNetwork::GetTypeId()
                                           MakeBooleanAccessor(&FlowNetwork::m_sourceLockStep),
                                           MakeBooleanChecker())
                             .AddAttribute("FinishTolerance",
-                                          "When a flow ends, every flow due to end within this "
-                                          "fraction of its own duration ends with it (its last "
-                                          "bytes that much early): a crowd of flows whose ends "
-                                          "differ by nanoseconds costs one rate solve, not one "
-                                          "each. 0: every flow at its exact end.",
+                                          "When flows end, the flows due next end with them "
+                                          "(in order of their ends, while each has at most this "
+                                          "fraction of its bytes left): a crowd of flows whose "
+                                          "ends differ by nanoseconds costs one rate solve, not "
+                                          "one each. 0: every flow at its exact end.",
                                           DoubleValue(1e-4),
                                           MakeDoubleAccessor(&FlowNetwork::m_finishTolerance),
                                           MakeDoubleChecker<double>(0, 0.01))
                             .AddTraceSource("FlowDone",
-                                            "A flow's last byte has left its source",
+                                            "A flow's last byte has left its source (or is within "
+                                            "FinishTolerance of it)",
                                             MakeTraceSourceAccessor(&FlowNetwork::m_flowDoneTrace),
                                             "ns3::FlowNetwork::FlowDoneTracedCallback");
     return tid;
@@ -943,10 +944,11 @@ FlowNetwork::Update()
 void
 FlowNetwork::PrefetchFlow(uint32_t flow) const
 {
-    const char* at = reinterpret_cast<const char*>(&m_flows[flow]);
-    for (std::size_t line = 0; line < sizeof(Flow); line += 64)
+    // (every line the flow touches: an element of m_flows need not start on a line)
+    const auto first = reinterpret_cast<uintptr_t>(&m_flows[flow]);
+    for (uintptr_t at = first & ~(CACHE_LINE - 1); at < first + sizeof(Flow); at += CACHE_LINE)
     {
-        __builtin_prefetch(at + line);
+        __builtin_prefetch(reinterpret_cast<const void*>(at));
     }
 }
 
@@ -1029,7 +1031,10 @@ FlowNetwork::OnFinish()
     Time now = Simulator::Now();
     std::vector<Done> done;
     done.swap(m_done); // (kept warm; empty)
-    while (!m_finishes.Empty() && EndsNow(m_finishes.TopKey(), now))
+    // (rates about to be solved again at this instant would make the ends ahead stale)
+    const bool ratesFinal = !m_updatePending;
+    while (!m_finishes.Empty()
+           && (m_finishes.TopKey().at <= now || (ratesFinal && EndsNow(m_finishes.TopKey(), now))))
     {
         Finish e = m_finishes.TopKey();
         m_finishes.Pop();
@@ -1060,14 +1065,9 @@ FlowNetwork::OnFinish()
 bool
 FlowNetwork::EndsNow(const Finish& e, Time now) const
 {
-    if (e.at <= now)
-    {
-        return true;
-    }
-    // (in ticks: the duration's fraction, rounded down, never ends a flow more than it allows)
-    int64_t early = (e.at - now).GetTimeStep();
-    int64_t duration = (e.at - m_flows[e.flow].started).GetTimeStep();
-    return early <= static_cast<int64_t>(m_finishTolerance * static_cast<double>(duration));
+    // bytes, not time: a flow that waited starved has a long duration and few bytes left
+    const Flow& flow = m_flows[e.flow];
+    return (e.at - now).GetSeconds() * flow.rate <= m_finishTolerance * flow.bytes;
 }
 
 void

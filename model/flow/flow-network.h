@@ -70,15 +70,18 @@ struct PacketTrain
  * before 0, as a device serves its queues); rates are recomputed when flows start or
  * end, once per instant however many do, and only for the flows that share a
  * link with one that changed, directly or through others (a connected
- * component). Flows due to end within FinishTolerance of their durations
- * after one that ends end with it (the one approximation: without it a large
- * component whose flows end nanoseconds apart re-solves once per end). A message's bytes on the
- * wire (a FabricHeader per packet of at most the Mtu) leave at the flow's rate; it is delivered a
- * fixed latency after its last byte left: propagation, switching latency and one packet's store and
- * forward its packets need beyond the time the flow's bytes take at the path's bottleneck (exactly
- * what a lone message's packets take over links of unequal rates, see StoreAndForward). As at
- * packet level, the messages one endpoint sends to one destination in one class, virtual channel
- * and connection go one after another (a queue pair), different queue pairs share.
+ * component). When flows end, the flows due next end with them while each
+ * has at most FinishTolerance of its bytes left (the one approximation:
+ * without it a large component whose flows end nanoseconds apart re-solves
+ * once per end). A message's bytes on the wire (a FabricHeader per packet of
+ * at most the Mtu) leave at the flow's rate; it is delivered a fixed latency
+ * after its last byte left: propagation, switching latency and one packet's
+ * store and forward its packets need beyond the time the flow's bytes take at
+ * the path's bottleneck (exactly what a lone message's packets take over
+ * links of unequal rates, see StoreAndForward). As at packet level, the
+ * messages one endpoint sends to one destination in one class, virtual
+ * channel and connection go one after another (a queue pair), different
+ * queue pairs share.
  *
  * Lossless fabrics only (no drops, so credits need no model). Not modelled:
  * queueing delay, head-of-line blocking, credit stalls, per-packet
@@ -345,8 +348,11 @@ private:
     void PrefetchFlow(uint32_t flow) const;
     /// How many flows ahead PrefetchFlow runs.
     static constexpr std::size_t PREFETCH_AHEAD = 8;
+    /// Bytes of a cache line (x86-64, ARMv8).
+    static constexpr uintptr_t CACHE_LINE = 64;
     void OnFinish();
-    /// \return whether the flow of this end ends at now (FinishTolerance)
+    /// \return whether the flow of this end, due after now, ends now: at most FinishTolerance
+    /// of its bytes are left at its rate
     bool EndsNow(const Finish& e, Time now) const;
     void Reschedule();
     void Remove(uint32_t flow);
