@@ -582,7 +582,7 @@ private:
 /**
  * FinishTolerance: on a star, 1 -> 0, 2 -> 3 and 4 -> 5 share no link; 2 -> 3
  * carries 200 bytes more than 1 -> 0 and ends 16 ns after it, within 1e-4 of
- * its 337 us, so by default it ends with 1 -> 0; 4 -> 5 carries 1024 bytes more
+ * the 337 us it has been sending, so by default it ends with 1 -> 0; 4 -> 5 carries 1024 bytes more
  * (82 ns, beyond 34 ns) and ends at its own time. With FinishTolerance 0 each
  * ends at its own time.
  */
@@ -590,7 +590,7 @@ class FinishToleranceTestCase : public TestCase
 {
 public:
     FinishToleranceTestCase()
-        : TestCase("FinishTolerance: flows due to end within 1e-4 of their duration end together")
+        : TestCase("FinishTolerance: flows due within 1e-4 of their sending time end together")
     {
     }
 
@@ -613,6 +613,24 @@ private:
         NS_TEST_ASSERT_MSG_EQ_TOL(together[1], exact[0], 1e-12, "2 -> 3 ends with 1 -> 0");
         NS_TEST_ASSERT_MSG_LT(together[1], exact[1], "and so before its own end");
         NS_TEST_ASSERT_MSG_EQ_TOL(together[2], exact[2], 1e-12, "4 -> 5: beyond the tolerance");
+
+        // The tolerance scales with the time a flow has been sending, not since it started:
+        // 2 -> 0 in class 1 waits starved behind 1 -> 0 in class 0 (W1), then sends its 64 KiB
+        // alone (W2, 5.3 us); 3 -> 4 ends 27.5 ns before it, within 1e-4 of W1 + W2 (34 ns)
+        // but not of W2 (0.5 ns): 2 -> 0 keeps its own end.
+        const uint64_t small = 64 << 10;
+        const uint64_t beside = 4259520; // on the wire 344 bytes less than m and small together
+        std::vector<Send> starved{{1, 0, m, 0}, {2, 0, small, 1}, {3, 4, beside, 0}};
+        std::vector<double> late = Deliveries(Star(8), "flow", starved);
+        std::vector<double> lateExact
+            = Deliveries(Star(8), "flow", starved, {{"ns3::FlowNetwork::FinishTolerance", "0"}});
+        NS_TEST_ASSERT_MSG_EQ_TOL(lateExact[1],
+                                  WireTime(m) + WireTime(small) + STAR_LATENCY,
+                                  1e-12,
+                                  "2 -> 0 sends once 1 -> 0 has ended");
+        NS_TEST_ASSERT_MSG_EQ_TOL(
+            lateExact[1] - lateExact[2], 344 * 8 / 100e9, 1e-12, "3 -> 4 ends 27.5 ns before it");
+        NS_TEST_ASSERT_MSG_EQ_TOL(late[1], lateExact[1], 1e-12, "2 -> 0 at its own end");
     }
 };
 

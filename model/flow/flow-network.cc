@@ -99,10 +99,11 @@ FlowNetwork::GetTypeId()
                                           MakeBooleanChecker())
                             .AddAttribute("FinishTolerance",
                                           "When flows end, the flows due next end with them "
-                                          "(in order of their ends, while each has at most this "
-                                          "fraction of its bytes left): a crowd of flows whose "
-                                          "ends differ by nanoseconds costs one rate solve, not "
-                                          "one each. 0: every flow at its exact end.",
+                                          "(in order of their ends, while each is due within "
+                                          "this fraction of the time it has been sending): a "
+                                          "crowd of flows whose ends differ by nanoseconds costs "
+                                          "one rate solve, not one each. 0: every flow at its "
+                                          "exact end.",
                                           DoubleValue(1e-4),
                                           MakeDoubleAccessor(&FlowNetwork::m_finishTolerance),
                                           MakeDoubleChecker<double>(0, 0.01))
@@ -706,6 +707,7 @@ FlowNetwork::Start(std::vector<std::pair<uint32_t, double>>& uses,
     f.cap = cap;
     f.last = Simulator::Now();
     f.started = f.last;
+    f.sendingSince = f.last;
     // a device serves its classes by strict priority, and within one VC 1 first; a torus's
     // dateline moves a flow to VC 1 on the way: each use at its own level
     f.priority = static_cast<uint8_t>(2 * priority + (vc ? 0 : 1));
@@ -905,7 +907,12 @@ FlowNetwork::Update()
             PrefetchFlow(flows[i + PREFETCH_AHEAD]);
         }
         Flow& flow = m_flows[flows[i]];
-        flow.rate = m_solver.GetRate(m_sourceLockStep ? m_solverFlow[i] : i);
+        double rate = m_solver.GetRate(m_sourceLockStep ? m_solverFlow[i] : i);
+        if (flow.rate <= 0 && rate > 0)
+        {
+            flow.sendingSince = now;
+        }
+        flow.rate = rate;
         ++flow.version;
         double seconds = flow.rate == MaxMinSolver::NO_CAP || flow.remaining <= 0
                              ? 0
@@ -1065,9 +1072,11 @@ FlowNetwork::OnFinish()
 bool
 FlowNetwork::EndsNow(const Finish& e, Time now) const
 {
-    // bytes, not time: a flow that waited starved has a long duration and few bytes left
-    const Flow& flow = m_flows[e.flow];
-    return (e.at - now).GetSeconds() * flow.rate <= m_finishTolerance * flow.bytes;
+    // (the time it has been sending, not since it started: one that waited starved behind a
+    // higher class has little left to send; in ticks, the fraction rounded down)
+    int64_t early = (e.at - now).GetTimeStep();
+    int64_t sending = (e.at - m_flows[e.flow].sendingSince).GetTimeStep();
+    return early <= static_cast<int64_t>(m_finishTolerance * static_cast<double>(sending));
 }
 
 void

@@ -71,7 +71,7 @@ struct PacketTrain
  * end, once per instant however many do, and only for the flows that share a
  * link with one that changed, directly or through others (a connected
  * component). When flows end, the flows due next end with them while each
- * has at most FinishTolerance of its bytes left (the one approximation:
+ * is due within FinishTolerance of the time it has been sending (the one approximation:
  * without it a large component whose flows end nanoseconds apart re-solves
  * once per end). A message's bytes on the wire (a FabricHeader per packet of
  * at most the Mtu) leave at the flow's rate; it is delivered a fixed latency
@@ -253,6 +253,7 @@ private:
         double cap{MaxMinSolver::NO_CAP};
         Time last;
         Time started;
+        Time sendingSince;   //!< when its rate last rose from 0 (FinishTolerance's scale)
         uint8_t priority{0}; //!< solver level: 2 x class + (VC 1 ? 0 : 1), on its first link
         std::vector<uint8_t> usePriority; //!< by use: its level; empty: priority on every use
         bool distinct{false};             //!< no link twice in uses (a route's: Walk merges them)
@@ -351,8 +352,8 @@ private:
     /// Bytes of a cache line (x86-64, ARMv8).
     static constexpr uintptr_t CACHE_LINE = 64;
     void OnFinish();
-    /// \return whether the flow of this end, due after now, ends now: at most FinishTolerance
-    /// of its bytes are left at its rate
+    /// \return whether the flow of this end, due after now, ends now: within FinishTolerance
+    /// of the time it has been sending
     bool EndsNow(const Finish& e, Time now) const;
     void Reschedule();
     void Remove(uint32_t flow);

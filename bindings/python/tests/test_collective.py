@@ -172,7 +172,7 @@ def test_source_lock_step_from_python():
 
 def test_finish_tolerance_from_python():
     # the direct all-reduce of 64 ranks on an 8 x 8 leaf-spine, 1 MiB: its flows end
-    # nanoseconds apart; by default (1e-4 of a flow's bytes) those ends are taken together,
+    # nanoseconds apart; by default (1e-4 of a flow's sending time) those ends are taken together,
     # in fewer events, with the time exact ends give (182.33557 us, doc/flow-network.md,
     # "Ends taken together") to 1e-4
     base = dict(topology="leaf-spine", leaves=8, hosts_per_leaf=8, spines=4, op="allreduce",
