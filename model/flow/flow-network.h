@@ -71,9 +71,9 @@ struct PacketTrain
  * end, once per instant however many do, and only for the flows that share a
  * link with one that changed, directly or through others (a connected
  * component). When flows end, the flows due next end with them while each
- * is due within FinishTolerance of the time it has been sending (the one approximation:
- * without it a large component whose flows end nanoseconds apart re-solves
- * once per end). A message's bytes on the wire (a FabricHeader per packet of
+ * is due within FinishTolerance of the time it has been sending (the one
+ * approximation: without it a large component whose flows end nanoseconds
+ * apart re-solves once per end). A message's bytes on the wire (a FabricHeader per packet of
  * at most the Mtu) leave at the flow's rate; it is delivered a fixed latency
  * after its last byte left: propagation, switching latency and one packet's
  * store and forward its packets need beyond the time the flow's bytes take at
