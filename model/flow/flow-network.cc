@@ -107,6 +107,17 @@ FlowNetwork::GetTypeId()
                                           DoubleValue(1e-4),
                                           MakeDoubleAccessor(&FlowNetwork::m_finishTolerance),
                                           MakeDoubleChecker<double>(0, 0.01))
+                            .AddAttribute("IncrementalSolve",
+                                          "After flows end (none starting at that instant), "
+                                          "solve again only the flows at or above the lowest "
+                                          "rate among them that share links with them, on what "
+                                          "the others leave: max-min filling below that rate "
+                                          "is as it was, so the others keep their rates (the "
+                                          "rates of a whole solve, up to rounding). false: the "
+                                          "whole component at every change.",
+                                          BooleanValue(true),
+                                          MakeBooleanAccessor(&FlowNetwork::m_incremental),
+                                          MakeBooleanChecker())
                             .AddTraceSource("FlowDone",
                                             "A flow's last byte has left its source (or is within "
                                             "FinishTolerance of it)",
@@ -745,6 +756,7 @@ FlowNetwork::Start(std::vector<std::pair<uint32_t, double>>& uses,
             link.busySince = Simulator::Now();
         }
         link.flows.push_back(id);
+        link.weights.push_back(f.uses[i].second);
     }
     ++m_active;
     m_maxActive = std::max(m_maxActive, m_active);
@@ -757,6 +769,7 @@ FlowNetwork::Start(std::vector<std::pair<uint32_t, double>>& uses,
         Reschedule();
         return id;
     }
+    m_startedSinceUpdate = true;
     Touch(f.uses[0].first);
     return id;
 }
@@ -776,7 +789,18 @@ void
 FlowNetwork::Update()
 {
     m_updatePending = false;
+    const double endedLowest = m_endedLowest;
+    const bool endsAlone = m_endedAny && !m_startedSinceUpdate && !m_endedLevels;
+    m_startedSinceUpdate = false;
+    m_endedAny = false;
+    m_endedLevels = false;
+    m_endedLowest = std::numeric_limits<double>::infinity();
     if (m_dirty.empty())
+    {
+        return;
+    }
+    if (endsAlone && m_incremental && !m_sourceLockStep
+        && UpdateAfterEnds(endedLowest, m_endedLevel))
     {
         return;
     }
@@ -841,59 +865,165 @@ FlowNetwork::Update()
         m_linkMark[linkQueue[i]].local = i;
         m_solver.SetCapacity(i, m_links[linkQueue[i]].capacity);
     }
-    // (each flow's bytes brought up to now in the pass that adds it: one visit of its
-    // cache lines instead of two)
-    auto advance = [this, now](Flow& flow)
-    {
-        if (flow.rate > 0 && flow.rate != MaxMinSolver::NO_CAP)
-        {
-            flow.remaining = std::max(0.0, flow.remaining - flow.rate * ToSeconds(now - flow.last));
-        }
-        flow.last = now;
-    };
     if (m_sourceLockStep)
     {
         for (uint32_t f : flows)
         {
-            advance(m_flows[f]);
+            Advance(m_flows[f], now);
         }
         AddBundles(flows);
     }
     else
     {
-        for (std::size_t i = 0; i < flows.size(); ++i)
+        AddSolveFlows(now);
+    }
+    m_solver.Solve();
+    TakeRates(now);
+}
+
+bool
+FlowNetwork::UpdateAfterEnds(double lowest, uint8_t level)
+{
+    // Max-min filling without the ended flows rises as it did with them up to `lowest`: an
+    // ended flow was unfrozen below its rate, so its links were not yet full, and leaving
+    // only raises their levels. The flows frozen below it keep their rates; the rest of the
+    // filling is that of the flows at or above it, reached from the ended flows' links
+    // through such flows, over what the kept flows leave of each link. (A flow at or above
+    // it that is not reached shares no link whose residue changes: its rate stands too.)
+    ++m_stamp;
+    std::vector<uint32_t>& linkQueue = m_linkQueue;
+    std::vector<uint32_t>& flows = m_solveFlows;
+    linkQueue.clear();
+    flows.clear();
+    m_residual.clear();
+    auto meet = [this, &linkQueue](uint32_t l)
+    {
+        if (m_linkMark[l].stamp != m_stamp)
         {
-            if (i + 2 * PREFETCH_AHEAD < flows.size())
+            m_linkMark[l].stamp = m_stamp;
+            m_linkMark[l].local = linkQueue.size();
+            linkQueue.push_back(l);
+        }
+    };
+    for (uint32_t l : m_dirty)
+    {
+        meet(l);
+    }
+    for (std::size_t q = 0; q < linkQueue.size(); ++q)
+    {
+        const Link& link = m_links[linkQueue[q]];
+        const std::vector<uint32_t>& onLink = link.flows;
+        double kept = 0; // what the flows below `lowest` take of it
+        for (std::size_t j = 0; j < onLink.size(); ++j)
+        {
+            if (j + PREFETCH_AHEAD < onLink.size())
             {
-                PrefetchFlow(flows[i + 2 * PREFETCH_AHEAD]);
+                __builtin_prefetch(&m_flowStamp[onLink[j + PREFETCH_AHEAD]]);
+                PrefetchFlow(onLink[j + PREFETCH_AHEAD]);
             }
-            if (i + PREFETCH_AHEAD < flows.size())
+            uint32_t f = onLink[j];
+            const Flow& flow = m_flows[f];
+            if (flow.priority != level || !flow.usePriority.empty())
             {
-                __builtin_prefetch(m_flows[flows[i + PREFETCH_AHEAD]].uses.data());
+                return false; // (another class shares it: strict priority couples them)
             }
-            Flow& flow = m_flows[flows[i]];
-            advance(flow);
-            uint32_t s = m_solver.AddFlow(flow.priority, flow.cap);
-            if (s % 65536 == 0)
+            if (flow.rate < lowest)
+            {
+                kept += link.weights[j] * flow.rate;
+                continue;
+            }
+            if (m_flowStamp[f] == m_stamp)
+            {
+                continue;
+            }
+            m_flowStamp[f] = m_stamp;
+            flows.push_back(f);
+            if (flows.size() % 65536 == 0)
             {
                 dlnet::PollInterrupt();
             }
-            for (std::size_t u = 0; u < flow.uses.size(); ++u)
+            for (const auto& use : flow.uses)
             {
-                const auto& use = flow.uses[u];
-                uint8_t priority = UseLevel(flow, u);
-                if (flow.distinct)
-                {
-                    m_solver.AddDistinctUse(s, m_linkMark[use.first].local, use.second, priority);
-                }
-                else
-                {
-                    m_solver.AddUse(s, m_linkMark[use.first].local, use.second, priority);
-                }
+                meet(use.first);
+            }
+        }
+        m_residual.push_back(std::max(0.0, link.capacity - kept));
+    }
+    m_dirty.clear();
+    if (flows.empty())
+    {
+        return true; // every flow on the links freed is held below `lowest` elsewhere
+    }
+    ++m_solves;
+    ++m_incrementalSolves;
+    NS_LOG_LOGIC("after ends at rates from " << lowest << " B/s: " << flows.size() << " flows on "
+                                             << linkQueue.size() << " links solved again");
+    dlnet::PollInterrupt();
+    Time now = Simulator::Now();
+    m_solver.Reset(linkQueue.size());
+    for (uint32_t i = 0; i < linkQueue.size(); ++i)
+    {
+        m_solver.SetCapacity(i, m_residual[i]);
+    }
+    AddSolveFlows(now);
+    m_solver.Solve();
+    TakeRates(now);
+    return true;
+}
+
+void
+FlowNetwork::Advance(Flow& flow, Time now) const
+{
+    if (flow.rate > 0 && flow.rate != MaxMinSolver::NO_CAP)
+    {
+        flow.remaining = std::max(0.0, flow.remaining - flow.rate * ToSeconds(now - flow.last));
+    }
+    flow.last = now;
+}
+
+void
+FlowNetwork::AddSolveFlows(Time now)
+{
+    // (each flow's bytes brought up to now in the pass that adds it: one visit of its
+    // cache lines instead of two)
+    const std::vector<uint32_t>& flows = m_solveFlows;
+    for (std::size_t i = 0; i < flows.size(); ++i)
+    {
+        if (i + 2 * PREFETCH_AHEAD < flows.size())
+        {
+            PrefetchFlow(flows[i + 2 * PREFETCH_AHEAD]);
+        }
+        if (i + PREFETCH_AHEAD < flows.size())
+        {
+            __builtin_prefetch(m_flows[flows[i + PREFETCH_AHEAD]].uses.data());
+        }
+        Flow& flow = m_flows[flows[i]];
+        Advance(flow, now);
+        uint32_t s = m_solver.AddFlow(flow.priority, flow.cap);
+        if (s % 65536 == 0)
+        {
+            dlnet::PollInterrupt();
+        }
+        for (std::size_t u = 0; u < flow.uses.size(); ++u)
+        {
+            const auto& use = flow.uses[u];
+            uint8_t priority = UseLevel(flow, u);
+            if (flow.distinct)
+            {
+                m_solver.AddDistinctUse(s, m_linkMark[use.first].local, use.second, priority);
+            }
+            else
+            {
+                m_solver.AddUse(s, m_linkMark[use.first].local, use.second, priority);
             }
         }
     }
-    m_solver.Solve();
+}
+
+void
+FlowNetwork::TakeRates(Time now)
+{
+    const std::vector<uint32_t>& flows = m_solveFlows;
     // finish times beyond what a Time holds (a rate starved to rounding) wait for a change
     const double horizon = (Time::Max() - now).GetSeconds() / 2;
     for (uint32_t i = 0; i < flows.size(); ++i)
@@ -1083,6 +1213,14 @@ void
 FlowNetwork::Remove(uint32_t id)
 {
     Flow& flow = m_flows[id];
+    if (!flow.uses.empty())
+    {
+        m_endedLevels = m_endedLevels || !flow.usePriority.empty()
+                        || (m_endedAny && flow.priority != m_endedLevel);
+        m_endedAny = true;
+        m_endedLevel = flow.priority;
+        m_endedLowest = std::min(m_endedLowest, flow.rate);
+    }
     for (std::size_t i = 0; i < flow.uses.size(); ++i)
     {
         Link& link = m_links[flow.uses[i].first];
@@ -1091,6 +1229,8 @@ FlowNetwork::Remove(uint32_t id)
         uint32_t moved = link.flows.back();
         link.flows[slot] = moved;
         link.flows.pop_back();
+        link.weights[slot] = link.weights.back();
+        link.weights.pop_back();
         if (link.flows.empty())
         {
             link.busy += Simulator::Now() - link.busySince;
@@ -1159,6 +1299,12 @@ uint64_t
 FlowNetwork::GetSolverMemoryHits() const
 {
     return m_solver.GetMemoryHits();
+}
+
+uint64_t
+FlowNetwork::GetIncrementalSolves() const
+{
+    return m_incrementalSolves;
 }
 
 uint64_t

@@ -19,6 +19,7 @@
 
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
@@ -184,6 +185,9 @@ public:
     uint64_t GetSolves() const;
     /// \return the rate computations that took the rates of an earlier, identical problem
     uint64_t GetSolverMemoryHits() const;
+    /// \return the rate computations after ends that solved only the flows at or above the
+    /// lowest ended rate (IncrementalSolve)
+    uint64_t GetIncrementalSolves() const;
     /// \param bytes the SolverMemory attribute (0: keep no solved problems)
     void SetSolverMemory(uint64_t bytes);
     /// \return the SolverMemory attribute
@@ -208,6 +212,7 @@ private:
         const FabricNetDevice* peer; //!< the receiving device
         uint32_t peerPort;           //!< the peer's port on peerSwitch, or NONE
         std::vector<uint32_t> flows; //!< active flows on it
+        std::vector<double> weights; //!< by entry of flows: that flow's weight on it
         double carried{0};           //!< bytes that finished crossing it
         Time busy;                   //!< closed intervals with flows on it
         Time busySince;              //!< start of the open interval
@@ -334,6 +339,22 @@ private:
     double ToSeconds(Time t) const;
     void Touch(uint32_t link);
     void Update();
+    /**
+     * Update after ends alone (IncrementalSolve): only the flows at or above the lowest rate
+     * among the ended ones, reached from their links through such flows, are solved again,
+     * on what the others leave of each link.
+     * \param lowest the lowest rate among the flows that ended
+     * \param level their solver level
+     * \return false, having changed nothing, when a flow it meets has another level or
+     * levels of its own (strict priority couples them: Update solves the whole component)
+     */
+    bool UpdateAfterEnds(double lowest, uint8_t level);
+    /// \param flow a flow \param now the time its bytes are brought up to
+    void Advance(Flow& flow, Time now) const;
+    /// Update: bring m_solveFlows' bytes up to now and add them to the solver, in order
+    void AddSolveFlows(Time now);
+    /// Update: take the solver's rates for m_solveFlows and schedule their ends
+    void TakeRates(Time now);
     /// Update with SourceLockStep: a solver flow per endpoint link and level for the
     /// messages, merged uses
     void AddBundles(const std::vector<uint32_t>& flows);
@@ -381,6 +402,15 @@ private:
 
     std::vector<uint32_t> m_dirty; //!< links whose flows changed
     bool m_updatePending{false};
+    // since the last Update: what changed (IncrementalSolve)
+    bool m_startedSinceUpdate{false};                              //!< a flow on links started
+    double m_endedLowest{std::numeric_limits<double>::infinity()}; //!< lowest ended rate
+    bool m_endedAny{false};                                        //!< a flow on links ended
+    uint8_t m_endedLevel{0};   //!< the ended flows' solver level
+    bool m_endedLevels{false}; //!< ended flows of two levels, or of levels per use
+    bool m_incremental{true};  //!< the attribute IncrementalSolve
+    uint64_t m_incrementalSolves{0};
+    std::vector<double> m_residual; //!< UpdateAfterEnds: by local link, what the kept flows leave
     uint32_t m_stamp{0};
     MaxMinSolver m_solver;
     IndexedHeap<Finish> m_finishes; //!< by flow: when its last byte leaves at its current rate
