@@ -154,7 +154,7 @@ FlowNetwork::DoDispose()
     m_pending.clear();
     m_freePending.clear();
     m_flows.clear();
-    m_flowStamp.clear();
+    m_flowMark.clear();
     m_links.clear();
     m_linkMark.clear();
     m_linkOf.clear();
@@ -708,7 +708,7 @@ FlowNetwork::Start(std::vector<std::pair<uint32_t, double>>& uses,
 {
     uint32_t id = Acquire(m_flows, m_freeFlows);
     m_finishes.Reserve(m_flows.size());
-    m_flowStamp.resize(m_flows.size(), 0);
+    m_flowMark.resize(m_flows.size());
     Flow& f = m_flows[id];
     f.uses.swap(uses);
     f.slot.resize(f.uses.size());
@@ -743,6 +743,9 @@ FlowNetwork::Start(std::vector<std::pair<uint32_t, double>>& uses,
     }
     // (a message's route has each link once: Walk merges the paths of a sprayed one that meet)
     f.distinct = pending != NONE || AllDistinct(f.uses);
+    m_flowMark[id].level = f.priority;
+    m_flowMark[id].perUse = !f.usePriority.empty();
+    m_flowMark[id].rate = 0;
     ++f.version;
     f.active = true;
     f.pending = pending;
@@ -764,6 +767,7 @@ FlowNetwork::Start(std::vector<std::pair<uint32_t, double>>& uses,
     {
         // no link to share: only its cap bounds it
         f.rate = f.cap;
+        m_flowMark[id].rate = f.rate;
         Time dt = f.cap == MaxMinSolver::NO_CAP ? Time(0) : Seconds(f.remaining / f.cap);
         m_finishes.Set(id, Finish{Simulator::Now() + dt, id});
         Reschedule();
@@ -827,14 +831,14 @@ FlowNetwork::Update()
             uint32_t f = onLink[j];
             if (j + PREFETCH_AHEAD < onLink.size())
             {
-                __builtin_prefetch(&m_flowStamp[onLink[j + PREFETCH_AHEAD]]);
+                __builtin_prefetch(&m_flowMark[onLink[j + PREFETCH_AHEAD]]);
                 PrefetchFlow(onLink[j + PREFETCH_AHEAD]);
             }
-            if (m_flowStamp[f] == m_stamp)
+            if (m_flowMark[f].stamp == m_stamp)
             {
                 continue;
             }
-            m_flowStamp[f] = m_stamp;
+            m_flowMark[f].stamp = m_stamp;
             flows.push_back(f);
             if (flows.size() % 65536 == 0)
             {
@@ -916,33 +920,39 @@ FlowNetwork::UpdateAfterEnds(double lowest, uint8_t level)
         double kept = 0; // what the flows below `lowest` take of it
         for (std::size_t j = 0; j < onLink.size(); ++j)
         {
-            if (j + PREFETCH_AHEAD < onLink.size())
+            // (most flows are kept: only the marks are read, and a flow's own lines only
+            // when it is solved again)
+            if (j + 2 * PREFETCH_AHEAD < onLink.size())
             {
-                __builtin_prefetch(&m_flowStamp[onLink[j + PREFETCH_AHEAD]]);
+                __builtin_prefetch(&m_flowMark[onLink[j + 2 * PREFETCH_AHEAD]]);
+            }
+            if (j + PREFETCH_AHEAD < onLink.size()
+                && !(m_flowMark[onLink[j + PREFETCH_AHEAD]].rate < lowest))
+            {
                 PrefetchFlow(onLink[j + PREFETCH_AHEAD]);
             }
             uint32_t f = onLink[j];
-            const Flow& flow = m_flows[f];
-            if (flow.priority != level || !flow.usePriority.empty())
+            FlowMark& mark = m_flowMark[f];
+            if (mark.level != level || mark.perUse)
             {
                 return false; // (another class shares it: strict priority couples them)
             }
-            if (flow.rate < lowest)
+            if (mark.rate < lowest)
             {
-                kept += link.weights[j] * flow.rate;
+                kept += link.weights[j] * mark.rate;
                 continue;
             }
-            if (m_flowStamp[f] == m_stamp)
+            if (mark.stamp == m_stamp)
             {
                 continue;
             }
-            m_flowStamp[f] = m_stamp;
+            mark.stamp = m_stamp;
             flows.push_back(f);
             if (flows.size() % 65536 == 0)
             {
                 dlnet::PollInterrupt();
             }
-            for (const auto& use : flow.uses)
+            for (const auto& use : m_flows[f].uses)
             {
                 meet(use.first);
             }
@@ -1043,6 +1053,7 @@ FlowNetwork::TakeRates(Time now)
             flow.sendingSince = now;
         }
         flow.rate = rate;
+        m_flowMark[flows[i]].rate = rate;
         ++flow.version;
         double seconds = flow.rate == MaxMinSolver::NO_CAP || flow.remaining <= 0
                              ? 0

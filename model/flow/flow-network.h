@@ -388,9 +388,17 @@ private:
     std::unordered_map<const FabricSwitch*, uint32_t> m_switchOf;
     std::vector<SwitchLinks> m_switches;
     std::vector<Flow> m_flows;
-    /// by flow: the Update that last met it (apart from m_flows: a component's search reads
-    /// it once per flow and link, and a compact array stays in cache)
-    std::vector<uint32_t> m_flowStamp;
+    /// What a component's search reads of a flow, once per flow and link (apart from
+    /// m_flows: a compact array stays in cache).
+    struct FlowMark
+    {
+        uint32_t stamp{0};  //!< the Update that last met it
+        uint8_t level{0};   //!< Flow::priority
+        bool perUse{false}; //!< levels per use (Flow::usePriority not empty)
+        double rate{0};     //!< Flow::rate
+    };
+
+    std::vector<FlowMark> m_flowMark; //!< by flow
     std::vector<uint32_t> m_freeFlows;
     std::vector<Pending> m_pending;
     std::vector<uint32_t> m_freePending;
