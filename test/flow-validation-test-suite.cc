@@ -838,6 +838,54 @@ private:
     }
 };
 
+/**
+ * A flow on no link, bounded by its cap alone, whose end the simulator's clock
+ * cannot hold (1 GB at 8 bit/s: 1e9 s, beyond 2^63 ps) is refused naming the
+ * rates, as a flow on links is: before, its end wrapped round the clock.
+ */
+class CapBeyondClockTestCase : public TestCase
+{
+public:
+    CapBeyondClockTestCase()
+        : TestCase("a capped flow on no link that would end beyond the clock is refused")
+    {
+    }
+
+private:
+    void DoRun() override
+    {
+        Ptr<FlowNetwork> network = CreateObject<FlowNetwork>();
+        FlowNetwork::FlowSpec spec;
+        spec.bytes = 1e9;
+        spec.cap = 1;
+        std::string message;
+        try
+        {
+            network->StartFlow(spec, Callback<void>());
+        }
+        catch (const std::invalid_argument& e)
+        {
+            message = e.what();
+        }
+        NS_TEST_ASSERT_MSG_NE(message.find("rates: a flow of 1e+09 bytes capped at 8 bit/s"),
+                              std::string::npos,
+                              "refused: '" << message << "'");
+        spec.cap = 1e9; // (1 s: taken)
+        bool sent = false;
+        network->StartFlow(spec,
+                           Callback<void>(
+                               [&sent]()
+                               {
+                                   sent = true;
+                               }));
+        Simulator::Run();
+        NS_TEST_ASSERT_MSG_EQ(sent, true, "a capped flow the clock holds ends");
+        NS_TEST_ASSERT_MSG_EQ(Simulator::Now(), Seconds(1), "at bytes / cap");
+        network->Dispose();
+        Simulator::Destroy();
+    }
+};
+
 class FlowValidationTestSuite : public TestSuite
 {
 public:
@@ -916,6 +964,7 @@ public:
         AddTestCase(new DeterminismTestCase, TestCase::QUICK);
         AddTestCase(new SourceLockStepTestCase, TestCase::QUICK);
         AddTestCase(new RefusalTestCase, TestCase::QUICK);
+        AddTestCase(new CapBeyondClockTestCase, TestCase::QUICK);
     }
 };
 

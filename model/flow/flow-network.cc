@@ -768,7 +768,17 @@ FlowNetwork::Start(std::vector<std::pair<uint32_t, double>>& uses,
         // no link to share: only its cap bounds it
         f.rate = f.cap;
         m_flowMark[id].rate = f.rate;
-        Time dt = f.cap == MaxMinSolver::NO_CAP ? Time(0) : Seconds(f.remaining / f.cap);
+        double seconds = f.cap == MaxMinSolver::NO_CAP ? 0 : f.remaining / f.cap;
+        if (!(seconds < (Time::Max() - Simulator::Now()).GetSeconds() / 2))
+        {
+            std::ostringstream os;
+            os << "rates: a flow of " << f.remaining << " bytes capped at " << f.cap * 8
+               << " bit/s would end " << seconds << " s after t = " << Simulator::Now().GetSeconds()
+               << " s, beyond the simulator's clock (2^63 ps, about 106 days); raise its rate or "
+                  "lower the sizes";
+            throw std::invalid_argument(os.str());
+        }
+        Time dt = Seconds(seconds);
         m_finishes.Set(id, Finish{Simulator::Now() + dt, id});
         Reschedule();
         return id;
