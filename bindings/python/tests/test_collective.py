@@ -170,14 +170,19 @@ def test_source_lock_step_from_python():
         dlnet.run_collective(**base, ns3_attributes={"ns3::FlowNetwork::SourceLockStep": "maybe"})
 
 
+def direct_allreduce_at_flow_level(leaves, hosts_per_leaf):
+    """A 1 MiB direct all-reduce at flow level on a leaf-spine of 4 spines."""
+    return dict(topology="leaf-spine", leaves=leaves, hosts_per_leaf=hosts_per_leaf, spines=4,
+                op="allreduce", algorithm="direct", min_bytes="1MiB", max_bytes="1MiB",
+                network="flow", estimate=False)
+
+
 def test_finish_tolerance_from_python():
     # the direct all-reduce of 64 ranks on an 8 x 8 leaf-spine, 1 MiB: its flows end
     # nanoseconds apart; by default (1e-4 of a flow's sending time) those ends are taken together,
     # in fewer events, with the time exact ends give (182.33557 us, doc/flow-network.md,
     # "Ends taken together") to 1e-4
-    base = dict(topology="leaf-spine", leaves=8, hosts_per_leaf=8, spines=4, op="allreduce",
-                algorithm="direct", min_bytes="1MiB", max_bytes="1MiB", network="flow",
-                estimate=False)
+    base = direct_allreduce_at_flow_level(leaves=8, hosts_per_leaf=8)
     default = rows_of(dlnet.run_collective(**base))[0]
     exact = rows_of(dlnet.run_collective(**base, ns3_attributes={
         "ns3::FlowNetwork::FinishTolerance": "0"}))[0]
@@ -187,6 +192,20 @@ def test_finish_tolerance_from_python():
     for bad in ("nan", "0.5", "-1e-4"):
         with pytest.raises(ValueError, match="FinishTolerance: got"):
             dlnet.run_collective(**base, ns3_attributes={"ns3::FlowNetwork::FinishTolerance": bad})
+
+
+def test_incremental_solve_from_python():
+    # the same all-reduce on 256 ranks (16 x 16): after ends alone only the flows at or above
+    # the lowest ended rate are solved again; the time and events are those of whole solves
+    # (doc/flow-network.md, "After ends, the flows above"), to rounding
+    base = direct_allreduce_at_flow_level(leaves=16, hosts_per_leaf=16)
+    incremental = rows_of(dlnet.run_collective(**base))[0]
+    whole = rows_of(dlnet.run_collective(**base, ns3_attributes={
+        "ns3::FlowNetwork::IncrementalSolve": "false"}))[0]
+    assert incremental["time_s"] == pytest.approx(whole["time_s"], rel=1e-7)
+    assert incremental["events"] == whole["events"]
+    with pytest.raises(ValueError, match="IncrementalSolve: got"):
+        dlnet.run_collective(**base, ns3_attributes={"ns3::FlowNetwork::IncrementalSolve": "maybe"})
 
 
 # (c) auto picks the algorithm the alpha-beta model predicts to be fastest.
