@@ -138,13 +138,7 @@ CollectiveTimeline::Write(const std::string& path) const
 {
     dlnet::MakeParentFolders("timeline", path); // CheckOutputFile made none
     std::ofstream out = dlnet::OpenOutputFile("timeline", path);
-    out << "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
-    bool first = true;
-    auto event = [&](const std::string& text)
-    {
-        out << (first ? "" : ",\n") << text;
-        first = false;
-    };
+    ChromeTraceWriter trace(out);
     // the tracks: every rank that sent or received, each peer's two threads
     std::set<uint32_t> ranks;
     std::set<std::pair<uint32_t, uint32_t>> threads; // (rank, tid)
@@ -157,17 +151,11 @@ CollectiveTimeline::Write(const std::string& path) const
     }
     for (uint32_t r : ranks)
     {
-        std::string pid = std::to_string(r);
-        event("{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" + pid
-              + ",\"args\":{\"name\":" + dlnet::JsonText("rank " + pid) + "}}");
-        event("{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":" + pid
-              + ",\"args\":{\"sort_index\":" + pid + "}}");
+        trace.Process(r, "rank " + std::to_string(r));
     }
     for (const auto& [r, tid] : threads)
     {
-        std::string label = (tid % 2 ? "recv from " : "send to ") + std::to_string(tid / 2);
-        event("{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":" + std::to_string(r) + ",\"tid\":"
-              + std::to_string(tid) + ",\"args\":{\"name\":" + dlnet::JsonText(label) + "}}");
+        trace.Thread(r, tid, (tid % 2 ? "recv from " : "send to ") + std::to_string(tid / 2));
     }
     for (const auto& m : m_messages)
     {
@@ -194,12 +182,12 @@ CollectiveTimeline::Write(const std::string& path) const
                    + ",\"lane\":" + std::to_string(posted.lane)
                    + ",\"chunk\":" + std::to_string(posted.chunk) + "}}";
         };
-        event("{\"ph\":\"X\",\"pid\":" + std::to_string(m.src)
-              + ",\"tid\":" + std::to_string(2 * m.dst) + side(true));
-        event("{\"ph\":\"X\",\"pid\":" + std::to_string(m.dst)
-              + ",\"tid\":" + std::to_string(2 * m.src + 1) + side(false));
+        trace.Event("{\"ph\":\"X\",\"pid\":" + std::to_string(m.src)
+                    + ",\"tid\":" + std::to_string(2 * m.dst) + side(true));
+        trace.Event("{\"ph\":\"X\",\"pid\":" + std::to_string(m.dst)
+                    + ",\"tid\":" + std::to_string(2 * m.src + 1) + side(false));
     }
-    out << "\n]}\n";
+    trace.Finish();
     dlnet::CloseOutputFile("timeline", path, out);
 }
 

@@ -5,6 +5,7 @@
 
 #include "ns3/config-parse.h"
 #include "ns3/file-io.h"
+#include "ns3/json-document.h"
 #include "ns3/log.h"
 #include "ns3/topology.h"
 
@@ -43,6 +44,42 @@ TraceMicroseconds(Time t)
                   static_cast<long long>(ps / 1000000),
                   static_cast<long long>(ps % 1000000));
     return buf;
+}
+
+ChromeTraceWriter::ChromeTraceWriter(std::ostream& out)
+    : m_out(out)
+{
+    m_out << "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
+}
+
+void
+ChromeTraceWriter::Event(const std::string& json)
+{
+    m_out << (m_first ? "" : ",\n") << json;
+    m_first = false;
+}
+
+void
+ChromeTraceWriter::Process(uint32_t pid, const std::string& name)
+{
+    std::string id = std::to_string(pid);
+    Event("{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" + id
+          + ",\"args\":{\"name\":" + dlnet::JsonText(name) + "}}");
+    Event("{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":" + id
+          + ",\"args\":{\"sort_index\":" + id + "}}");
+}
+
+void
+ChromeTraceWriter::Thread(uint32_t pid, uint32_t tid, const std::string& name)
+{
+    Event("{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":" + std::to_string(pid) + ",\"tid\":"
+          + std::to_string(tid) + ",\"args\":{\"name\":" + dlnet::JsonText(name) + "}}");
+}
+
+void
+ChromeTraceWriter::Finish()
+{
+    m_out << "\n]}\n";
 }
 
 std::string

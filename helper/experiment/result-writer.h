@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <ostream>
 #include <string>
 
 namespace ns3
@@ -51,6 +52,30 @@ std::string ExactText(double v);
 
 /// \return a time as microseconds with 6 decimals (exact picoseconds; Chrome trace "ts")
 std::string TraceMicroseconds(Time t);
+
+/**
+ * A Chrome trace-event file (chrome://tracing, Perfetto) written one event at
+ * a time: its framing, and the metadata events that name and order the tracks.
+ */
+class ChromeTraceWriter
+{
+public:
+    /// \param out an open stream: the file's opening is written to it
+    explicit ChromeTraceWriter(std::ostream& out);
+    /// \param json one event, a JSON object
+    void Event(const std::string& json);
+    /// Name a process (a group of tracks) and sort the processes by pid.
+    /// \param pid its id \param name its name
+    void Process(uint32_t pid, const std::string& name);
+    /// \param pid a process \param tid one of its threads (a track) \param name its name
+    void Thread(uint32_t pid, uint32_t tid, const std::string& name);
+    /// Write the file's closing.
+    void Finish();
+
+private:
+    std::ostream& m_out;
+    bool m_first{true};
+};
 
 /// \return a size in the largest binary unit that divides it: 1024 -> "1KiB", 1000 -> "1000B"
 std::string SizeLabel(uint64_t bytes);

@@ -415,31 +415,19 @@ WriteChromeTrace(const std::string& path, const TrainingResult& result)
 {
     std::ofstream out = dlnet::OpenOutputFile("results", path);
     static const std::vector<std::string> threads = {"compute", "tp", "pp", "dp", "ep", "ws"};
-    out << "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
-    bool first = true;
-    auto event = [&](const std::string& text)
-    {
-        out << (first ? "" : ",\n") << text;
-        first = false;
-    };
+    ChromeTraceWriter trace(out);
     for (std::size_t j = 0; j < result.setups.size() && j < result.runs.size(); ++j)
     {
         const TrainingJobSetup& job = result.setups[j];
         for (uint32_t r = 0; r < job.placement.size(); ++r)
         {
             uint32_t pid = job.placement[r];
-            event("{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" + std::to_string(pid)
-                  + ",\"args\":{\"name\":"
-                  + dlnet::JsonText("rank " + std::to_string(pid) + " (" + job.name + " rank "
-                                    + std::to_string(r) + ")")
-                  + "}}");
-            event("{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":" + std::to_string(pid)
-                  + ",\"args\":{\"sort_index\":" + std::to_string(pid) + "}}");
+            trace.Process(pid,
+                          "rank " + std::to_string(pid) + " (" + job.name + " rank "
+                              + std::to_string(r) + ")");
             for (uint32_t t = 0; t < threads.size(); ++t)
             {
-                event("{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":" + std::to_string(pid)
-                      + ",\"tid\":" + std::to_string(t)
-                      + ",\"args\":{\"name\":" + dlnet::JsonText(threads[t]) + "}}");
+                trace.Thread(pid, t, threads[t]);
             }
         }
         const std::vector<TrainingTaskRun>& runs = result.runs[j];
@@ -474,16 +462,16 @@ WriteChromeTrace(const std::string& path, const TrainingResult& result)
             {
                 // a send shows on the rank whose stream it occupies
                 uint32_t r = task.ranks[task.pull ? 1 : 0];
-                event("{\"ph\":\"X\",\"pid\":" + std::to_string(job.placement[r]) + common);
+                trace.Event("{\"ph\":\"X\",\"pid\":" + std::to_string(job.placement[r]) + common);
                 continue;
             }
             for (uint32_t r : task.ranks)
             {
-                event("{\"ph\":\"X\",\"pid\":" + std::to_string(job.placement[r]) + common);
+                trace.Event("{\"ph\":\"X\",\"pid\":" + std::to_string(job.placement[r]) + common);
             }
         }
     }
-    out << "\n]}\n";
+    trace.Finish();
     dlnet::CloseOutputFile("results", path, out);
 }
 
