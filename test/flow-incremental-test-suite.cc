@@ -10,6 +10,7 @@
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/flow-network.h"
+#include "ns3/max-min-solver.h"
 #include "ns3/simulator.h"
 #include "ns3/test.h"
 
@@ -29,7 +30,10 @@ struct FlowCase
     std::vector<uint32_t> links;
     double bytes;
     uint8_t priority{0};
-    double start{0}; //!< s
+    double start{0};                  //!< s
+    std::vector<double> weights{};    //!< by link: its weight (empty: 1 on each)
+    double cap{MaxMinSolver::NO_CAP}; //!< B/s
+    uint8_t vc{0};                    //!< virtual channel (1 goes first in a class)
 };
 
 /// What a run gives: each flow's end (s) and the network's solve counts.
@@ -59,12 +63,15 @@ RunFlows(const std::vector<double>& capacities,
     for (std::size_t i = 0; i < flows.size(); ++i)
     {
         FlowNetwork::FlowSpec spec;
-        for (uint32_t l : flows[i].links)
+        for (std::size_t u = 0; u < flows[i].links.size(); ++u)
         {
-            spec.uses.emplace_back(link.at(l), 1.0);
+            spec.uses.emplace_back(link.at(flows[i].links[u]),
+                                   flows[i].weights.empty() ? 1.0 : flows[i].weights[u]);
         }
         spec.bytes = flows[i].bytes;
         spec.priority = flows[i].priority;
+        spec.cap = flows[i].cap;
+        spec.vc = flows[i].vc;
         auto start = [network, spec, &ends, i]()
         {
             network->StartFlow(spec,
@@ -122,28 +129,83 @@ private:
             }
             // (the ends at 1 and 2 ms; at 2.5 ms only q, held by C, is left on B)
             const uint64_t expectedIncremental = incremental ? 2 : 0;
-            NS_TEST_ASSERT_MSG_EQ(ends.incremental,
-                                  expectedIncremental,
-                                  "solves of the flows above the ended rate");
+            NS_TEST_ASSERT_MSG_EQ(
+                ends.incremental, expectedIncremental, "solves of the flows above the ended rate");
         }
     }
 };
 
 /**
+ * A flow that lists a link twice (two paths of a sprayed flow that meet, half
+ * each) leaves the link's list whole when the others around it end. One link
+ * of 1 GB/s; A, G (twice, 1/2 + 1/2) and B start at 0 at 1/3 each; A
+ * (1/3 MB) ends at 1 ms, B (7/12 MB) at 1.5 ms, G runs alone; C and D start
+ * at 2 ms, all three at 1/3; G (17/12 MB) ends at 3 ms; C (5/6 MB) at 4 ms
+ * and D (4/3 MB) alone from there at 4.5 ms. (Before, ending B moved G's
+ * second entry without telling it, and ending G then dropped C from the
+ * link and left G on it.)
+ */
+class LinkListedTwiceTestCase : public TestCase
+{
+public:
+    LinkListedTwiceTestCase()
+        : TestCase("IncrementalSolve: a flow listing a link twice leaves its list whole")
+    {
+    }
+
+private:
+    void DoRun() override
+    {
+        const double mb = 1e6;
+        FlowCase a{{0}, mb / 3};
+        FlowCase g{{0, 0}, 17 * mb / 12};
+        g.weights = {0.5, 0.5};
+        FlowCase b{{0}, 7 * mb / 12};
+        FlowCase c{{0}, 5 * mb / 6, 0, 2e-3};
+        FlowCase d{{0}, 4 * mb / 3, 0, 2e-3};
+        const std::vector<double> expected{1e-3, 3e-3, 1.5e-3, 4e-3, 4.5e-3};
+        for (bool incremental : {true, false})
+        {
+            Ends ends = RunFlows({1e9}, {a, g, b, c, d}, incremental);
+            for (std::size_t i = 0; i < expected.size(); ++i)
+            {
+                NS_TEST_ASSERT_MSG_EQ_TOL(ends.at[i],
+                                          expected[i],
+                                          1e-12,
+                                          "flow " << i << ", IncrementalSolve " << incremental);
+            }
+        }
+    }
+};
+
+/// What a random problem's flows have beyond their links, bytes and starts.
+enum class Mix
+{
+    ONE_CLASS,   //!< one class, weight 1 on each link
+    TWO_CLASSES, //!< classes 0 and 1
+    SPRAYED,     //!< one class; some flows split over two paths (weights 1/2, a link listed
+                 //!< twice where the paths meet), some capped, some on VC 1 (a level above)
+};
+
+/**
  * Random problems: 400 flows over 1 to 4 of 16 links (1, 2 or 4 GB/s), 10 kB
  * to 10 MB, half starting at 0 and half within the first 5 ms, so that ends
- * alone and starts both come. Every end agrees with whole solves to 1e-9; with
- * one class most solves after ends are incremental. With two classes a
- * solve that meets the other class solves the whole component.
+ * alone and starts both come. Every end agrees with whole solves to 1e-9, and
+ * some solves after ends are incremental: most with one class; with two
+ * classes (or VC 1 above VC 0) those after ends of the lower level beside the
+ * higher, whose rates it keeps; an end beside a lower level solves the whole
+ * component.
  */
 class RandomProblemsTestCase : public TestCase
 {
 public:
-    RandomProblemsTestCase(uint32_t seed, bool twoClasses)
+    RandomProblemsTestCase(uint32_t seed, Mix mix)
         : TestCase("IncrementalSolve: random problems, seed " + std::to_string(seed)
-                   + (twoClasses ? ", two classes" : ", one class"))
+                   + (mix == Mix::ONE_CLASS     ? ", one class"
+                      : mix == Mix::TWO_CLASSES ? ", two classes"
+                                                : ", sprayed, capped and VC 1 flows"))
         , m_seed(seed)
-        , m_twoClasses(twoClasses)
+        , m_mix(mix)
     {
     }
 
@@ -157,8 +219,7 @@ private:
         {
             capacities.push_back(1e9 * (1u << std::uniform_int_distribution<int>(0, 2)(random)));
         }
-        std::vector<FlowCase> flows(400);
-        for (std::size_t i = 0; i < flows.size(); ++i)
+        auto path = [&random, links]()
         {
             std::vector<uint32_t> all(links);
             for (uint32_t l = 0; l < links; ++l)
@@ -167,11 +228,36 @@ private:
             }
             std::shuffle(all.begin(), all.end(), random);
             all.resize(std::uniform_int_distribution<int>(1, 4)(random));
-            flows[i].links = all;
+            return all;
+        };
+        auto chance = [&random](double p)
+        {
+            return std::uniform_real_distribution<double>(0, 1)(random) < p;
+        };
+        std::vector<FlowCase> flows(400);
+        for (std::size_t i = 0; i < flows.size(); ++i)
+        {
+            flows[i].links = path();
             flows[i].bytes = std::uniform_real_distribution<double>(1e4, 1e7)(random);
-            flows[i].priority = m_twoClasses ? std::uniform_int_distribution<int>(0, 1)(random) : 0;
+            flows[i].priority
+                = m_mix == Mix::TWO_CLASSES ? std::uniform_int_distribution<int>(0, 1)(random) : 0;
             flows[i].start
                 = i % 2 == 0 ? 0 : std::uniform_real_distribution<double>(0, 5e-3)(random);
+            if (m_mix != Mix::SPRAYED)
+            {
+                continue;
+            }
+            if (chance(0.3))
+            {
+                std::vector<uint32_t> other = path();
+                flows[i].weights.assign(flows[i].links.size() + other.size(), 0.5);
+                flows[i].links.insert(flows[i].links.end(), other.begin(), other.end());
+            }
+            if (chance(0.2))
+            {
+                flows[i].cap = std::uniform_real_distribution<double>(5e7, 5e8)(random);
+            }
+            flows[i].vc = chance(0.2) ? 1 : 0;
         }
         Ends whole = RunFlows(capacities, flows, false);
         Ends incremental = RunFlows(capacities, flows, true);
@@ -184,7 +270,8 @@ private:
                                       "flow " << i << ": the end of whole solves");
         }
         NS_TEST_ASSERT_MSG_EQ(whole.incremental, 0, "whole solves only");
-        if (!m_twoClasses)
+        NS_TEST_ASSERT_MSG_GT(incremental.incremental, 0, "some solves after ends alone");
+        if (m_mix == Mix::ONE_CLASS)
         {
             NS_TEST_ASSERT_MSG_GT(
                 incremental.incremental, incremental.solves / 2, "most solves after ends alone");
@@ -192,7 +279,7 @@ private:
     }
 
     uint32_t m_seed;
-    bool m_twoClasses;
+    Mix m_mix;
 };
 
 class FlowIncrementalTestSuite : public TestSuite
@@ -202,11 +289,16 @@ public:
         : TestSuite("dlnet-flow-incremental", UNIT)
     {
         AddTestCase(new HandWorkedTestCase, TestCase::QUICK);
+        AddTestCase(new LinkListedTwiceTestCase, TestCase::QUICK);
         for (uint32_t seed : {1, 2, 3})
         {
-            AddTestCase(new RandomProblemsTestCase(seed, false), TestCase::QUICK);
+            AddTestCase(new RandomProblemsTestCase(seed, Mix::ONE_CLASS), TestCase::QUICK);
         }
-        AddTestCase(new RandomProblemsTestCase(4, true), TestCase::QUICK);
+        AddTestCase(new RandomProblemsTestCase(4, Mix::TWO_CLASSES), TestCase::QUICK);
+        for (uint32_t seed : {5, 6})
+        {
+            AddTestCase(new RandomProblemsTestCase(seed, Mix::SPRAYED), TestCase::QUICK);
+        }
     }
 };
 

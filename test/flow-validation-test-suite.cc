@@ -840,14 +840,16 @@ private:
 
 /**
  * A flow on no link, bounded by its cap alone, whose end the simulator's clock
- * cannot hold (1 GB at 8 bit/s: 1e9 s, beyond 2^63 ps) is refused naming the
- * rates, as a flow on links is: before, its end wrapped round the clock.
+ * cannot hold (its bytes at its cap take all the clock holds, at whatever
+ * resolution) is refused naming the rates, as a flow on links is: before, its
+ * end wrapped round the clock (1 GB at 8 bit/s ended at 3.9e6 s). A cap that
+ * is not a positive rate is refused (a flow at 0 would never end).
  */
 class CapBeyondClockTestCase : public TestCase
 {
 public:
     CapBeyondClockTestCase()
-        : TestCase("a capped flow on no link that would end beyond the clock is refused")
+        : TestCase("a flow's cap: beyond the clock or not positive, refused")
     {
     }
 
@@ -855,21 +857,37 @@ private:
     void DoRun() override
     {
         Ptr<FlowNetwork> network = CreateObject<FlowNetwork>();
+        auto refusal = [&network](double bytes, double cap)
+        {
+            FlowNetwork::FlowSpec spec;
+            spec.bytes = bytes;
+            spec.cap = cap;
+            try
+            {
+                network->StartFlow(spec, Callback<void>());
+            }
+            catch (const std::invalid_argument& e)
+            {
+                return std::string(e.what());
+            }
+            return std::string();
+        };
+        std::string beyond = refusal(1e9, 1e9 / Time::Max().GetSeconds());
+        NS_TEST_ASSERT_MSG_NE(beyond.find("rates: a flow of 1e+09 bytes capped at"),
+                              std::string::npos,
+                              "refused: '" << beyond << "'");
+        NS_TEST_ASSERT_MSG_NE(beyond.find("beyond the simulator's clock"),
+                              std::string::npos,
+                              "naming the clock: '" << beyond << "'");
+        for (double cap : {0.0, -1.0, std::nan("")})
+        {
+            std::string message = refusal(1e6, cap);
+            NS_TEST_ASSERT_MSG_NE(message.find("a flow's cap must be a positive rate"),
+                                  std::string::npos,
+                                  "cap " << cap << " refused: '" << message << "'");
+        }
         FlowNetwork::FlowSpec spec;
         spec.bytes = 1e9;
-        spec.cap = 1;
-        std::string message;
-        try
-        {
-            network->StartFlow(spec, Callback<void>());
-        }
-        catch (const std::invalid_argument& e)
-        {
-            message = e.what();
-        }
-        NS_TEST_ASSERT_MSG_NE(message.find("rates: a flow of 1e+09 bytes capped at 8 bit/s"),
-                              std::string::npos,
-                              "refused: '" << message << "'");
         spec.cap = 1e9; // (1 s: taken)
         bool sent = false;
         network->StartFlow(spec,

@@ -68,6 +68,21 @@ AllDistinct(const std::vector<std::pair<uint32_t, double>>& uses)
     }
     return true;
 }
+
+/// Refuse a flow whose end the simulator's clock cannot hold (the run would stall, or its
+/// end wrap round). \param bytes its bytes left \param rate how fast, in words
+/// \param seconds when it would end, from now \param now the time
+[[noreturn]] void
+ThrowBeyondClock(double bytes, const std::string& rate, double seconds, Time now)
+{
+    std::ostringstream os;
+    os << "rates: a flow of " << bytes << " bytes " << rate << " would end " << seconds
+       << " s after t = " << now.GetSeconds()
+       << " s, beyond the simulator's clock (half of what its resolution holds: "
+       << (Time::Max() / 2).GetSeconds() / 86400
+       << " days); raise the link rates (link-rate, nvlink-rate, rates, ...) or lower the sizes";
+    throw std::invalid_argument(os.str());
+}
 } // namespace
 
 TypeId
@@ -706,6 +721,24 @@ FlowNetwork::Start(std::vector<std::pair<uint32_t, double>>& uses,
                    Callback<void> onSent,
                    const std::vector<uint8_t>* vcs)
 {
+    if (!(cap > 0))
+    {
+        std::ostringstream os;
+        os << "network=flow: a flow's cap must be a positive rate; got " << cap << " B/s";
+        throw std::invalid_argument(os.str());
+    }
+    if (uses.empty() && cap != MaxMinSolver::NO_CAP)
+    {
+        // no link to share: its cap alone sets its end, now
+        const Time now = Simulator::Now();
+        const double seconds = bytes / cap;
+        if (!(seconds < (Time::Max() - now).GetSeconds() / 2))
+        {
+            std::ostringstream os;
+            os << "capped at " << cap * 8 << " bit/s";
+            ThrowBeyondClock(bytes, os.str(), seconds, now);
+        }
+    }
     uint32_t id = Acquire(m_flows, m_freeFlows);
     m_finishes.Reserve(m_flows.size());
     m_flowMark.resize(m_flows.size());
@@ -768,17 +801,8 @@ FlowNetwork::Start(std::vector<std::pair<uint32_t, double>>& uses,
         // no link to share: only its cap bounds it
         f.rate = f.cap;
         m_flowMark[id].rate = f.rate;
-        double seconds = f.cap == MaxMinSolver::NO_CAP ? 0 : f.remaining / f.cap;
-        if (!(seconds < (Time::Max() - Simulator::Now()).GetSeconds() / 2))
-        {
-            std::ostringstream os;
-            os << "rates: a flow of " << f.remaining << " bytes capped at " << f.cap * 8
-               << " bit/s would end " << seconds << " s after t = " << Simulator::Now().GetSeconds()
-               << " s, beyond the simulator's clock (2^63 ps, about 106 days); raise its rate or "
-                  "lower the sizes";
-            throw std::invalid_argument(os.str());
-        }
-        Time dt = Seconds(seconds);
+        // (its end was checked against the clock above)
+        Time dt = f.cap == MaxMinSolver::NO_CAP ? Time(0) : Seconds(f.remaining / f.cap);
         m_finishes.Set(id, Finish{Simulator::Now() + dt, id});
         Reschedule();
         return id;
@@ -904,6 +928,11 @@ FlowNetwork::UpdateAfterEnds(double lowest, uint8_t level)
     // filling is that of the flows at or above it, reached from the ended flows' links
     // through such flows, over what the kept flows leave of each link. (A flow at or above
     // it that is not reached shares no link whose residue changes: its rate stands too.)
+    // Higher priorities (lower levels) do not see the ended flows' level: they are kept. A
+    // lower priority on a link met takes what this level leaves, which changes: the whole
+    // component is solved instead. (Any threshold at or below `lowest` holds: a hair below
+    // it takes in the flows that tie with the ended ones but fall an ulp short of them.)
+    const double threshold = lowest * (1 - 1e-9);
     ++m_stamp;
     std::vector<uint32_t>& linkQueue = m_linkQueue;
     std::vector<uint32_t>& flows = m_solveFlows;
@@ -943,11 +972,11 @@ FlowNetwork::UpdateAfterEnds(double lowest, uint8_t level)
             }
             uint32_t f = onLink[j];
             FlowMark& mark = m_flowMark[f];
-            if (mark.level != level || mark.perUse)
+            if (mark.level > level || mark.perUse)
             {
-                return false; // (another class shares it: strict priority couples them)
+                return false; // (a level below shares what the ended ones' level leaves)
             }
-            if (mark.rate < lowest)
+            if (mark.rate < threshold || mark.level < level)
             {
                 kept += link.weights[j] * mark.rate;
                 continue;
@@ -1080,13 +1109,9 @@ FlowNetwork::TakeRates(Time now)
             if (flow.rate >= 1e-6 * slowest)
             {
                 std::ostringstream os;
-                os << "rates: a flow of " << flow.remaining << " bytes at " << flow.rate * 8
-                   << " bit/s (its slowest link " << slowest * 8 << " bit/s) would end " << seconds
-                   << " s after t = " << now.GetSeconds()
-                   << " s, beyond the simulator's clock (2^63 ps, about 106 days); "
-                   << "raise the link rates (link-rate, nvlink-rate, rates, ...) or lower the "
-                      "sizes";
-                throw std::invalid_argument(os.str());
+                os << "at " << flow.rate * 8 << " bit/s (its slowest link " << slowest * 8
+                   << " bit/s)";
+                ThrowBeyondClock(flow.remaining, os.str(), seconds, now);
             }
         }
         if (flow.rate <= 0 || !(seconds < horizon))
@@ -1246,22 +1271,25 @@ FlowNetwork::Remove(uint32_t id)
     {
         Link& link = m_links[flow.uses[i].first];
         link.carried += flow.uses[i].second * flow.bytes;
-        uint32_t slot = flow.slot[i];
-        uint32_t moved = link.flows.back();
+        // the last entry moves into this one's place; its use is found by link and slot (a
+        // flow may list a link twice, and the entry moved may be this flow's other use)
+        const uint32_t slot = flow.slot[i];
+        const uint32_t back = link.flows.size() - 1;
+        const uint32_t moved = link.flows[back];
         link.flows[slot] = moved;
         link.flows.pop_back();
-        link.weights[slot] = link.weights.back();
+        link.weights[slot] = link.weights[back];
         link.weights.pop_back();
         if (link.flows.empty())
         {
             link.busy += Simulator::Now() - link.busySince;
         }
-        if (moved != id)
+        if (slot != back)
         {
             Flow& other = m_flows[moved];
             for (std::size_t j = 0; j < other.uses.size(); ++j)
             {
-                if (other.uses[j].first == flow.uses[i].first)
+                if (other.uses[j].first == flow.uses[i].first && other.slot[j] == back)
                 {
                     other.slot[j] = slot;
                     break;

@@ -345,8 +345,9 @@ private:
      * on what the others leave of each link.
      * \param lowest the lowest rate among the flows that ended
      * \param level their solver level
-     * \return false, having changed nothing, when a flow it meets has another level or
-     * levels of its own (strict priority couples them: Update solves the whole component)
+     * \return false, having changed nothing, when a flow it meets has a lower priority (a
+     * higher level) or levels of its own (what it gets depends on what the ended flows'
+     * level takes: Update solves the whole component)
      */
     bool UpdateAfterEnds(double lowest, uint8_t level);
     /// \param flow a flow \param now the time its bytes are brought up to
