@@ -125,11 +125,13 @@ FlowNetwork::GetTypeId()
                             .AddAttribute("IncrementalSolve",
                                           "After flows end (none starting at that instant), "
                                           "solve again only the flows at or above the lowest "
-                                          "rate among them that share links with them, on what "
-                                          "the others leave: max-min filling below that rate "
-                                          "is as it was, so the others keep their rates (the "
-                                          "rates of a whole solve, up to rounding). false: the "
-                                          "whole component at every change.",
+                                          "rate among them, reached from their links through "
+                                          "such flows, on what the others leave: max-min "
+                                          "filling below that rate is as it was, so the others "
+                                          "keep their rates (the rates of a whole solve, up to "
+                                          "rounding). A lower priority on a link met, or "
+                                          "SourceLockStep, solves the whole component. false: "
+                                          "the whole component at every change.",
                                           BooleanValue(true),
                                           MakeBooleanAccessor(&FlowNetwork::m_incremental),
                                           MakeBooleanChecker())

@@ -71,18 +71,17 @@ struct PacketTrain
  * before 0, as a device serves its queues); rates are recomputed when flows start or
  * end, once per instant however many do, and only for the flows that share a
  * link with one that changed, directly or through others (a connected
- * component). When flows end, the flows due next end with them while each
- * is due within FinishTolerance of the time it has been sending (the one
- * approximation: without it a large component whose flows end nanoseconds
- * apart re-solves once per end). A message's bytes on the wire (a FabricHeader per packet of
- * at most the Mtu) leave at the flow's rate; it is delivered a fixed latency
- * after its last byte left: propagation, switching latency and one packet's
- * store and forward its packets need beyond the time the flow's bytes take at
- * the path's bottleneck (exactly what a lone message's packets take over
- * links of unequal rates, see StoreAndForward). As at packet level, the
- * messages one endpoint sends to one destination in one class, virtual
- * channel and connection go one after another (a queue pair), different
- * queue pairs share.
+ * component); after ends alone (IncrementalSolve), only those at or above the
+ * lowest ended rate, reached through such flows. When flows end, the flows due next end with them
+ * while each is due within FinishTolerance of the time it has been sending (the one approximation:
+ * without it a large component whose flows end nanoseconds apart re-solves once per end). A
+ * message's bytes on the wire (a FabricHeader per packet of at most the Mtu) leave at the flow's
+ * rate; it is delivered a fixed latency after its last byte left: propagation, switching latency
+ * and one packet's store and forward its packets need beyond the time the flow's bytes take at the
+ * path's bottleneck (exactly what a lone message's packets take over links of unequal rates, see
+ * StoreAndForward). As at packet level, the messages one endpoint sends to one destination in one
+ * class, virtual channel and connection go one after another (a queue pair), different queue pairs
+ * share.
  *
  * Lossless fabrics only (no drops, so credits need no model). Not modelled:
  * queueing delay, head-of-line blocking, credit stalls, per-packet
@@ -345,7 +344,7 @@ private:
      * on what the others leave of each link.
      * \param lowest the lowest rate among the flows that ended
      * \param level their solver level
-     * \return false, having changed nothing, when a flow it meets has a lower priority (a
+     * \return false, having solved nothing, when a flow it meets has a lower priority (a
      * higher level) or levels of its own (what it gets depends on what the ended flows'
      * level takes: Update solves the whole component)
      */
