@@ -136,20 +136,29 @@ private:
 };
 
 /**
- * A flow that lists a link twice (two paths of a sprayed flow that meet, half
- * each) leaves the link's list whole when the others around it end. One link
- * of 1 GB/s; A, G (twice, 1/2 + 1/2) and B start at 0 at 1/3 each; A
- * (1/3 MB) ends at 1 ms, B (7/12 MB) at 1.5 ms, G runs alone; C and D start
- * at 2 ms, all three at 1/3; G (17/12 MB) ends at 3 ms; C (5/6 MB) at 4 ms
- * and D (4/3 MB) alone from there at 4.5 ms. (Before, ending B moved G's
- * second entry without telling it, and ending G then dropped C from the
- * link and left G on it.)
+ * A flow that lists a link more than once (the paths of a sprayed flow that
+ * meet) leaves the link's list whole when the others around it end and when
+ * it ends itself.
+ *
+ * Twice: one link of 1 GB/s; A, G (twice, 1/2 + 1/2) and B start at 0 at
+ * 1/3 each; A (1/3 MB) ends at 1 ms, B (7/12 MB) at 1.5 ms, G runs alone; C
+ * and D start at 2 ms, all three at 1/3; G (17/12 MB) ends at 3 ms; C
+ * (5/6 MB) at 4 ms and D (4/3 MB) alone from there at 4.5 ms. (Before,
+ * ending B moved G's second entry without telling it, and ending G then
+ * dropped C from the link and left G on it.)
+ *
+ * Three times: A, B, C, D and F (three times, 1/3 each) start at 0 at
+ * 0.2 GB/s each; D (0.2 MB) ends at 1 ms, A (0.45 MB) at 2 ms, C (47/60 MB)
+ * at 3 ms, F (77/60 MB) at 4 ms, B (2 MB) alone from there at 4 + 43/60 ms.
+ * (Before, ending F matched a slot of its own use already gone, wrote past
+ * the list's end and dropped B.)
  */
 class LinkListedTwiceTestCase : public TestCase
 {
 public:
     LinkListedTwiceTestCase()
-        : TestCase("IncrementalSolve: a flow listing a link twice leaves its list whole")
+        : TestCase(
+            "IncrementalSolve: a flow listing a link two or three times leaves its list whole")
     {
     }
 
@@ -163,16 +172,34 @@ private:
         FlowCase b{{0}, 7 * mb / 12};
         FlowCase c{{0}, 5 * mb / 6, 0, 2e-3};
         FlowCase d{{0}, 4 * mb / 3, 0, 2e-3};
-        const std::vector<double> expected{1e-3, 3e-3, 1.5e-3, 4e-3, 4.5e-3};
+        const std::vector<double> twice{1e-3, 3e-3, 1.5e-3, 4e-3, 4.5e-3};
+        FlowCase a3{{0}, 0.45 * mb};
+        FlowCase b3{{0}, 2 * mb};
+        FlowCase c3{{0}, 47 * mb / 60};
+        FlowCase d3{{0}, 0.2 * mb};
+        FlowCase f3{{0, 0, 0}, 77 * mb / 60};
+        f3.weights = {1.0 / 3, 1.0 / 3, 1.0 / 3};
+        const std::vector<double> thrice{2e-3, 4e-3 + 43e-3 / 60, 3e-3, 1e-3, 4e-3};
         for (bool incremental : {true, false})
         {
             Ends ends = RunFlows({1e9}, {a, g, b, c, d}, incremental);
-            for (std::size_t i = 0; i < expected.size(); ++i)
+            for (std::size_t i = 0; i < twice.size(); ++i)
             {
                 NS_TEST_ASSERT_MSG_EQ_TOL(ends.at[i],
-                                          expected[i],
+                                          twice[i],
                                           1e-12,
-                                          "flow " << i << ", IncrementalSolve " << incremental);
+                                          "twice: flow " << i << ", IncrementalSolve "
+                                                         << incremental);
+            }
+            ends = RunFlows({1e9}, {a3, b3, c3, d3, f3}, incremental);
+            for (std::size_t i = 0; i < thrice.size(); ++i)
+            {
+                // (43/60 ms: the end rounds to the clock's tick, 1 ns by default)
+                NS_TEST_ASSERT_MSG_EQ_TOL(ends.at[i],
+                                          thrice[i],
+                                          1e-9,
+                                          "three times: flow " << i << ", IncrementalSolve "
+                                                               << incremental);
             }
         }
     }

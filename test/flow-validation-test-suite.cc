@@ -899,6 +899,7 @@ private:
         Simulator::Run();
         NS_TEST_ASSERT_MSG_EQ(sent, true, "a capped flow the clock holds ends");
         NS_TEST_ASSERT_MSG_EQ(Simulator::Now(), Seconds(1), "at bytes / cap");
+        NS_TEST_ASSERT_MSG_EQ(network->GetMaxActiveFlows(), 1, "the refused flows never started");
         network->Dispose();
         Simulator::Destroy();
     }

@@ -71,16 +71,16 @@ AllDistinct(const std::vector<std::pair<uint32_t, double>>& uses)
 
 /// Refuse a flow whose end the simulator's clock cannot hold (the run would stall, or its
 /// end wrap round). \param bytes its bytes left \param rate how fast, in words
-/// \param seconds when it would end, from now \param now the time
+/// \param seconds when it would end, from now \param now the time \param remedy what to do
 [[noreturn]] void
-ThrowBeyondClock(double bytes, const std::string& rate, double seconds, Time now)
+ThrowBeyondClock(
+    double bytes, const std::string& rate, double seconds, Time now, const std::string& remedy)
 {
     std::ostringstream os;
     os << "rates: a flow of " << bytes << " bytes " << rate << " would end " << seconds
        << " s after t = " << now.GetSeconds()
-       << " s, beyond the simulator's clock (half of what its resolution holds: "
-       << (Time::Max() / 2).GetSeconds() / 86400
-       << " days); raise the link rates (link-rate, nvlink-rate, rates, ...) or lower the sizes";
+       << " s, beyond the simulator's clock (half of what its resolution holds from now: "
+       << (Time::Max() - now).GetSeconds() / 2 / 86400 << " days); " << remedy;
     throw std::invalid_argument(os.str());
 }
 } // namespace
@@ -129,9 +129,10 @@ FlowNetwork::GetTypeId()
                                           "such flows, on what the others leave: max-min "
                                           "filling below that rate is as it was, so the others "
                                           "keep their rates (the rates of a whole solve, up to "
-                                          "rounding). A lower priority on a link met, or "
-                                          "SourceLockStep, solves the whole component. false: "
-                                          "the whole component at every change.",
+                                          "rounding). A lower priority or per-hop levels on a "
+                                          "link met, ended flows of two levels, or "
+                                          "SourceLockStep: the whole component. false: the "
+                                          "whole component at every change.",
                                           BooleanValue(true),
                                           MakeBooleanAccessor(&FlowNetwork::m_incremental),
                                           MakeBooleanChecker())
@@ -738,7 +739,7 @@ FlowNetwork::Start(std::vector<std::pair<uint32_t, double>>& uses,
         {
             std::ostringstream os;
             os << "capped at " << cap * 8 << " bit/s";
-            ThrowBeyondClock(bytes, os.str(), seconds, now);
+            ThrowBeyondClock(bytes, os.str(), seconds, now, "raise its rate or lower the sizes");
         }
     }
     uint32_t id = Acquire(m_flows, m_freeFlows);
@@ -1113,7 +1114,12 @@ FlowNetwork::TakeRates(Time now)
                 std::ostringstream os;
                 os << "at " << flow.rate * 8 << " bit/s (its slowest link " << slowest * 8
                    << " bit/s)";
-                ThrowBeyondClock(flow.remaining, os.str(), seconds, now);
+                ThrowBeyondClock(flow.remaining,
+                                 os.str(),
+                                 seconds,
+                                 now,
+                                 "raise the link rates (link-rate, nvlink-rate, rates, ...) or "
+                                 "lower the sizes");
             }
         }
         if (flow.rate <= 0 || !(seconds < horizon))
@@ -1286,6 +1292,7 @@ FlowNetwork::Remove(uint32_t id)
         {
             link.busy += Simulator::Now() - link.busySince;
         }
+        flow.slot[i] = NONE; // (gone: its stale slot must not match a later move)
         if (slot != back)
         {
             Flow& other = m_flows[moved];

@@ -68,19 +68,22 @@ struct PacketTrain
  * destination, message id), a sprayed message split evenly over the
  * equal-cost ports. Flows share links max-min fairly, traffic classes by
  * strict priority (class 0 first, and within a class virtual channel 1
- * before 0, as a device serves its queues); rates are recomputed when flows start or
- * end, once per instant however many do, and only for the flows that share a
- * link with one that changed, directly or through others (a connected
+ * before 0, as a device serves its queues); rates are recomputed when flows
+ * start or end, once per instant however many do, and only for the flows that
+ * share a link with one that changed, directly or through others (a connected
  * component); after ends alone (IncrementalSolve), only those at or above the
- * lowest ended rate, reached through such flows. When flows end, the flows due next end with them
- * while each is due within FinishTolerance of the time it has been sending (the one approximation:
- * without it a large component whose flows end nanoseconds apart re-solves once per end). A
- * message's bytes on the wire (a FabricHeader per packet of at most the Mtu) leave at the flow's
- * rate; it is delivered a fixed latency after its last byte left: propagation, switching latency
- * and one packet's store and forward its packets need beyond the time the flow's bytes take at the
- * path's bottleneck (exactly what a lone message's packets take over links of unequal rates, see
- * StoreAndForward). As at packet level, the messages one endpoint sends to one destination in one
- * class, virtual channel and connection go one after another (a queue pair), different queue pairs
+ * lowest ended rate, reached through such flows. When flows end, the flows
+ * due next end with them while each is due within FinishTolerance of the time
+ * it has been sending (the one approximation: without it a large component
+ * whose flows end nanoseconds apart re-solves once per end). A message's
+ * bytes on the wire (a FabricHeader per packet of at most the Mtu) leave at
+ * the flow's rate; it is delivered a fixed latency after its last byte left:
+ * propagation, switching latency and one packet's store and forward its
+ * packets need beyond the time the flow's bytes take at the path's
+ * bottleneck (exactly what a lone message's packets take over links of
+ * unequal rates, see StoreAndForward). As at packet level, the messages one
+ * endpoint sends to one destination in one class, virtual channel and
+ * connection go one after another (a queue pair), different queue pairs
  * share.
  *
  * Lossless fabrics only (no drops, so credits need no model). Not modelled:
