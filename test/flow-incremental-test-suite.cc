@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 using namespace ns3;
@@ -180,26 +181,22 @@ private:
         FlowCase f3{{0, 0, 0}, 77 * mb / 60};
         f3.weights = {1.0 / 3, 1.0 / 3, 1.0 / 3};
         const std::vector<double> thrice{2e-3, 4e-3 + 43e-3 / 60, 3e-3, 1e-3, 4e-3};
+        // (43/60 ms: an end rounds to the clock's tick, 1 ns by default)
+        const std::vector<std::tuple<std::string, std::vector<FlowCase>, std::vector<double>>>
+            cases{{"twice", {a, g, b, c, d}, twice}, {"three times", {a3, b3, c3, d3, f3}, thrice}};
         for (bool incremental : {true, false})
         {
-            Ends ends = RunFlows({1e9}, {a, g, b, c, d}, incremental);
-            for (std::size_t i = 0; i < twice.size(); ++i)
+            for (const auto& [name, flows, expected] : cases)
             {
-                NS_TEST_ASSERT_MSG_EQ_TOL(ends.at[i],
-                                          twice[i],
-                                          1e-12,
-                                          "twice: flow " << i << ", IncrementalSolve "
-                                                         << incremental);
-            }
-            ends = RunFlows({1e9}, {a3, b3, c3, d3, f3}, incremental);
-            for (std::size_t i = 0; i < thrice.size(); ++i)
-            {
-                // (43/60 ms: the end rounds to the clock's tick, 1 ns by default)
-                NS_TEST_ASSERT_MSG_EQ_TOL(ends.at[i],
-                                          thrice[i],
-                                          1e-9,
-                                          "three times: flow " << i << ", IncrementalSolve "
-                                                               << incremental);
+                Ends ends = RunFlows({1e9}, flows, incremental);
+                for (std::size_t i = 0; i < expected.size(); ++i)
+                {
+                    NS_TEST_ASSERT_MSG_EQ_TOL(ends.at[i],
+                                              expected[i],
+                                              1e-9,
+                                              name << ": flow " << i << ", IncrementalSolve "
+                                                   << incremental);
+                }
             }
         }
     }
