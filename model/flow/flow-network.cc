@@ -959,7 +959,7 @@ FlowNetwork::UpdateAfterEnds(double lowest, uint8_t level)
     {
         const Link& link = m_links[linkQueue[q]];
         const std::vector<uint32_t>& onLink = link.flows;
-        double kept = 0; // what the flows below `lowest` take of it
+        double kept = 0; // what kept flows take of it (below the threshold, or higher priority)
         for (std::size_t j = 0; j < onLink.size(); ++j)
         {
             // (most flows are kept: only the marks are read, and a flow's own lines only
