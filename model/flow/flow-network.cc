@@ -69,6 +69,14 @@ AllDistinct(const std::vector<std::pair<uint32_t, double>>& uses)
     return true;
 }
 
+/// \return how far past now, s, a flow's end may lie: half of what the clock still holds (the
+/// other half a margin for the ends that follow it)
+double
+ClockHorizon(Time now)
+{
+    return (Time::Max() - now).GetSeconds() / 2;
+}
+
 /// Refuse a flow whose end the simulator's clock cannot hold (the run would stall, or its
 /// end wrap round). \param bytes its bytes left \param rate how fast, in words
 /// \param seconds when it would end, from now \param now the time \param remedy what to do
@@ -80,7 +88,7 @@ ThrowBeyondClock(
     os << "rates: a flow of " << bytes << " bytes " << rate << " would end " << seconds
        << " s after t = " << now.GetSeconds()
        << " s, beyond the simulator's clock (half of what its resolution holds from now: "
-       << (Time::Max() - now).GetSeconds() / 2 / 86400 << " days); " << remedy;
+       << ClockHorizon(now) / 86400 << " days); " << remedy;
     throw std::invalid_argument(os.str());
 }
 } // namespace
@@ -735,7 +743,7 @@ FlowNetwork::Start(std::vector<std::pair<uint32_t, double>>& uses,
         // no link to share: its cap alone sets its end, now
         const Time now = Simulator::Now();
         const double seconds = bytes / cap;
-        if (!(seconds < (Time::Max() - now).GetSeconds() / 2))
+        if (!(seconds < ClockHorizon(now)))
         {
             std::ostringstream os;
             os << "capped at " << cap * 8 << " bit/s";
@@ -1077,7 +1085,7 @@ FlowNetwork::TakeRates(Time now)
 {
     const std::vector<uint32_t>& flows = m_solveFlows;
     // finish times beyond what a Time holds (a rate starved to rounding) wait for a change
-    const double horizon = (Time::Max() - now).GetSeconds() / 2;
+    const double horizon = ClockHorizon(now);
     for (uint32_t i = 0; i < flows.size(); ++i)
     {
         if (i % 65536 == 65535)
