@@ -22,6 +22,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <sstream>
 
 using namespace ns3;
@@ -849,7 +850,7 @@ class CapBeyondClockTestCase : public TestCase
 {
 public:
     CapBeyondClockTestCase()
-        : TestCase("a flow's cap: beyond the clock or not positive, refused")
+        : TestCase("a flow's cap beyond the clock or not positive, and bytes not a size, refused")
     {
     }
 
@@ -885,6 +886,16 @@ private:
             NS_TEST_ASSERT_MSG_NE(message.find("a flow's cap must be a positive rate"),
                                   std::string::npos,
                                   "cap " << cap << " refused: '" << message << "'");
+        }
+        for (double bytes : {-1.0, std::nan(""), std::numeric_limits<double>::infinity()})
+        {
+            for (double cap : {1e9, MaxMinSolver::NO_CAP})
+            {
+                std::string message = refusal(bytes, cap);
+                NS_TEST_ASSERT_MSG_NE(message.find("a flow's bytes must be a finite number >= 0"),
+                                      std::string::npos,
+                                      "bytes " << bytes << " refused: '" << message << "'");
+            }
         }
         FlowNetwork::FlowSpec spec;
         spec.bytes = 1e9;

@@ -732,6 +732,14 @@ FlowNetwork::Start(std::vector<std::pair<uint32_t, double>>& uses,
                    Callback<void> onSent,
                    const std::vector<uint8_t>* vcs)
 {
+    if (!(bytes >= 0) || !std::isfinite(bytes))
+    {
+        // (NaN would reach the clock check and be called too long; a negative size would end
+        // at once, as if sent)
+        std::ostringstream os;
+        os << "network=flow: a flow's bytes must be a finite number >= 0; got " << bytes;
+        throw std::invalid_argument(os.str());
+    }
     if (!(cap > 0))
     {
         std::ostringstream os;

@@ -173,6 +173,8 @@ public:
      * \param spec the flow
      * \param onSent called when its last byte has left (add a latency yourself)
      * \return its id
+     * \throws std::invalid_argument for bytes not finite and >= 0, a cap not a positive
+     *         rate, or an end beyond the simulator's clock (nothing is started)
      */
     uint32_t StartFlow(const FlowSpec& spec, Callback<void> onSent);
 
