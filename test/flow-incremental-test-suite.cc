@@ -16,6 +16,7 @@
 #include "ns3/test.h"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <random>
 #include <string>
@@ -41,6 +42,7 @@ struct FlowCase
     std::vector<double> weights{};    //!< by link: its weight (empty: 1 on each)
     double cap{MaxMinSolver::NO_CAP}; //!< B/s
     uint8_t vc{0};                    //!< virtual channel (1 goes first in a class)
+    int after{-1}; //!< a flow whose end starts it (as a message's next chunk), or -1: start
 };
 
 /// What a run gives: each flow's end (s) and the network's solve counts.
@@ -49,6 +51,7 @@ struct Ends
     std::vector<double> at;
     uint64_t solves{0};
     uint64_t incremental{0};
+    uint64_t replacements{0};
 };
 
 /// \return each flow's end, run on links of these capacities (B/s)
@@ -67,6 +70,7 @@ RunFlows(const std::vector<double>& capacities,
     }
     Ends ends;
     ends.at.assign(flows.size(), -1);
+    std::vector<std::function<void()>> start(flows.size());
     for (std::size_t i = 0; i < flows.size(); ++i)
     {
         FlowNetwork::FlowSpec spec;
@@ -79,20 +83,31 @@ RunFlows(const std::vector<double>& capacities,
         spec.priority = flows[i].priority;
         spec.cap = flows[i].cap;
         spec.vc = flows[i].vc;
-        auto start = [network, spec, &ends, i]()
+        start[i] = [network, spec, &ends, &flows, &start, i]()
         {
             network->StartFlow(spec,
                                Callback<void>(
-                                   [&ends, i]()
+                                   [&ends, &flows, &start, i]()
                                    {
                                        ends.at[i] = Simulator::Now().GetSeconds();
+                                       for (std::size_t j = 0; j < flows.size(); ++j)
+                                       {
+                                           if (flows[j].after == static_cast<int>(i))
+                                           {
+                                               start[j]();
+                                           }
+                                       }
                                    }));
         };
-        Simulator::Schedule(Seconds(flows[i].start), start);
+        if (flows[i].after < 0)
+        {
+            Simulator::Schedule(Seconds(flows[i].start), start[i]);
+        }
     }
     Simulator::Run();
     ends.solves = network->GetSolves();
     ends.incremental = network->GetIncrementalSolves();
+    ends.replacements = network->GetReplacements();
     network->Dispose();
     Simulator::Destroy();
     return ends;
@@ -224,6 +239,13 @@ ReferenceEnds(const std::vector<double>& capacities, const std::vector<FlowCase>
     {
         order[i] = i;
     }
+    order.erase(std::remove_if(order.begin(),
+                               order.end(),
+                               [&flows](std::size_t i)
+                               {
+                                   return flows[i].after >= 0; // (started by an end)
+                               }),
+                order.end());
     std::stable_sort(order.begin(),
                      order.end(),
                      [&flows](std::size_t a, std::size_t b)
@@ -282,6 +304,14 @@ ReferenceEnds(const std::vector<double>& capacities, const std::vector<FlowCase>
             if (rate > 0 && remaining[active[s]] <= rate * 1e-12) // (within a picosecond)
             {
                 ends[active[s]] = now;
+                for (std::size_t j = 0; j < flows.size(); ++j)
+                {
+                    if (flows[j].after == static_cast<int>(active[s]))
+                    {
+                        remaining[j] = flows[j].bytes;
+                        still.push_back(j);
+                    }
+                }
             }
             else
             {
@@ -293,6 +323,99 @@ ReferenceEnds(const std::vector<double>& capacities, const std::vector<FlowCase>
     return ends;
 }
 
+/**
+ * Flows started by ends take the ended flows' places. Links X (1 GB/s), Y
+ * (2 GB/s) and Z (1 GB/s); P on X and Y, Q (6 MB) on Y: X holds P to 1 GB/s,
+ * Q takes the other 1 GB/s of Y.
+ *
+ * Chunks: P1, P2, P3 (1 MB each, the next starting when one ends) on X and Y
+ * end at 1, 2 and 3 ms; at 1 and 2 ms the next takes its predecessor's place
+ * and rate, nothing is solved (two replacements); from 3 ms Q is alone on Y at
+ * 2 GB/s with 3 MB left: it ends at 4.5 ms.
+ *
+ * Each of the others changes the problem, which is solved:
+ * - another route, P2 on X and Z: Q takes 2 GB/s from 1 to 2 ms (3 MB left),
+ *   1 GB/s beside P3 to 3 ms, then 2 GB/s alone: it ends at 4 ms;
+ * - another cap, P2 capped at 0.5 GB/s: Q takes 1.5 GB/s from 1 ms; P2 ends
+ *   at 3 ms (Q has 2 MB left), P3 at 4 ms beside Q at 1 GB/s, Q at 4.5 ms;
+ * - another class, P2 in class 1: Q, class 0, takes all of Y and ends at
+ *   3.5 ms; P2 waits for it and ends at 4.5 ms, P3 at 5.5 ms.
+ *
+ * Two at once: A1 (1 MB on X) and B1 (2 MB on Y) end together at 1 ms at
+ * different rates; A2 and B2, the same again, take their places each with its
+ * own predecessor's rate (one replacement) and end together at 2 ms. Two for
+ * one: A2 and C2 (1 MB on X, started by B1's end) match A1 both, B1 neither;
+ * they are solved, share X and end at 3 ms.
+ */
+class ReplacementTestCase : public TestCase
+{
+public:
+    ReplacementTestCase()
+        : TestCase("IncrementalSolve: chunks on the same route take their predecessors' rates")
+    {
+    }
+
+private:
+    void DoRun() override
+    {
+        const uint32_t X = 0;
+        const uint32_t Y = 1;
+        const uint32_t Z = 2;
+        const double mb = 1e6;
+        FlowCase q{{Y}, 6 * mb};
+        FlowCase p1{{X, Y}, mb};
+        FlowCase p2{{X, Y}, mb};
+        p2.after = 1;
+        FlowCase p3{{X, Y}, mb};
+        p3.after = 2;
+        FlowCase route = p2;
+        route.links = {X, Z};
+        FlowCase capped = p2;
+        capped.cap = 0.5e9;
+        FlowCase lower = p2;
+        lower.priority = 1;
+        FlowCase a1{{X}, mb};
+        FlowCase b1{{Y}, 2 * mb};
+        FlowCase a2 = a1;
+        a2.after = 0;
+        FlowCase b2 = b1;
+        b2.after = 1;
+        FlowCase c2 = a1;
+        c2.after = 1;
+        struct Case
+        {
+            std::string name;
+            std::vector<FlowCase> flows;
+            std::vector<double> expected; //!< by flow (ms)
+            uint64_t replacements;
+        };
+        const std::vector<Case> cases{{"the same route", {q, p1, p2, p3}, {4.5, 1, 2, 3}, 2},
+                                      {"another route", {q, p1, route, p3}, {4, 1, 2, 3}, 0},
+                                      {"another cap", {q, p1, capped, p3}, {4.5, 1, 3, 4}, 0},
+                                      {"another class", {q, p1, lower, p3}, {3.5, 1, 4.5, 5.5}, 0},
+                                      {"two at once", {a1, b1, a2, b2}, {1, 1, 2, 2}, 1},
+                                      {"two for one", {a1, b1, a2, c2}, {1, 1, 3, 3}, 0}};
+        for (bool incremental : {true, false})
+        {
+            for (const Case& c : cases)
+            {
+                Ends ends = RunFlows({1e9, 2e9, 1e9}, c.flows, incremental);
+                for (std::size_t i = 0; i < c.expected.size(); ++i)
+                {
+                    NS_TEST_ASSERT_MSG_EQ_TOL(ends.at[i],
+                                              c.expected[i] * 1e-3,
+                                              1e-12,
+                                              c.name << ": flow " << i << ", IncrementalSolve "
+                                                     << incremental);
+                }
+                NS_TEST_ASSERT_MSG_EQ(ends.replacements,
+                                      incremental ? c.replacements : 0,
+                                      c.name << ": replacements");
+            }
+        }
+    }
+};
+
 /// What a random problem's flows have beyond their links, bytes and starts.
 enum class Mix
 {
@@ -300,6 +423,8 @@ enum class Mix
     TWO_CLASSES, //!< classes 0 and 1
     SPRAYED,     //!< one class; some flows split over two paths (weights 1/2, a link listed
                  //!< twice where the paths meet), some capped, some on VC 1 (a level above)
+    CHAINS,      //!< as SPRAYED, and three in four flows start when an earlier one ends, most
+                 //!< on its links with its weights, cap and VC (a message's next chunk)
 };
 
 /**
@@ -319,7 +444,8 @@ public:
         : TestCase("IncrementalSolve: random problems, seed " + std::to_string(seed)
                    + (mix == Mix::ONE_CLASS     ? ", one class"
                       : mix == Mix::TWO_CLASSES ? ", two classes"
-                                                : ", sprayed, capped and VC 1 flows"))
+                      : mix == Mix::SPRAYED     ? ", sprayed, capped and VC 1 flows"
+                                                : ", chains of flows started by ends"))
         , m_seed(seed)
         , m_mix(mix)
     {
@@ -359,7 +485,7 @@ private:
                 = m_mix == Mix::TWO_CLASSES ? std::uniform_int_distribution<int>(0, 1)(random) : 0;
             flows[i].start
                 = i % 2 == 0 ? 0 : std::uniform_real_distribution<double>(0, 5e-3)(random);
-            if (m_mix != Mix::SPRAYED)
+            if (m_mix != Mix::SPRAYED && m_mix != Mix::CHAINS)
             {
                 continue;
             }
@@ -374,6 +500,16 @@ private:
                 flows[i].cap = std::uniform_real_distribution<double>(5e7, 5e8)(random);
             }
             flows[i].vc = chance(0.2) ? 1 : 0;
+            if (m_mix == Mix::CHAINS && i % 4 != 0)
+            {
+                const auto after = std::uniform_int_distribution<int>(0, i - 1)(random);
+                if (chance(0.8))
+                {
+                    flows[i] = flows[after]; // (the same links, weights, cap, class and VC)
+                    flows[i].bytes = std::uniform_real_distribution<double>(1e4, 1e7)(random);
+                }
+                flows[i].after = after;
+            }
         }
         Ends whole = RunFlows(capacities, flows, false);
         Ends incremental = RunFlows(capacities, flows, true);
@@ -391,7 +527,12 @@ private:
                                       "flow " << i << ": the end of a fluid simulation of "
                                               << "the test's own");
         }
-        NS_TEST_ASSERT_MSG_EQ(whole.incremental, 0, "whole solves only");
+        NS_TEST_ASSERT_MSG_EQ(whole.incremental + whole.replacements, 0, "whole solves only");
+        if (m_mix == Mix::CHAINS)
+        {
+            NS_TEST_ASSERT_MSG_GT(
+                incremental.replacements, 0, "some started flows took the places of ended ones");
+        }
         NS_TEST_ASSERT_MSG_GT(incremental.incremental, 0, "some solves after ends alone");
         if (m_mix == Mix::ONE_CLASS)
         {
@@ -412,6 +553,7 @@ public:
     {
         AddTestCase(new HandWorkedTestCase, TestCase::QUICK);
         AddTestCase(new LinkListedTwiceTestCase, TestCase::QUICK);
+        AddTestCase(new ReplacementTestCase, TestCase::QUICK);
         for (uint32_t seed : {1, 2, 3})
         {
             AddTestCase(new RandomProblemsTestCase(seed, Mix::ONE_CLASS), TestCase::QUICK);
@@ -420,6 +562,10 @@ public:
         for (uint32_t seed : {5, 6})
         {
             AddTestCase(new RandomProblemsTestCase(seed, Mix::SPRAYED), TestCase::QUICK);
+        }
+        for (uint32_t seed : {7, 8})
+        {
+            AddTestCase(new RandomProblemsTestCase(seed, Mix::CHAINS), TestCase::QUICK);
         }
     }
 };

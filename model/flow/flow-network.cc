@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <sstream>
@@ -139,8 +140,13 @@ FlowNetwork::GetTypeId()
                                           "keep their rates (the rates of a whole solve, up to "
                                           "rounding). A lower priority or per-hop levels on a "
                                           "link met, ended flows of two levels, or "
-                                          "SourceLockStep: the whole component. false: the "
-                                          "whole component at every change.",
+                                          "SourceLockStep: the whole component. Where each "
+                                          "flow that starts has the links, weights, class and "
+                                          "cap of one that ended at that instant (a message's "
+                                          "next chunk on its route), the problem is the one "
+                                          "last solved: each takes its ended flow's rate and "
+                                          "nothing is solved. false: the whole component at "
+                                          "every change.",
                                           BooleanValue(true),
                                           MakeBooleanAccessor(&FlowNetwork::m_incremental),
                                           MakeBooleanChecker())
@@ -181,6 +187,7 @@ FlowNetwork::DoDispose()
     m_freePending.clear();
     m_flows.clear();
     m_flowMark.clear();
+    ClearReplacements();
     m_links.clear();
     m_linkMark.clear();
     m_linkOf.clear();
@@ -827,6 +834,8 @@ FlowNetwork::Start(std::vector<std::pair<uint32_t, double>>& uses,
         return id;
     }
     m_startedSinceUpdate = true;
+    m_startedFlows.push_back(id);
+    m_replaceable = m_replaceable && f.usePriority.empty();
     Touch(f.uses[0].first);
     return id;
 }
@@ -846,6 +855,11 @@ void
 FlowNetwork::Update()
 {
     m_updatePending = false;
+    if (m_incremental && !m_sourceLockStep && ReplaceEnded())
+    {
+        m_dirty.clear();
+    }
+    ClearReplacements();
     const double endedLowest = m_endedLowest;
     const bool endsAlone = m_endedAny && !m_startedSinceUpdate && !m_endedLevels;
     m_startedSinceUpdate = false;
@@ -936,6 +950,103 @@ FlowNetwork::Update()
     }
     m_solver.Solve();
     TakeRates(now);
+}
+
+uint64_t
+FlowNetwork::ReplacementKey(const std::pair<uint32_t, double>* uses,
+                            std::size_t n,
+                            uint8_t level,
+                            double cap)
+{
+    auto mix = [](uint64_t h, uint64_t v)
+    {
+        h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+        return h;
+    };
+    uint64_t h = mix(level, n);
+    for (std::size_t i = 0; i < n; ++i)
+    {
+        uint64_t weight;
+        std::memcpy(&weight, &uses[i].second, sizeof weight);
+        h = mix(mix(h, uses[i].first), weight);
+    }
+    uint64_t c;
+    std::memcpy(&c, &cap, sizeof c);
+    return mix(h, c);
+}
+
+void
+FlowNetwork::ClearReplacements()
+{
+    m_endedFlows.clear();
+    m_endedUses.clear();
+    m_startedFlows.clear();
+    m_replaceable = true;
+}
+
+bool
+FlowNetwork::ReplaceEnded()
+{
+    const std::size_t n = m_startedFlows.size();
+    if (!m_replaceable || n == 0 || n != m_endedFlows.size())
+    {
+        return false;
+    }
+    m_endedOrder.resize(n);
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        m_endedOrder[i] = i;
+    }
+    std::sort(m_endedOrder.begin(),
+              m_endedOrder.end(),
+              [this](uint32_t a, uint32_t b)
+              {
+                  return m_endedFlows[a].key < m_endedFlows[b].key;
+              });
+    m_replacedRate.resize(n);
+    for (std::size_t i = 0; i < n; ++i)
+    {
+        const Flow& flow = m_flows[m_startedFlows[i]];
+        const uint64_t key
+            = ReplacementKey(flow.uses.data(), flow.uses.size(), flow.priority, flow.cap);
+        auto it = std::lower_bound(m_endedOrder.begin(),
+                                   m_endedOrder.end(),
+                                   key,
+                                   [this](uint32_t e, uint64_t k)
+                                   {
+                                       return m_endedFlows[e].key < k;
+                                   });
+        bool paired = false;
+        for (; it != m_endedOrder.end() && m_endedFlows[*it].key == key; ++it)
+        {
+            EndedFlow& e = m_endedFlows[*it];
+            if (e.n == NONE) // (already paired)
+            {
+                continue;
+            }
+            if (e.level == flow.priority && e.cap == flow.cap && e.n == flow.uses.size()
+                && std::equal(flow.uses.begin(), flow.uses.end(), m_endedUses.begin() + e.begin))
+            {
+                m_replacedRate[i] = e.rate;
+                e.n = NONE;
+                paired = true;
+                break;
+            }
+        }
+        if (!paired)
+        {
+            return false;
+        }
+    }
+    ++m_replacements;
+    const Time now = Simulator::Now();
+    const double horizon = ClockHorizon(now);
+    for (std::size_t i = 0; i < n; ++i)
+    {
+        TakeRate(m_startedFlows[i], m_replacedRate[i], now, horizon);
+    }
+    Reschedule();
+    return true;
 }
 
 bool
@@ -1104,48 +1215,51 @@ FlowNetwork::TakeRates(Time now)
         {
             PrefetchFlow(flows[i + PREFETCH_AHEAD]);
         }
-        Flow& flow = m_flows[flows[i]];
-        double rate = m_solver.GetRate(m_sourceLockStep ? m_solverFlow[i] : i);
-        if (flow.rate <= 0 && rate > 0)
-        {
-            flow.sendingSince = now;
-        }
-        flow.rate = rate;
-        m_flowMark[flows[i]].rate = rate;
-        ++flow.version;
-        double seconds = flow.rate == MaxMinSolver::NO_CAP || flow.remaining <= 0
-                             ? 0
-                             : flow.remaining / flow.rate;
-        if (flow.rate > 0 && !(seconds < horizon))
-        {
-            // A real share of its slowest link (not a residue of rounding under strict
-            // priority) whose end the clock cannot hold: the run would stall, not finish.
-            double slowest = std::numeric_limits<double>::infinity();
-            for (const auto& [link, weight] : flow.uses)
-            {
-                slowest = std::min(slowest, m_links[link].capacity / std::max(weight, 1e-300));
-            }
-            if (flow.rate >= 1e-6 * slowest)
-            {
-                std::ostringstream os;
-                os << "at " << flow.rate * 8 << " bit/s (its slowest link " << slowest * 8
-                   << " bit/s)";
-                ThrowBeyondClock(flow.remaining,
-                                 os.str(),
-                                 seconds,
-                                 now,
-                                 "raise the link rates (link-rate, nvlink-rate, rates, ...) or "
-                                 "lower the sizes");
-            }
-        }
-        if (flow.rate <= 0 || !(seconds < horizon))
-        {
-            m_finishes.Remove(flows[i]); // starved by higher priorities: waits for a change
-            continue;
-        }
-        m_finishes.Set(flows[i], Finish{now + ToTime(seconds), flows[i]});
+        TakeRate(flows[i], m_solver.GetRate(m_sourceLockStep ? m_solverFlow[i] : i), now, horizon);
     }
     Reschedule();
+}
+
+void
+FlowNetwork::TakeRate(uint32_t id, double rate, Time now, double horizon)
+{
+    Flow& flow = m_flows[id];
+    if (flow.rate <= 0 && rate > 0)
+    {
+        flow.sendingSince = now;
+    }
+    flow.rate = rate;
+    m_flowMark[id].rate = rate;
+    ++flow.version;
+    double seconds
+        = flow.rate == MaxMinSolver::NO_CAP || flow.remaining <= 0 ? 0 : flow.remaining / flow.rate;
+    if (flow.rate > 0 && !(seconds < horizon))
+    {
+        // A real share of its slowest link (not a residue of rounding under strict
+        // priority) whose end the clock cannot hold: the run would stall, not finish.
+        double slowest = std::numeric_limits<double>::infinity();
+        for (const auto& [link, weight] : flow.uses)
+        {
+            slowest = std::min(slowest, m_links[link].capacity / std::max(weight, 1e-300));
+        }
+        if (flow.rate >= 1e-6 * slowest)
+        {
+            std::ostringstream os;
+            os << "at " << flow.rate * 8 << " bit/s (its slowest link " << slowest * 8 << " bit/s)";
+            ThrowBeyondClock(flow.remaining,
+                             os.str(),
+                             seconds,
+                             now,
+                             "raise the link rates (link-rate, nvlink-rate, rates, ...) or "
+                             "lower the sizes");
+        }
+    }
+    if (flow.rate <= 0 || !(seconds < horizon))
+    {
+        m_finishes.Remove(id); // starved by higher priorities: waits for a change
+        return;
+    }
+    m_finishes.Set(id, Finish{now + ToTime(seconds), id});
 }
 
 void
@@ -1290,6 +1404,18 @@ FlowNetwork::Remove(uint32_t id)
         m_endedAny = true;
         m_endedLevel = flow.priority;
         m_endedLowest = std::min(m_endedLowest, flow.rate);
+        m_replaceable = m_replaceable && flow.usePriority.empty();
+        if (m_replaceable && m_incremental && !m_sourceLockStep)
+        {
+            m_endedFlows.push_back(EndedFlow{
+                ReplacementKey(flow.uses.data(), flow.uses.size(), flow.priority, flow.cap),
+                static_cast<uint32_t>(m_endedUses.size()),
+                static_cast<uint32_t>(flow.uses.size()),
+                flow.priority,
+                flow.cap,
+                flow.rate});
+            m_endedUses.insert(m_endedUses.end(), flow.uses.begin(), flow.uses.end());
+        }
     }
     for (std::size_t i = 0; i < flow.uses.size(); ++i)
     {
@@ -1379,6 +1505,12 @@ uint64_t
 FlowNetwork::GetIncrementalSolves() const
 {
     return m_incrementalSolves;
+}
+
+uint64_t
+FlowNetwork::GetReplacements() const
+{
+    return m_replacements;
 }
 
 uint64_t

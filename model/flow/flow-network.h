@@ -192,6 +192,10 @@ public:
     /// \return the rate computations after ends that solved only the flows at or above the
     /// lowest ended rate (IncrementalSolve)
     uint64_t GetIncrementalSolves() const;
+    /// \return the updates in which each flow that started took the place of one that ended
+    /// with the same links, weights, level and cap, so that nothing was solved
+    /// (IncrementalSolve)
+    uint64_t GetReplacements() const;
     /// \param bytes the SolverMemory attribute (0: keep no solved problems)
     void SetSolverMemory(uint64_t bytes);
     /// \return the SolverMemory attribute
@@ -354,12 +358,34 @@ private:
      * level takes: Update solves the whole component)
      */
     bool UpdateAfterEnds(double lowest, uint8_t level);
+    /**
+     * Update where the flows that started take the places of those that ended, one to one,
+     * each with the same uses, level and cap as its ended flow (a message's next chunk on
+     * the same route): the problem is the one last solved, and max-min's rates are unique
+     * (flows with the same uses, level and cap share one), so each takes its ended flow's
+     * rate and nothing is solved (IncrementalSolve).
+     * \return false, having changed nothing, when they do not pair up so
+     */
+    bool ReplaceEnded();
+    /// \return a key of a flow's uses, level and cap (equal flows, equal keys)
+    static uint64_t ReplacementKey(const std::pair<uint32_t, double>* uses,
+                                   std::size_t n,
+                                   uint8_t level,
+                                   double cap);
+    /// Forget the flows started and ended since the last Update (ReplaceEnded's records).
+    void ClearReplacements();
     /// \param flow a flow \param now the time its bytes are brought up to
     void Advance(Flow& flow, Time now) const;
     /// Update: bring m_solveFlows' bytes up to now and add them to the solver, in order
     void AddSolveFlows(Time now);
     /// Update: take the solver's rates for m_solveFlows and schedule their ends
     void TakeRates(Time now);
+    /**
+     * Give a flow its rate and schedule its end.
+     * \param id the flow \param rate its rate \param now the time its bytes are brought up to
+     * \param horizon ClockHorizon(now)
+     */
+    void TakeRate(uint32_t id, double rate, Time now, double horizon);
     /// Update with SourceLockStep: a solver flow per endpoint link and level for the
     /// messages, merged uses
     void AddBundles(const std::vector<uint32_t>& flows);
@@ -423,6 +449,23 @@ private:
     bool m_endedLevels{false}; //!< ended flows of two levels, or of levels per use
     bool m_incremental{true};  //!< the attribute IncrementalSolve
     uint64_t m_incrementalSolves{0};
+    /// A flow that ended since the last Update, for ReplaceEnded.
+    struct EndedFlow
+    {
+        uint64_t key;   //!< ReplacementKey
+        uint32_t begin; //!< its uses in m_endedUses
+        uint32_t n;     //!< how many
+        uint8_t level;
+        double cap;
+        double rate; //!< its rate when it ended
+    };
+    std::vector<EndedFlow> m_endedFlows;
+    std::vector<std::pair<uint32_t, double>> m_endedUses; //!< the ended flows' uses, in a row
+    std::vector<uint32_t> m_startedFlows;                 //!< flows on links started since
+    bool m_replaceable{true};           //!< no flow with levels per use started or ended since
+    std::vector<uint32_t> m_endedOrder; //!< ReplaceEnded: m_endedFlows by key
+    std::vector<double> m_replacedRate; //!< ReplaceEnded: by started flow, its rate
+    uint64_t m_replacements{0};
     std::vector<double> m_residual; //!< UpdateAfterEnds: by local link, what the kept flows leave
     uint32_t m_stamp{0};
     MaxMinSolver m_solver;
