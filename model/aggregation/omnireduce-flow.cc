@@ -149,10 +149,14 @@ OmniReduceFlow::Start(const Cluster& cluster,
     }
     const std::vector<std::vector<bool>>& nz = functional ? derived : nonZero;
 
-    // per aggregator (by index in job.aggregators): every worker's way there and back
-    std::vector<std::vector<FlowLeg>> ups(a), downs(a);
-    std::vector<int64_t> processor(a, -1); // the aggregator's processor as a link
-    std::vector<uint32_t> distinct(a);     // index of its address among the distinct ones
+    // per aggregator a slot uses (slot j: j % a; by index in job.aggregators): every
+    // worker's way there and back, one copy per address (workers x used aggregators, not
+    // x all: a small tensor on thousands of colocated aggregators uses few)
+    const uint32_t used = std::min<uint32_t>(a, job.UsedSlots());
+    std::vector<std::vector<FlowLeg>> upsOf, downsOf; // by distinct address used
+    std::vector<uint32_t> legsOf(a, NONE);            // aggregator -> its ways in upsOf, downsOf
+    std::vector<int64_t> processor(a, -1);            // the aggregator's processor as a link
+    std::vector<uint32_t> distinct(a); // index of its address among the distinct ones
     std::set<uint32_t> addresses(job.aggregators.begin(), job.aggregators.end());
     if (settings.placement == "switch")
     {
@@ -164,34 +168,39 @@ OmniReduceFlow::Start(const Cluster& cluster,
         {
             portOf[node.ranks[i]] = node.rankPorts[i];
         }
+        upsOf.emplace_back();
+        downsOf.emplace_back();
+        legsOf[0] = 0;
         for (uint32_t w = 0; w < n; ++w)
         {
             uint32_t rank = job.workers[w];
             uint32_t up = network->GetLink(cluster.endpoints[rank]->GetDevice());
             uint32_t down = network->GetLink(sw->GetPort(portOf.at(rank)));
-            ups[0].push_back(LegOver(*network, {{up, 1.0}}));
-            downs[0].push_back(LegOver(*network, {{down, 1.0}}));
+            upsOf[0].push_back(LegOver(*network, {{up, 1.0}}));
+            downsOf[0].push_back(LegOver(*network, {{down, 1.0}}));
         }
     }
     else
     {
         std::map<uint32_t, uint32_t> first; // address -> its first aggregator index
         std::map<uint32_t, int64_t> cpu;    // address -> its processor link
-        for (uint32_t i = 0; i < a; ++i)
+        for (uint32_t i = 0; i < used; ++i)
         {
             uint32_t address = job.aggregators[i];
             if (first.count(address))
             {
-                ups[i] = ups[first[address]];
-                downs[i] = downs[first[address]];
+                legsOf[i] = legsOf[first[address]];
                 processor[i] = cpu[address];
                 continue;
             }
             first[address] = i;
+            legsOf[i] = upsOf.size();
+            upsOf.emplace_back();
+            downsOf.emplace_back();
             for (uint32_t w = 0; w < n; ++w)
             {
-                ups[i].push_back(RouteLeg(*network, job.workers[w], address));
-                downs[i].push_back(RouteLeg(*network, address, job.workers[w]));
+                upsOf.back().push_back(RouteLeg(*network, job.workers[w], address));
+                downsOf.back().push_back(RouteLeg(*network, address, job.workers[w]));
             }
             if (settings.packetTime.IsStrictlyPositive())
             {
@@ -228,6 +237,8 @@ OmniReduceFlow::Start(const Cluster& cluster,
     for (uint32_t j = 0; j < job.UsedSlots(); ++j)
     {
         uint32_t agg = j % a;
+        const std::vector<FlowLeg>& ups = upsOf[legsOf[agg]];
+        const std::vector<FlowLeg>& downs = downsOf[legsOf[agg]];
         // each lane's first block, then the blocks of the union of the workers' patterns
         std::vector<uint32_t> firstBlock(f);
         std::vector<std::vector<uint32_t>> lane(f);
@@ -328,10 +339,10 @@ OmniReduceFlow::Start(const Cluster& cluster,
             stage.spec.bytes = p.down;
             for (uint32_t w = 0; w < n; ++w)
             {
-                AddUses(stage.spec.uses, ups[agg][w].uses, p.up[w] / p.down);
-                AddUses(stage.spec.uses, downs[agg][w].uses, 1.0);
+                AddUses(stage.spec.uses, ups[w].uses, p.up[w] / p.down);
+                AddUses(stage.spec.uses, downs[w].uses, 1.0);
             }
-            RoundTime t = TimeOfRound(*network, ups[agg], downs[agg], p);
+            RoundTime t = TimeOfRound(*network, ups, downs, p);
             t.roundTrip += packetTime * p.contributions / p.rounds;
             if (processor[agg] >= 0)
             {
