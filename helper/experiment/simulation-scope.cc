@@ -233,7 +233,9 @@ RateOptionsText()
                                                  "global-link-rate",
                                                  "local-link-rate",
                                                  "host-groups",
-                                                 "rates"},
+                                                 "rates",
+                                                 "npu-bandwidth",
+                                                 "io-rate"},
                                                 "link-rate, nvlink-rate, nic-rate, rates, ...");
     return text.empty() ? "none of this program's options sets one" : text;
 }

@@ -141,12 +141,13 @@ FlowNetwork::GetTypeId()
                                           "rounding). A lower priority or per-hop levels on a "
                                           "link met, ended flows of two levels, or "
                                           "SourceLockStep: the whole component. Where each "
-                                          "flow that starts has the links, weights, class and "
-                                          "cap of one that ended at that instant (a message's "
-                                          "next chunk on its route), the problem is the one "
-                                          "last solved: each takes its ended flow's rate and "
-                                          "nothing is solved. false: the whole component at "
-                                          "every change.",
+                                          "flow that starts has the links (in order), weights, "
+                                          "class, VC and cap of one that ended at that instant "
+                                          "(a message's next chunk on its route), the problem "
+                                          "is the one last solved: each takes its ended flow's "
+                                          "rate and nothing is solved (not for flows with "
+                                          "per-hop levels, nor under SourceLockStep). false: "
+                                          "the whole component at every change.",
                                           BooleanValue(true),
                                           MakeBooleanAccessor(&FlowNetwork::m_incremental),
                                           MakeBooleanChecker())
@@ -834,8 +835,11 @@ FlowNetwork::Start(std::vector<std::pair<uint32_t, double>>& uses,
         return id;
     }
     m_startedSinceUpdate = true;
-    m_startedFlows.push_back(id);
-    m_replaceable = m_replaceable && f.usePriority.empty();
+    if (m_incremental && !m_sourceLockStep)
+    {
+        m_startedFlows.push_back(id);
+        m_replaceable = m_replaceable && f.usePriority.empty();
+    }
     Touch(f.uses[0].first);
     return id;
 }
@@ -857,7 +861,7 @@ FlowNetwork::Update()
     m_updatePending = false;
     if (m_incremental && !m_sourceLockStep && ReplaceEnded())
     {
-        m_dirty.clear();
+        // (m_dirty cleared: Update below finds nothing to solve)
     }
     ClearReplacements();
     const double endedLowest = m_endedLowest;
@@ -992,58 +996,57 @@ FlowNetwork::ReplaceEnded()
     {
         return false;
     }
+    // both sides by key; equal keys pair in order (a key shared by flows that differ, a
+    // collision, refuses: the instant is solved)
+    m_startedKey.resize(n);
+    m_startedOrder.resize(n);
     m_endedOrder.resize(n);
     for (uint32_t i = 0; i < n; ++i)
     {
+        const Flow& flow = m_flows[m_startedFlows[i]];
+        m_startedKey[i]
+            = ReplacementKey(flow.uses.data(), flow.uses.size(), flow.priority, flow.cap);
+        m_startedOrder[i] = i;
         m_endedOrder[i] = i;
     }
+    std::sort(m_startedOrder.begin(),
+              m_startedOrder.end(),
+              [this](uint32_t a, uint32_t b)
+              {
+                  return m_startedKey[a] < m_startedKey[b]
+                         || (m_startedKey[a] == m_startedKey[b] && a < b);
+              });
     std::sort(m_endedOrder.begin(),
               m_endedOrder.end(),
               [this](uint32_t a, uint32_t b)
               {
-                  return m_endedFlows[a].key < m_endedFlows[b].key;
+                  return m_endedFlows[a].key < m_endedFlows[b].key
+                         || (m_endedFlows[a].key == m_endedFlows[b].key && a < b);
               });
     m_replacedRate.resize(n);
-    for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t k = 0; k < n; ++k)
     {
+        const uint32_t i = m_startedOrder[k];
+        const EndedFlow& e = m_endedFlows[m_endedOrder[k]];
         const Flow& flow = m_flows[m_startedFlows[i]];
-        const uint64_t key
-            = ReplacementKey(flow.uses.data(), flow.uses.size(), flow.priority, flow.cap);
-        auto it = std::lower_bound(m_endedOrder.begin(),
-                                   m_endedOrder.end(),
-                                   key,
-                                   [this](uint32_t e, uint64_t k)
-                                   {
-                                       return m_endedFlows[e].key < k;
-                                   });
-        bool paired = false;
-        for (; it != m_endedOrder.end() && m_endedFlows[*it].key == key; ++it)
-        {
-            EndedFlow& e = m_endedFlows[*it];
-            if (e.n == NONE) // (already paired)
-            {
-                continue;
-            }
-            if (e.level == flow.priority && e.cap == flow.cap && e.n == flow.uses.size()
-                && std::equal(flow.uses.begin(), flow.uses.end(), m_endedUses.begin() + e.begin))
-            {
-                m_replacedRate[i] = e.rate;
-                e.n = NONE;
-                paired = true;
-                break;
-            }
-        }
-        if (!paired)
+        if (e.key != m_startedKey[i] || e.level != flow.priority || e.cap != flow.cap
+            || e.n != flow.uses.size()
+            || !std::equal(flow.uses.begin(), flow.uses.end(), m_endedUses.begin() + e.begin))
         {
             return false;
         }
+        m_replacedRate[i] = e.rate;
     }
     ++m_replacements;
+    // (the records go before the rates are taken: a refusal from TakeRate leaves none behind)
+    m_replacing.assign(m_startedFlows.begin(), m_startedFlows.end());
+    ClearReplacements();
+    m_dirty.clear();
     const Time now = Simulator::Now();
     const double horizon = ClockHorizon(now);
     for (std::size_t i = 0; i < n; ++i)
     {
-        TakeRate(m_startedFlows[i], m_replacedRate[i], now, horizon);
+        TakeRate(m_replacing[i], m_replacedRate[i], now, horizon);
     }
     Reschedule();
     return true;
@@ -1221,7 +1224,7 @@ FlowNetwork::TakeRates(Time now)
 }
 
 void
-FlowNetwork::TakeRate(uint32_t id, double rate, Time now, double horizon)
+FlowNetwork::TakeRate(uint32_t id, double rate, const Time& now, double horizon)
 {
     Flow& flow = m_flows[id];
     if (flow.rate <= 0 && rate > 0)
@@ -1250,8 +1253,8 @@ FlowNetwork::TakeRate(uint32_t id, double rate, Time now, double horizon)
                              os.str(),
                              seconds,
                              now,
-                             "raise the link rates (link-rate, nvlink-rate, rates, ...) or "
-                             "lower the sizes");
+                             "raise the rates of the links it crosses (the "
+                             "program's rate options) or lower the sizes");
         }
     }
     if (flow.rate <= 0 || !(seconds < horizon))

@@ -72,7 +72,9 @@ struct PacketTrain
  * start or end, once per instant however many do, and only for the flows that
  * share a link with one that changed, directly or through others (a connected
  * component); after ends alone (IncrementalSolve), only those at or above the
- * lowest ended rate, reached through such flows. When flows end, the flows
+ * lowest ended rate, reached through such flows, and none where each flow that
+ * starts has the links, weights, level and cap of one that ended at that
+ * instant (it takes that flow's rate: ReplaceEnded). When flows end, the flows
  * due next end with them while each is due within FinishTolerance of the time
  * it has been sending (the one approximation: without it a large component
  * whose flows end nanoseconds apart re-solves once per end). A message's
@@ -174,7 +176,9 @@ public:
      * \param onSent called when its last byte has left (add a latency yourself)
      * \return its id
      * \throws std::invalid_argument for bytes not finite and >= 0, a cap not a positive
-     *         rate, or an end beyond the simulator's clock (nothing is started)
+     *         rate, or (a capped flow on no link) an end beyond the simulator's clock:
+     *         nothing is started. A flow on links whose end lies beyond the clock is refused
+     *         when its rate is solved, from the event that solves it (Update).
      */
     uint32_t StartFlow(const FlowSpec& spec, Callback<void> onSent);
 
@@ -363,8 +367,10 @@ private:
      * each with the same uses, level and cap as its ended flow (a message's next chunk on
      * the same route): the problem is the one last solved, and max-min's rates are unique
      * (flows with the same uses, level and cap share one), so each takes its ended flow's
-     * rate and nothing is solved (IncrementalSolve).
-     * \return false, having changed nothing, when they do not pair up so
+     * rate and nothing is solved (IncrementalSolve). Flows with levels per use are not
+     * recorded (m_replaceable), nor is anything under SourceLockStep.
+     * \return false, having changed no flow, when they do not pair up so (Update then solves
+     * as usual); true, m_dirty and the records cleared, when they did
      */
     bool ReplaceEnded();
     /// \return a key of a flow's uses, level and cap (equal flows, equal keys)
@@ -385,7 +391,7 @@ private:
      * \param id the flow \param rate its rate \param now the time its bytes are brought up to
      * \param horizon ClockHorizon(now)
      */
-    void TakeRate(uint32_t id, double rate, Time now, double horizon);
+    void TakeRate(uint32_t id, double rate, const Time& now, double horizon);
     /// Update with SourceLockStep: a solver flow per endpoint link and level for the
     /// messages, merged uses
     void AddBundles(const std::vector<uint32_t>& flows);
@@ -462,9 +468,12 @@ private:
     std::vector<EndedFlow> m_endedFlows;
     std::vector<std::pair<uint32_t, double>> m_endedUses; //!< the ended flows' uses, in a row
     std::vector<uint32_t> m_startedFlows;                 //!< flows on links started since
-    bool m_replaceable{true};           //!< no flow with levels per use started or ended since
-    std::vector<uint32_t> m_endedOrder; //!< ReplaceEnded: m_endedFlows by key
-    std::vector<double> m_replacedRate; //!< ReplaceEnded: by started flow, its rate
+    bool m_replaceable{true};             //!< no flow with levels per use started or ended since
+    std::vector<uint32_t> m_endedOrder;   //!< ReplaceEnded: m_endedFlows by key
+    std::vector<uint64_t> m_startedKey;   //!< ReplaceEnded: by started flow, its key
+    std::vector<uint32_t> m_startedOrder; //!< ReplaceEnded: the started flows by key
+    std::vector<double> m_replacedRate;   //!< ReplaceEnded: by started flow, its rate
+    std::vector<uint32_t> m_replacing;    //!< ReplaceEnded: the started flows, rates taken
     uint64_t m_replacements{0};
     std::vector<double> m_residual; //!< UpdateAfterEnds: by local link, what the kept flows leave
     uint32_t m_stamp{0};
