@@ -36,6 +36,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 
 using namespace ns3;
 
@@ -193,7 +194,19 @@ main(int argc, char* argv[])
                     c.algorithm = algorithm;
                     c.topology.network = "flow";
                     c.estimate = false;
-                    c.Validate(); // before any table: bad algorithm names fail here
+                    try
+                    {
+                        c.Validate(); // before any table: bad algorithm names fail here
+                    }
+                    catch (const std::invalid_argument& e)
+                    {
+                        // the collective names its own option, algorithm; this one's is a list
+                        const std::string what = e.what();
+                        const std::string field = "algorithm:";
+                        throw std::invalid_argument(what.compare(0, field.size(), field) == 0
+                                                        ? "algorithms:" + what.substr(field.size())
+                                                        : what);
+                    }
                 }
             }
             if (!results.empty())

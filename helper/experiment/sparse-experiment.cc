@@ -459,7 +459,8 @@ RunSparse(const SparseConfig& config, const SparseProgress& progress)
             row.run = RunCollective(points[i].config).rows.at(0);
             if (row.algorithm == "omnireduce")
             {
-                uint64_t blocks = bytes / 4 / points[i].config.blockElements;
+                // (the blocks the run sent: a last partial one padded)
+                uint64_t blocks = SparsityBlocks(bytes, points[i].config.blockElements);
                 row.unionDensity
                     = GenerateSparsity(row.workers, blocks, row.density, where, config.base.seed)
                           .UnionDensity();

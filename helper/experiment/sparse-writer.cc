@@ -109,7 +109,7 @@ PrintSparseHeader(const SparseConfig& config)
                 "level\n",
                 config.TensorText().c_str(),
                 static_cast<unsigned long long>(bytes / 4),
-                static_cast<unsigned long long>(bytes / 4 / base.blockElements),
+                static_cast<unsigned long long>(SparsityBlocks(bytes, base.blockElements)),
                 base.blockElements,
                 config.placement.c_str(),
                 base.aggregatorPlacement.c_str(),

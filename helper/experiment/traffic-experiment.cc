@@ -131,11 +131,12 @@ TrafficConfig::Validate() const
     uint64_t payload = topology.mtu > FabricHeader::SERIALIZED_SIZE
                            ? topology.mtu - FabricHeader::SERIALIZED_SIZE
                            : 1;
-    if ((messageBytes + payload - 1) / payload > UINT32_MAX)
+    // (rounded up without adding: a size near 2^64 would wrap)
+    if (messageBytes / payload + (messageBytes % payload != 0) > UINT32_MAX)
     {
         throw std::invalid_argument("message-bytes: " + std::to_string(messageBytes)
                                     + " bytes need more than 2^32 packets of mtu "
-                                    + std::to_string(topology.mtu) + "; raise mtu");
+                                    + std::to_string(topology.mtu) + "; lower message-bytes or raise mtu");
     }
     if (messages == 0)
     {

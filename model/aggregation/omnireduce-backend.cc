@@ -134,13 +134,13 @@ OmniReduceBackend::PaddedElements(uint64_t bytes) const
     {
         return bytes / 4; // refused by Validate, naming block-elements
     }
-    return (bytes / 4 + m_blockElements - 1) / m_blockElements * m_blockElements;
+    return SparsityBlocks(bytes, m_blockElements) * m_blockElements;
 }
 
 SparsityPattern
 OmniReduceBackend::PatternOf(uint32_t n, uint64_t bytes) const
 {
-    uint64_t blocks = m_blockElements == 0 ? 0 : PaddedElements(bytes) / m_blockElements;
+    uint64_t blocks = SparsityBlocks(bytes, m_blockElements);
     if (!m_sparsityFile.empty())
     {
         return ReadSparsityFile(m_sparsityFile, n, blocks);

@@ -285,14 +285,24 @@ SparsityPattern::NextNonZero(uint32_t w, uint64_t from, uint64_t stride) const
     return UINT64_MAX;
 }
 
+uint64_t
+SparsityBlocks(uint64_t bytes, uint64_t blockElements)
+{
+    if (blockElements == 0)
+    {
+        return 0;
+    }
+    const uint64_t elements = bytes / 4;
+    return elements / blockElements + (elements % blockElements != 0);
+}
+
 void
 CheckSparsitySize(const std::string& field,
                   uint64_t bytes,
                   uint64_t blockElements,
                   uint64_t workers)
 {
-    // a last partial block is padded to a whole one (OmniReduceBackend::PaddedElements)
-    uint64_t blocks = blockElements == 0 ? 0 : (bytes / 4 + blockElements - 1) / blockElements;
+    uint64_t blocks = SparsityBlocks(bytes, blockElements);
     if (!FitsFlags(workers, blocks))
     {
         throw std::invalid_argument(

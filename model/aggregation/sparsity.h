@@ -78,6 +78,13 @@ struct SparsityPattern
 constexpr uint64_t MAX_SPARSITY_FLAGS = uint64_t(1) << 29;
 
 /**
+ * \param bytes a tensor's bytes (float32 elements of 4) \param blockElements elements per block
+ * \return its blocks, a last partial one padded to a whole (as OmniReduce sends it); 0 for
+ *         blockElements 0
+ */
+uint64_t SparsityBlocks(uint64_t bytes, uint64_t blockElements);
+
+/**
  * Refuse a pattern of more than MAX_SPARSITY_FLAGS flags, naming a field.
  * \param field the option that sets the size (e.g. "max-bytes", "tensor-bytes")
  * \param bytes the tensor's bytes \param blockElements float32 elements per block

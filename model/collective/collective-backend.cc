@@ -46,7 +46,7 @@ CollectiveBackend::Validate(const CollectiveRequest& request,
         throw NotApplicable(
             "algorithm: " + GetName() + " does not implement " + ToString(request.op)
             + "; algorithms for " + ToString(request.op) + ": "
-            + dlnet::JoinChoices(CollectiveRegistry::Implementing(request.op)) + " or auto");
+            + dlnet::JoinChoices(CollectiveRegistry::Implementing(request.op), ", ") + " or auto");
     }
     std::string why = CheckTopology(topology, comm);
     if (!why.empty())

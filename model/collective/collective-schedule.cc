@@ -696,7 +696,7 @@ NotImplemented(CollectiveAlgorithm a, CollectiveOp op)
     }
     throw std::invalid_argument("algorithm: " + ToString(a) + " does not implement " + ToString(op)
                                 + "; algorithms for " + ToString(op) + ": "
-                                + dlnet::JoinChoices(names) + " or auto");
+                                + dlnet::JoinChoices(names, ", ") + " or auto");
 }
 
 } // namespace

@@ -195,7 +195,7 @@ FabricEndpoint::Send(uint32_t dst,
     }
     m_device->Setup();
     uint32_t segment = m_device->GetMaxPacketSize() - FabricHeader::SERIALIZED_SIZE;
-    uint64_t total = (bytes + segment - 1) / segment;
+    uint64_t total = bytes / segment + (bytes % segment != 0); // (bytes + segment - 1 wraps)
     if (total > 0xffffffffULL)
     {
         // (named after the experiments' option: the message comes from a size the user gave)

@@ -326,6 +326,20 @@ TEST(SparsityGenerate, BadInputNamesTheField)
         {"workers"});
 }
 
+// A last partial block counts as one, as OmniReduce pads and sends it (a tensor smaller than
+// a block is one block, not none).
+TEST(SparsityBlocks, ALastPartialBlockIsPadded)
+{
+    EXPECT_EQ(SparsityBlocks(1024, 256), 1u);
+    EXPECT_EQ(SparsityBlocks(1020, 256), 1u);
+    EXPECT_EQ(SparsityBlocks(4, 256), 1u);
+    EXPECT_EQ(SparsityBlocks(1028, 256), 2u);
+    EXPECT_EQ(SparsityBlocks(0, 256), 0u);
+    EXPECT_EQ(SparsityBlocks(1024, 0), 0u);
+    EXPECT_EQ(SparsityBlocks(UINT64_MAX, 1), UINT64_MAX / 4); // (no wrap near 2^64)
+    EXPECT_EQ(SparsityBlocks(UINT64_MAX, 7), UINT64_MAX / 4 / 7 + 1);
+}
+
 TEST(SparsityPattern, NextNonZeroWithStrides)
 {
     SparsityPattern p;
