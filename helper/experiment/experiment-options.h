@@ -341,21 +341,23 @@ TimeOption(const std::string& name,
         optional);
 }
 
-/// A data rate with its unit, 1 bit/s to dlnet::MAX_RATE_BPS (dlnet::ParseRate).
+/// A data rate with its unit, minBps (1 bit/s unless said) to dlnet::MAX_RATE_BPS
+/// (dlnet::ParseRate).
 template <typename Config>
 ExperimentOption<Config>
 RateOption(const std::string& name,
            const std::string& help,
            std::string Config::*member,
-           bool optional = false)
+           bool optional = false,
+           uint64_t minBps = 1)
 {
     return CheckedTextOption<Config>(
         name,
         help,
         member,
-        [name](const std::string& v)
+        [name, minBps](const std::string& v)
         {
-            dlnet::ParseRate(name, v);
+            dlnet::ParseRate(name, v, minBps);
         },
         optional);
 }

@@ -9,6 +9,7 @@
 #include "ns3/data-rate.h"
 #include "ns3/double.h"
 #include "ns3/enum.h"
+#include "ns3/flow-network.h"
 #include "ns3/global-value.h"
 #include "ns3/integer.h"
 #include "ns3/log.h"
@@ -333,12 +334,14 @@ void
 SetProgramOptions(const std::vector<std::string>& names)
 {
     g_programOptions = names;
+    FlowNetwork::SetRateOptions(RateOptionsText()); // (its clock refusal names them too)
 }
 
 void
 ClearProgramOptions()
 {
     g_programOptions.reset();
+    FlowNetwork::SetRateOptions("");
 }
 
 void

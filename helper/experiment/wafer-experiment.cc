@@ -530,9 +530,12 @@ WaferOptions()
         WaferField(
             []
             {
+                // (the wafer's own floor, so that 0bps and 1bps get one range)
                 return RateOption<W>("npu-bandwidth",
                                      "NPU network bandwidth per direction (mesh: over four links)",
-                                     &W::npuBandwidth);
+                                     &W::npuBandwidth,
+                                     false,
+                                     WAFER_MIN_NPU_BPS);
             }),
         WaferField(
             []

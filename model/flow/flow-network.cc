@@ -78,6 +78,9 @@ ClockHorizon(Time now)
     return (Time::Max() - now).GetSeconds() / 2;
 }
 
+/// The options that set link rates, for the clock refusal's remedy (SetRateOptions)
+std::string g_rateOptions;
+
 /// Refuse a flow whose end the simulator's clock cannot hold (the run would stall, or its
 /// end wrap round). \param bytes its bytes left \param rate how fast, in words
 /// \param seconds when it would end, from now \param now the time \param remedy what to do
@@ -93,6 +96,12 @@ ThrowBeyondClock(
     throw std::invalid_argument(os.str());
 }
 } // namespace
+
+void
+FlowNetwork::SetRateOptions(const std::string& options)
+{
+    g_rateOptions = options;
+}
 
 TypeId
 FlowNetwork::GetTypeId()
@@ -859,9 +868,9 @@ void
 FlowNetwork::Update()
 {
     m_updatePending = false;
-    if (m_incremental && !m_sourceLockStep && ReplaceEnded())
+    if (m_incremental && !m_sourceLockStep)
     {
-        // (m_dirty cleared: Update below finds nothing to solve)
+        ReplaceEnded(); // (when it replaces, m_dirty is cleared: nothing below is solved)
     }
     ClearReplacements();
     const double endedLowest = m_endedLowest;
@@ -1253,8 +1262,9 @@ FlowNetwork::TakeRate(uint32_t id, double rate, const Time& now, double horizon)
                              os.str(),
                              seconds,
                              now,
-                             "raise the rates of the links it crosses (the "
-                             "program's rate options) or lower the sizes");
+                             "raise the rates of the links it crosses"
+                                 + (g_rateOptions.empty() ? "" : " (" + g_rateOptions + ")")
+                                 + " or lower the sizes");
         }
     }
     if (flow.rate <= 0 || !(seconds < horizon))

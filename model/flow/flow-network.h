@@ -71,10 +71,11 @@ struct PacketTrain
  * before 0, as a device serves its queues); rates are recomputed when flows
  * start or end, once per instant however many do, and only for the flows that
  * share a link with one that changed, directly or through others (a connected
- * component); after ends alone (IncrementalSolve), only those at or above the
- * lowest ended rate, reached through such flows, and none where each flow that
- * starts has the links, weights, level and cap of one that ended at that
- * instant (it takes that flow's rate: ReplaceEnded). When flows end, the flows
+ * component). With IncrementalSolve: after ends alone, only those at or above
+ * the lowest ended rate, reached through such flows; and where flows both start
+ * and end at an instant, none when each flow that starts has the links,
+ * weights, level and cap of one that ended then (it takes that flow's rate:
+ * ReplaceEnded). When flows end, the flows
  * due next end with them while each is due within FinishTolerance of the time
  * it has been sending (the one approximation: without it a large component
  * whose flows end nanoseconds apart re-solves once per end). A message's
@@ -181,6 +182,13 @@ public:
      *         when its rate is solved, from the event that solves it (Update).
      */
     uint32_t StartFlow(const FlowSpec& spec, Callback<void> onSent);
+
+    /**
+     * Name the options that set link rates in the remedy of the clock refusal (StartFlow):
+     * the flow level cannot know them, the program in hand can (SetProgramOptions).
+     * \param options e.g. "link-rate, nvlink-rate"; "" (the default): none named
+     */
+    static void SetRateOptions(const std::string& options);
 
     /// \param device a sending device \return bytes that have crossed its link so far
     double GetCarriedBytes(Ptr<FabricNetDevice> device);
@@ -367,8 +375,9 @@ private:
      * each with the same uses, level and cap as its ended flow (a message's next chunk on
      * the same route): the problem is the one last solved, and max-min's rates are unique
      * (flows with the same uses, level and cap share one), so each takes its ended flow's
-     * rate and nothing is solved (IncrementalSolve). Flows with levels per use are not
-     * recorded (m_replaceable), nor is anything under SourceLockStep.
+     * rate and nothing is solved (IncrementalSolve). A flow with levels per use that starts
+     * or ends clears m_replaceable (the instant is solved); nothing is recorded under
+     * SourceLockStep.
      * \return false, having changed no flow, when they do not pair up so (Update then solves
      * as usual); true, m_dirty and the records cleared, when they did
      */

@@ -32,6 +32,39 @@ Fail(const std::string& job, const std::string& field, const std::string& why)
     throw std::invalid_argument(field + ": " + why + " (job '" + job + "')");
 }
 
+/// A job's pieces (offset, bytes), in packet order: see FredParts
+std::vector<std::pair<uint64_t, uint64_t>>
+Pieces(const FredJob& job)
+{
+    const uint64_t es = ElementSize(job.type);
+    const uint32_t nRecv = job.receivers.size();
+    const uint32_t nSrc = job.sources.size();
+    std::vector<std::pair<uint64_t, uint64_t>> pieces; // offset, bytes
+    if (job.op == CollectiveOp::ALL_REDUCE)
+    {
+        pieces.emplace_back(0, job.bytes);
+    }
+    else if (job.op == CollectiveOp::BROADCAST)
+    {
+        for (uint32_t s = 0; s < nSrc; ++s)
+        {
+            pieces.emplace_back(s * job.bytes, job.bytes);
+        }
+    }
+    else
+    {
+        uint64_t elements = job.bytes / es;
+        uint64_t offset = 0;
+        for (uint32_t i = 0; i < nRecv; ++i)
+        {
+            uint64_t n = elements / nRecv + (i < elements % nRecv ? 1 : 0);
+            pieces.emplace_back(offset, n * es);
+            offset += n * es;
+        }
+    }
+    return pieces;
+}
+
 } // namespace
 
 void
@@ -101,6 +134,20 @@ FredJob::Validate() const
             Fail(name, "bytes", "fewer elements than ranks");
         }
     }
+    // packet indices are 32-bit (FredPart)
+    uint64_t packets = 0;
+    for (auto [offset, size] : Pieces(*this))
+    {
+        packets += size / payloadBytes + (size % payloadBytes != 0);
+    }
+    if (packets > UINT32_MAX)
+    {
+        Fail(name,
+             "bytes",
+             std::to_string(bytes) + " bytes make " + std::to_string(packets) + " packets of "
+                 + std::to_string(payloadBytes)
+                 + " payload bytes, more than 2^32 - 1; raise the mtu or lower the bytes");
+    }
     if (!inputs.empty())
     {
         if (inputs.size() != sources.size())
@@ -120,37 +167,12 @@ FredJob::Validate() const
 std::vector<FredPart>
 FredParts(const FredJob& job)
 {
-    const uint64_t es = ElementSize(job.type);
-    const uint32_t nRecv = job.receivers.size();
-    const uint32_t nSrc = job.sources.size();
-    std::vector<std::pair<uint64_t, uint64_t>> pieces; // offset, bytes
-    if (job.op == CollectiveOp::ALL_REDUCE)
-    {
-        pieces.emplace_back(0, job.bytes);
-    }
-    else if (job.op == CollectiveOp::BROADCAST)
-    {
-        for (uint32_t s = 0; s < nSrc; ++s)
-        {
-            pieces.emplace_back(s * job.bytes, job.bytes);
-        }
-    }
-    else
-    {
-        uint64_t elements = job.bytes / es;
-        uint64_t offset = 0;
-        for (uint32_t i = 0; i < nRecv; ++i)
-        {
-            uint64_t n = elements / nRecv + (i < elements % nRecv ? 1 : 0);
-            pieces.emplace_back(offset, n * es);
-            offset += n * es;
-        }
-    }
     std::vector<FredPart> parts;
     uint32_t next = 0;
-    for (auto [offset, bytes] : pieces)
+    for (auto [offset, bytes] : Pieces(job))
     {
-        uint32_t packets = (bytes + job.payloadBytes - 1) / job.payloadBytes;
+        // (no wrap: Validate refuses a job of more than UINT32_MAX packets)
+        uint32_t packets = bytes / job.payloadBytes + (bytes % job.payloadBytes != 0);
         parts.push_back(FredPart{offset, bytes, next, packets});
         next += packets;
     }
