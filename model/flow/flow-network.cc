@@ -1016,6 +1016,8 @@ FlowNetwork::ReplaceEnded()
         m_startedKey[i]
             = ReplacementKey(flow.uses.data(), flow.uses.size(), flow.priority, flow.cap);
         m_startedOrder[i] = i;
+        EndedFlow& e = m_endedFlows[i];
+        e.key = ReplacementKey(m_endedUses.data() + e.begin, e.n, e.level, e.cap);
         m_endedOrder[i] = i;
     }
     std::sort(m_startedOrder.begin(),
@@ -1420,13 +1422,12 @@ FlowNetwork::Remove(uint32_t id)
         m_replaceable = m_replaceable && flow.usePriority.empty();
         if (m_replaceable && m_incremental && !m_sourceLockStep)
         {
-            m_endedFlows.push_back(EndedFlow{
-                ReplacementKey(flow.uses.data(), flow.uses.size(), flow.priority, flow.cap),
-                static_cast<uint32_t>(m_endedUses.size()),
-                static_cast<uint32_t>(flow.uses.size()),
-                flow.priority,
-                flow.cap,
-                flow.rate});
+            m_endedFlows.push_back(EndedFlow{0,
+                                             static_cast<uint32_t>(m_endedUses.size()),
+                                             static_cast<uint32_t>(flow.uses.size()),
+                                             flow.priority,
+                                             flow.cap,
+                                             flow.rate});
             m_endedUses.insert(m_endedUses.end(), flow.uses.begin(), flow.uses.end());
         }
     }

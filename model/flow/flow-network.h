@@ -467,7 +467,7 @@ private:
     /// A flow that ended since the last Update, for ReplaceEnded.
     struct EndedFlow
     {
-        uint64_t key;   //!< ReplacementKey
+        uint64_t key;   //!< ReplacementKey, set by ReplaceEnded (most records never need one)
         uint32_t begin; //!< its uses in m_endedUses
         uint32_t n;     //!< how many
         uint8_t level;
