@@ -136,7 +136,8 @@ TrafficConfig::Validate() const
     {
         throw std::invalid_argument("message-bytes: " + std::to_string(messageBytes)
                                     + " bytes need more than 2^32 packets of mtu "
-                                    + std::to_string(topology.mtu) + "; lower message-bytes or raise mtu");
+                                    + std::to_string(topology.mtu)
+                                    + "; lower message-bytes or raise mtu");
     }
     if (messages == 0)
     {
