@@ -104,12 +104,16 @@ PrintSparseHeader(const SparseConfig& config)
     std::string loss
         = config.loss > 0 ? ", lossy fabric, loss rate " + ToJson(config)["loss"].get<std::string>()
                           : "";
-    std::printf("# sparse AllReduce of a %s float32 tensor (%llu elements, %llu blocks "
+    const uint64_t elements = bytes / 4;
+    const uint64_t blocks = SparsityBlocks(bytes, base.blockElements);
+    std::printf("# sparse AllReduce of a %s float32 tensor (%llu element%s, %llu block%s "
                 "of %u), %s placement, aggregators on %s, %u block%s per packet, mtu %u%s, %s "
                 "level\n",
                 config.TensorText().c_str(),
-                static_cast<unsigned long long>(bytes / 4),
-                static_cast<unsigned long long>(SparsityBlocks(bytes, base.blockElements)),
+                static_cast<unsigned long long>(elements),
+                elements == 1 ? "" : "s",
+                static_cast<unsigned long long>(blocks),
+                blocks == 1 ? "" : "s",
                 base.blockElements,
                 config.placement.c_str(),
                 base.aggregatorPlacement.c_str(),
