@@ -145,14 +145,22 @@ OmniReduceHelper::Validate(const OmniReduceSettings& s,
         throw std::invalid_argument("message-blocks: got " + std::to_string(s.messageBlocks)
                                     + "; expected 1 to 32 blocks per packet");
     }
-    uint64_t packet = FabricHeader::SERIALIZED_SIZE + OmniReduceHeader::FIXED_SIZE
-                      + 4ull * s.messageBlocks * (1 + s.blockElements);
+    // (1ull: 1 + blockElements in 32 bits wrapped to 0 at 2^32 - 1, and the packet fitted)
+    const uint64_t headers = FabricHeader::SERIALIZED_SIZE + OmniReduceHeader::FIXED_SIZE;
+    uint64_t packet = headers + 4ull * s.messageBlocks * (1ull + s.blockElements);
     if (packet > mtu)
     {
-        throw std::invalid_argument("message-blocks: " + std::to_string(s.messageBlocks)
-                                    + " blocks of " + std::to_string(s.blockElements)
-                                    + " elements make a " + std::to_string(packet)
-                                    + "-byte packet; the mtu is " + std::to_string(mtu));
+        // one block too large is block-elements' fault; several, message-blocks'
+        const uint64_t room = mtu > headers ? (mtu - headers) / 4 : 0;
+        const uint64_t largest = room / s.messageBlocks;
+        throw std::invalid_argument(
+            std::string(s.messageBlocks == 1 ? "block-elements" : "message-blocks") + ": "
+            + std::to_string(s.messageBlocks) + " block" + (s.messageBlocks == 1 ? "" : "s")
+            + " of " + std::to_string(s.blockElements) + " elements make a "
+            + std::to_string(packet) + "-byte packet; the mtu is " + std::to_string(mtu)
+            + (largest > 1 ? " (at most " + std::to_string(largest - 1) + " elements per block at "
+                                 + std::to_string(s.messageBlocks) + " per packet)"
+                           : ""));
     }
     if (s.slots == 0)
     {
