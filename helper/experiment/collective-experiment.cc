@@ -716,8 +716,7 @@ RunCollective(const CollectiveConfig& c)
                 SimulationScope::ClockField(timeAttributes) + ": " + c.op + " of "
                 + std::to_string(bytes) + " bytes with " + name + " on " + std::to_string(n)
                 + " ranks " + what + "; "
-                + SimulationScope::ClockAdvice(timeAttributes,
-                                               "link-rate, fabric-link-rate, nic-rate, ..."));
+                + SimulationScope::ClockAdvice(timeAttributes, SimulationScope::RateOptions()));
         };
         if (!(row.bound <= dlnet::MAX_TIME_SECONDS))
         {

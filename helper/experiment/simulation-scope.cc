@@ -624,6 +624,12 @@ SimulationScope::ClockField(const std::vector<std::string>& timeAttributes)
 }
 
 std::string
+SimulationScope::RateOptions()
+{
+    return RateOptionsText();
+}
+
+std::string
 SimulationScope::ClockAdvice(const std::vector<std::string>& timeAttributes,
                              const std::string& rateOptions)
 {

@@ -166,6 +166,13 @@ public:
                                    const std::string& rateOptions);
 
     /**
+     * \return the options of the program in hand that set link rates ("link-rate,
+     * nvlink-rate"), "none of this program's options sets one", or without a program in
+     * hand (Python) the usual ones
+     */
+    static std::string RateOptions();
+
+    /**
      * A check made about every 50 ms of wall time while Simulator::Run runs
      * inside a scope (from the simulator's thread, between events), and by the
      * long computations that call dlnet::PollInterrupt. When it returns true,
