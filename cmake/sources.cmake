@@ -110,6 +110,7 @@ set(DLNET_SOURCES
 )
 
 set(DLNET_HEADERS
+  model/common/ceil-divide.h
   model/common/config-parse.h
   model/common/file-io.h
   model/common/interrupt.h

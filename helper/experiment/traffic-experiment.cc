@@ -5,6 +5,7 @@
 
 #include "simulation-scope.h"
 
+#include "ns3/ceil-divide.h"
 #include "ns3/config-parse.h"
 #include "ns3/log.h"
 #include "ns3/random-variable-stream.h"
@@ -131,8 +132,7 @@ TrafficConfig::Validate() const
     uint64_t payload = topology.mtu > FabricHeader::SERIALIZED_SIZE
                            ? topology.mtu - FabricHeader::SERIALIZED_SIZE
                            : 1;
-    // (rounded up without adding: a size near 2^64 would wrap)
-    if (messageBytes / payload + (messageBytes % payload != 0) > UINT32_MAX)
+    if (dlnet::CeilDivide(messageBytes, payload) > UINT32_MAX)
     {
         throw std::invalid_argument("message-bytes: " + std::to_string(messageBytes)
                                     + " bytes need more than 2^32 packets of mtu "

@@ -3,6 +3,7 @@
  */
 #include "sparsity.h"
 
+#include "ns3/ceil-divide.h"
 #include "ns3/config-parse.h"
 #include "ns3/file-io.h"
 #include "ns3/log.h"
@@ -292,8 +293,7 @@ SparsityBlocks(uint64_t bytes, uint64_t blockElements)
     {
         return 0;
     }
-    const uint64_t elements = bytes / 4;
-    return elements / blockElements + (elements % blockElements != 0);
+    return dlnet::CeilDivide(bytes / 4, blockElements);
 }
 
 void

@@ -6,6 +6,7 @@
 #include "fabric-header.h"
 #include "fabric-net-device.h"
 
+#include "ns3/ceil-divide.h"
 #include "ns3/log.h"
 #include "ns3/packet.h"
 #include "ns3/simulator.h"
@@ -195,7 +196,7 @@ FabricEndpoint::Send(uint32_t dst,
     }
     m_device->Setup();
     uint32_t segment = m_device->GetMaxPacketSize() - FabricHeader::SERIALIZED_SIZE;
-    uint64_t total = bytes / segment + (bytes % segment != 0); // (bytes + segment - 1 wraps)
+    uint64_t total = dlnet::CeilDivide(bytes, segment);
     if (total > 0xffffffffULL)
     {
         // (named after the experiments' option: the message comes from a size the user gave)

@@ -6,6 +6,7 @@
 #include "fred-header.h"
 #include "fred-switch-program.h"
 
+#include "ns3/ceil-divide.h"
 #include "ns3/fabric-net-device.h"
 #include "ns3/log.h"
 #include "ns3/packet.h"
@@ -138,7 +139,7 @@ FredJob::Validate() const
     uint64_t packets = 0;
     for (auto [offset, size] : Pieces(*this))
     {
-        packets += size / payloadBytes + (size % payloadBytes != 0);
+        packets += dlnet::CeilDivide(size, payloadBytes);
     }
     if (packets > UINT32_MAX)
     {
@@ -172,7 +173,7 @@ FredParts(const FredJob& job)
     for (auto [offset, bytes] : Pieces(job))
     {
         // (no wrap: Validate refuses a job of more than UINT32_MAX packets)
-        uint32_t packets = bytes / job.payloadBytes + (bytes % job.payloadBytes != 0);
+        uint32_t packets = dlnet::CeilDivide(bytes, job.payloadBytes);
         parts.push_back(FredPart{offset, bytes, next, packets});
         next += packets;
     }
