@@ -13,6 +13,7 @@
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/simulator.h"
+#include "ns3/splitmix64.h"
 #include "ns3/trace-source-accessor.h"
 #include "ns3/uinteger.h"
 
@@ -973,8 +974,7 @@ FlowNetwork::ReplacementKey(const std::pair<uint32_t, double>* uses,
 {
     auto mix = [](uint64_t h, uint64_t v)
     {
-        h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-        return h;
+        return dlnet::SplitMix64(h ^ v);
     };
     uint64_t h = mix(level, n);
     for (std::size_t i = 0; i < n; ++i)
@@ -1050,7 +1050,7 @@ FlowNetwork::ReplaceEnded()
     }
     ++m_replacements;
     // (the records go before the rates are taken: a refusal from TakeRate leaves none behind)
-    m_replacing.assign(m_startedFlows.begin(), m_startedFlows.end());
+    m_replacing.swap(m_startedFlows);
     ClearReplacements();
     m_dirty.clear();
     const Time now = Simulator::Now();
