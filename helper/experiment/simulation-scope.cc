@@ -222,32 +222,15 @@ ProgramOptionsText(const std::vector<std::string>& candidates, const std::string
     return text;
 }
 
-/// The options that set link rates: the program's own, when one is in hand (heterps offers
-/// fabric-link-rate and oversubscription, not link-rate: its catalogue gives the NIC rates).
-std::string
-RateOptionsText()
-{
-    const std::string text = ProgramOptionsText({"link-rate",
-                                                 "nvlink-rate",
-                                                 "nic-rate",
-                                                 "fabric-link-rate",
-                                                 "global-link-rate",
-                                                 "local-link-rate",
-                                                 "host-groups",
-                                                 "rates",
-                                                 "npu-bandwidth",
-                                                 "io-rate"},
-                                                "link-rate, nvlink-rate, nic-rate, rates, ...");
-    return text.empty() ? "none of this program's options sets one" : text;
-}
 } // namespace
 
 SimulatedTimeLimit::SimulatedTimeLimit()
-    : std::invalid_argument(SimulationScope::ClockField(g_timeAttributes)
-                            + ": the simulation reached " + dlnet::TimeText(dlnet::MAX_TIME_SECONDS)
-                            + " of simulated time, the most a run may simulate, before it "
-                              "finished; "
-                            + SimulationScope::ClockAdvice(g_timeAttributes, RateOptionsText()))
+    : std::invalid_argument(
+        SimulationScope::ClockField(g_timeAttributes) + ": the simulation reached "
+        + dlnet::TimeText(dlnet::MAX_TIME_SECONDS)
+        + " of simulated time, the most a run may simulate, before it "
+          "finished; "
+        + SimulationScope::ClockAdvice(g_timeAttributes, SimulationScope::RateOptions()))
 {
 }
 
@@ -334,7 +317,8 @@ void
 SetProgramOptions(const std::vector<std::string>& names)
 {
     g_programOptions = names;
-    FlowNetwork::SetRateOptions(RateOptionsText()); // (its clock refusal names them too)
+    FlowNetwork::SetRateOptions(
+        SimulationScope::RateOptions()); // (its clock refusal names them too)
 }
 
 void
@@ -623,10 +607,23 @@ SimulationScope::ClockField(const std::vector<std::string>& timeAttributes)
     return field + "rates";
 }
 
+// (the program's own, when one is in hand: heterps offers
+// fabric-link-rate and oversubscription, not link-rate, for its catalogue gives the NIC rates)
 std::string
 SimulationScope::RateOptions()
 {
-    return RateOptionsText();
+    const std::string text = ProgramOptionsText({"link-rate",
+                                                 "nvlink-rate",
+                                                 "nic-rate",
+                                                 "fabric-link-rate",
+                                                 "global-link-rate",
+                                                 "local-link-rate",
+                                                 "host-groups",
+                                                 "rates",
+                                                 "npu-bandwidth",
+                                                 "io-rate"},
+                                                "link-rate, nvlink-rate, nic-rate, rates, ...");
+    return text.empty() ? "none of this program's options sets one" : text;
 }
 
 std::string
