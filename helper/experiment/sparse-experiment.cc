@@ -163,7 +163,8 @@ PointsOf(const SparseConfig& s)
                              : (base.aggregators ? base.aggregators : n);
             CollectiveConfig c = base;
             c.ns3Attributes = s.ns3Attributes;
-            c.given.clear(); // the sweep runs every algorithm with the same settings
+            c.given.clear();    // the sweep runs every algorithm with the same settings
+            c.estimate = false; // (the sweep reports no estimate; a ring's costs ranks^2 memory)
             c.topology.kind = "star";
             c.topology.hosts = n + std::max(n, a);
             c.topology.hostLinkRate = rate;

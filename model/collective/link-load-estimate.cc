@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <stdexcept>
 #include <tuple>
 
@@ -215,38 +216,59 @@ class Levels
 public:
     /**
      * \param lanes the lanes \param lanesOfChunk lanes by chunk
-     * \param positionInChunk by lane \param inFlight chunks a rank works on at once
+     * \param positionInChunk by lane
+     * \param firstEntry FirstEntries of the lanes
+     * \param inFlight chunks a rank works on at once
      * \param stagger the request's staggerChunks
      * \param pipeline a chunk enters a step one level after the chunk before it
      */
     Levels(const std::vector<CollectiveLane>& lanes,
            const std::vector<std::vector<uint32_t>>& lanesOfChunk,
            const std::vector<uint32_t>& positionInChunk,
+           const std::vector<uint64_t>& firstEntry,
            uint32_t inFlight,
            bool stagger,
            bool pipeline)
         : m_lanes(lanes)
         , m_lanesOfChunk(lanesOfChunk)
         , m_position(positionInChunk)
+        , m_first(firstEntry)
         , m_inFlight(inFlight)
         , m_stagger(stagger)
         , m_pipeline(pipeline)
+        , m_ranks(uint32_t((firstEntry.size() - 1) / std::max<std::size_t>(lanes.size(), 1)))
+        , m_memo(firstEntry.back(), UNKNOWN)
     {
-        m_memo.resize(lanes.size());
-        for (std::size_t l = 0; l < lanes.size(); ++l)
+    }
+
+    /**
+     * Where each (lane, rank)'s steps start in a flat memo of all steps.
+     * \param lanes the lanes
+     *
+eturn (lane * ranks + rank) -> its first entry; the last element is the count
+     */
+    static std::vector<uint64_t> FirstEntries(const std::vector<CollectiveLane>& lanes,
+                                              uint32_t ranks)
+    {
+        std::vector<uint64_t> first;
+        first.reserve(lanes.size() * ranks + 1);
+        uint64_t next = 0;
+        for (const auto& lane : lanes)
         {
-            m_memo[l].resize(lanes[l].GetNRanks());
-            for (uint32_t r = 0; r < lanes[l].GetNRanks(); ++r)
+            for (uint32_t r = 0; r < ranks; ++r)
             {
-                m_memo[l][r].assign(lanes[l].GetNSteps(r) + 1, UNKNOWN);
+                first.push_back(next);
+                next += lane.GetNSteps(r) + 1;
             }
         }
+        first.push_back(next);
+        return first;
     }
 
     /// \return the level at which rank enters step (steps.size(): finishes the lane)
     int64_t Of(uint32_t lane, uint32_t rank, uint32_t step)
     {
-        int64_t& memo = m_memo[lane][rank][step];
+        int32_t& memo = m_memo[m_first[std::size_t(lane) * m_ranks + rank] + step];
         if (memo == BUSY)
         {
             throw std::logic_error("CollectivePhases: the schedule's steps wait on each other");
@@ -295,21 +317,23 @@ public:
                 level = std::max(level, Of(before, rank, step) + 1);
             }
         }
-        memo = level;
+        memo = int32_t(level); // (levels < steps, at most MAX_ESTIMATE_STEPS)
         return level;
     }
 
 private:
-    static constexpr int64_t UNKNOWN = -1;
-    static constexpr int64_t BUSY = -2;
+    static constexpr int32_t UNKNOWN = -1;
+    static constexpr int32_t BUSY = -2;
 
     const std::vector<CollectiveLane>& m_lanes;
     const std::vector<std::vector<uint32_t>>& m_lanesOfChunk;
     const std::vector<uint32_t>& m_position;
+    const std::vector<uint64_t>& m_first;
     uint32_t m_inFlight;
     bool m_stagger;
     bool m_pipeline;
-    std::vector<std::vector<std::vector<int64_t>>> m_memo; //!< [lane][rank][step]
+    uint32_t m_ranks;            //!< ranks of every lane
+    std::vector<int32_t> m_memo; //!< by m_first[lane * ranks + rank] + step
 };
 
 } // namespace
@@ -433,6 +457,19 @@ CollectivePhases(const Communicator& comm, const CollectiveRequest& request)
             lanesOfChunk[c].push_back(l);
         }
     }
+    // each step of each rank holds its level (twice in several chunks): a ring on 8192 ranks
+    // of 4 bytes sends few messages but has 134 million steps
+    const std::vector<uint64_t> first = Levels::FirstEntries(lanes, n);
+    if (first.back() > MAX_ESTIMATE_STEPS)
+    {
+        throw std::invalid_argument(
+            "estimate: " + ToString(req.op) + " of " + std::to_string(req.bytes) + " bytes with "
+            + ToString(req.algorithm) + " on " + std::to_string(n) + " ranks has "
+            + std::to_string(first.back()) + " steps over its ranks, more than "
+            + std::to_string(MAX_ESTIMATE_STEPS)
+            + ", the most the link-load estimate keeps in memory (at most 1 GiB); "
+              "set estimate=false to run without it");
+    }
     // Every step's level and every message are kept until the phases are built (and the
     // messages then in them): a count first, stopping at the limit, so that a schedule
     // too large is refused before it fills the memory (a ring on 65536 ranks sends 8.6e9)
@@ -458,15 +495,18 @@ CollectivePhases(const Communicator& comm, const CollectiveRequest& request)
               "set estimate=false to run without it");
     }
     // when the engine posts a send (for the ids), and the phase its bytes are counted in
-    Levels posted(lanes, lanesOfChunk, position, req.chunksInFlight, req.staggerChunks, false);
+    Levels posted(
+        lanes, lanesOfChunk, position, first, req.chunksInFlight, req.staggerChunks, false);
     // (a send/receive's chunks go back to back on one path, each without a later step to
-    // overlap: one phase, its latency once, not one phase and latency per chunk)
-    Levels phase(lanes,
-                 lanesOfChunk,
-                 position,
-                 req.chunksInFlight,
-                 req.staggerChunks,
-                 req.op != CollectiveOp::SEND_RECV);
+    // overlap: one phase, its latency once, not one phase and latency per chunk); in one
+    // chunk the two are the same levels (pipelining orders a chunk after the one before)
+    std::unique_ptr<Levels> pipelined;
+    if (req.chunks > 1 && req.op != CollectiveOp::SEND_RECV)
+    {
+        pipelined = std::make_unique<Levels>(
+            lanes, lanesOfChunk, position, first, req.chunksInFlight, req.staggerChunks, true);
+    }
+    Levels& phase = pipelined ? *pipelined : posted;
 
     // Message ids: an endpoint numbers its messages in the order they are
     // sent. The engine posts, at the start, each rank's chunks in flight lane

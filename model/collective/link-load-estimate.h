@@ -111,13 +111,19 @@ LinkLoadEstimate EstimateLinkLoad(const Cluster& cluster, const std::vector<Link
  * \param request the collective (chunks 0: CollectiveEngine::DefaultChunks,
  *        chunksInFlight 0: all; as the engine with its attributes at 0)
  * \return the phases; throws std::invalid_argument as CollectiveRequest::Validate,
- *         and ("estimate: ...") on more than MAX_ESTIMATE_MESSAGES messages
+ *         and ("estimate: ...") on more than MAX_ESTIMATE_MESSAGES messages or
+ *         MAX_ESTIMATE_STEPS steps
  */
 std::vector<LinkPhase> CollectivePhases(const Communicator& comm, const CollectiveRequest& request);
 
 /// CollectivePhases' limit: the messages it keeps (each about 100 bytes while it sorts
 /// them; a ring on 4096 ranks, 33.5 million, took 3.2 GB)
 constexpr uint64_t MAX_ESTIMATE_MESSAGES = 1ull << 25;
+
+/// CollectivePhases' other limit: the steps of every rank of every lane, whose levels it keeps
+/// (4 bytes each, 8 in several chunks: at most 1 GiB; a ring on 8192 ranks has 134.2 million,
+/// on 16384 ranks 537 million)
+constexpr uint64_t MAX_ESTIMATE_STEPS = 1ull << 27;
 
 /**
  * EstimateLinkLoad of CollectivePhases.
