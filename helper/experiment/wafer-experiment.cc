@@ -551,9 +551,12 @@ WaferOptions()
         WaferField(
             []
             {
-                return UnsignedOption<W>("payload-bytes",
-                                         "data per packet (the MTU adds the 24-byte header)",
-                                         &W::payloadBytes);
+                return UnsignedOption<W>(
+                    "payload-bytes",
+                    "bytes per packet behind the 24-byte fabric header (the MTU adds "
+                    "it): data, less FRED's 12-byte header in its switches' "
+                    "collectives",
+                    &W::payloadBytes);
             }),
         WaferField(
             []

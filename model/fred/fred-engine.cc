@@ -7,6 +7,7 @@
 #include "fred-switch-program.h"
 
 #include "ns3/ceil-divide.h"
+#include "ns3/fabric-header.h"
 #include "ns3/fabric-net-device.h"
 #include "ns3/log.h"
 #include "ns3/packet.h"
@@ -143,11 +144,15 @@ FredJob::Validate() const
     }
     if (packets > UINT32_MAX)
     {
+        // (the programs set the packet by mtu or payload-bytes, which the headers share)
         Fail(name,
              "bytes",
              std::to_string(bytes) + " bytes make " + std::to_string(packets) + " packets of "
-                 + std::to_string(payloadBytes)
-                 + " payload bytes, more than 2^32 - 1; raise the mtu or lower the bytes");
+                 + std::to_string(payloadBytes) + " data bytes (a packet less its "
+                 + std::to_string(FabricHeader::SERIALIZED_SIZE) + "-byte fabric and "
+                 + std::to_string(FredHeader::SERIALIZED_SIZE)
+                 + "-byte FRED headers, in whole elements), more than 2^32 - 1; lower the "
+                   "sizes or raise the packet size (the mtu or payload-bytes option)");
     }
     if (!inputs.empty())
     {

@@ -283,6 +283,8 @@ WaferScaleTopology::FromTopologyConfig(const TopologyConfig& config, WaferVarian
     w.variant = ToString(variant);
     if (config.given.count("link-rate"))
     {
+        // (checked under the option's own name: Validate would name npu-bandwidth)
+        dlnet::ParseRate("link-rate", config.hostLinkRate, WAFER_MIN_NPU_BPS);
         w.npuBandwidth = config.hostLinkRate;
     }
     if (config.given.count("link-delay"))
