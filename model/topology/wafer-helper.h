@@ -96,7 +96,7 @@ struct WaferConfig
     std::string npuBandwidth{"3000GBps"}; //!< per NPU and direction (mesh: over its four links)
     std::string ioRate{"128GBps"};        //!< per I/O controller link
     std::string linkDelay{"20ns"};        //!< every wafer link but the mesh NPU-router ones (0)
-    uint32_t payloadBytes{4096};          //!< bytes behind the 24-byte header (FRED collectives: 12 are theirs)
+    uint32_t payloadBytes{4096};          //!< behind the 24-byte header (FRED: 12 its own)
     uint32_t middleStages{3};             //!< FRED switches: middle subnetworks m of Fred_m(P)
     std::string network{"packet"};        //!< packet (the fabric) or flow (FlowNetwork)
 
