@@ -355,17 +355,12 @@ ParseReal(const std::string& field, const std::string& text, double min, double 
     {
         Fail(field, text, allowed);
     }
-    std::size_t used = 0;
-    double value = 0;
-    try
-    {
-        value = std::stod(t, &used);
-    }
-    catch (const std::exception&)
-    {
-        Fail(field, text, allowed);
-    }
-    if (used != t.size() || !std::isfinite(value) || value < min || value > max)
+    // strtod, not std::stod: stod refuses a subnormal such as 4.9e-324 (ERANGE), a value in
+    // range; an overflow comes back infinite and is refused below
+    char* end = nullptr;
+    const double value = t.empty() ? 0 : std::strtod(t.c_str(), &end);
+    const std::size_t used = t.empty() ? 0 : std::size_t(end - t.c_str());
+    if (t.empty() || used != t.size() || !std::isfinite(value) || value < min || value > max)
     {
         Fail(field, text, allowed);
     }

@@ -69,7 +69,23 @@ TEST(ParseReal, DecimalOnly)
     EXPECT_EQ(ParseReal("efficiency", "0.5", 0, 1), 0.5);
     EXPECT_EQ(ParseReal("memory-bandwidth", "1.8e3", 1, 1e6), 1800);
     EXPECT_EQ(ParseReal("memory-bandwidth", " 16 ", 1, 1e6), 16);
-    for (const char* text : {"0x10", "0X1p4", "inf", "nan", "1e400", "16GB", "1,5", ""})
+    // a subnormal is in range (std::stod refused it as out of range)
+    EXPECT_EQ(ParseReal("densities", "4.9e-324", 0, 1), 4.9e-324);
+    EXPECT_EQ(ParseReal("densities", "1e-400", 0, 1), 0);
+    for (const char* text : {"0x10",
+                             "0X1p4",
+                             "inf",
+                             "nan",
+                             "1e400",
+                             "-1e400",
+                             "16GB",
+                             "1,5",
+                             "",
+                             "e5",
+                             ".",
+                             "-",
+                             "1e",
+                             "1.5.5"})
     {
         ExpectInvalid(
             [text]
