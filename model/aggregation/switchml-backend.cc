@@ -125,7 +125,7 @@ SwitchmlBackend::Validate(const CollectiveRequest& request,
            << topology.GetConfig().hostLinkRate << " link (" << packetTime.GetSeconds() * 1e3
            << "ms"
            << "): every slot would time out and resend before its result could arrive; expected "
-              "a longer aggregation-timeout (at most 10s), a faster link-rate or fewer "
+              "a longer aggregation-timeout (at most 10s), faster host links or fewer "
               "packet-elements";
         throw std::invalid_argument(os.str());
     }
