@@ -242,10 +242,11 @@ public:
     }
 
     /**
-     * Where each (lane, rank)'s steps start in a flat memo of all steps.
+     * Where each (lane, rank)'s levels start in a flat memo: one per step and one for the
+     * lane's end (GetNSteps).
      * \param lanes the lanes
-     *
-eturn (lane * ranks + rank) -> its first entry; the last element is the count
+     * \param ranks ranks of every lane
+     * \return (lane * ranks + rank) -> its first entry; the last element is the count
      */
     static std::vector<uint64_t> FirstEntries(const std::vector<CollectiveLane>& lanes,
                                               uint32_t ranks)
@@ -317,7 +318,7 @@ eturn (lane * ranks + rank) -> its first entry; the last element is the count
                 level = std::max(level, Of(before, rank, step) + 1);
             }
         }
-        memo = int32_t(level); // (levels < steps, at most MAX_ESTIMATE_STEPS)
+        memo = int32_t(level); // (a level < the memo's entries, about MAX_ESTIMATE_STEPS)
         return level;
     }
 
@@ -460,12 +461,13 @@ CollectivePhases(const Communicator& comm, const CollectiveRequest& request)
     // each step of each rank holds its level (twice in several chunks): a ring on 8192 ranks
     // of 4 bytes sends few messages but has 134 million steps
     const std::vector<uint64_t> first = Levels::FirstEntries(lanes, n);
-    if (first.back() > MAX_ESTIMATE_STEPS)
+    const uint64_t steps = first.back() - (first.size() - 1); // (less each lane's end)
+    if (steps > MAX_ESTIMATE_STEPS)
     {
         throw std::invalid_argument(
             "estimate: " + ToString(req.op) + " of " + std::to_string(req.bytes) + " bytes with "
             + ToString(req.algorithm) + " on " + std::to_string(n) + " ranks has "
-            + std::to_string(first.back()) + " steps over its ranks, more than "
+            + std::to_string(steps) + " steps over its ranks, more than "
             + std::to_string(MAX_ESTIMATE_STEPS)
             + ", the most the link-load estimate keeps in memory (at most 1 GiB); "
               "set estimate=false to run without it");

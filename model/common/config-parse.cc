@@ -358,13 +358,20 @@ ParseReal(const std::string& field, const std::string& text, double min, double 
     // strtod, not std::stod: stod refuses a subnormal such as 4.9e-324 (ERANGE), a value in
     // range; an overflow comes back infinite and is refused below
     char* end = nullptr;
+    errno = 0;
     const double value = t.empty() ? 0 : std::strtod(t.c_str(), &end);
+    const bool underflow = errno == ERANGE && value == 0;
     const std::size_t used = t.empty() ? 0 : std::size_t(end - t.c_str());
     if (t.empty() || used != t.size() || !std::isfinite(value) || value < min || value > max)
     {
         Fail(field, text, allowed);
     }
-    return value;
+    if (underflow && t.find_first_of("123456789") < t.find_first_of("eE"))
+    {
+        // (where 0 means off, a nonzero value read as 0 would switch a mode silently)
+        Fail(field, text, allowed + ": 0 or at least 4.9e-324 (the smallest a double holds)");
+    }
+    return value == 0 ? 0.0 : value; // (-0 prints as -0)
 }
 
 uint64_t

@@ -144,7 +144,7 @@ FredJob::Validate() const
     }
     if (packets > UINT32_MAX)
     {
-        // (the programs set the packet by mtu or payload-bytes, which the headers share)
+        // (the programs set the packet by mtu or by payload-bytes: the remedy names neither)
         Fail(name,
              "bytes",
              std::to_string(bytes) + " bytes make " + std::to_string(packets) + " packets of "
@@ -152,7 +152,7 @@ FredJob::Validate() const
                  + std::to_string(FabricHeader::SERIALIZED_SIZE) + "-byte fabric and "
                  + std::to_string(FredHeader::SERIALIZED_SIZE)
                  + "-byte FRED headers, in whole elements), more than 2^32 - 1; lower the "
-                   "sizes or raise the packet size (the mtu or payload-bytes option)");
+                   "sizes or raise the packet size");
     }
     if (!inputs.empty())
     {

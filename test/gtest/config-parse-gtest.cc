@@ -71,7 +71,20 @@ TEST(ParseReal, DecimalOnly)
     EXPECT_EQ(ParseReal("memory-bandwidth", " 16 ", 1, 1e6), 16);
     // a subnormal is in range (std::stod refused it as out of range)
     EXPECT_EQ(ParseReal("densities", "4.9e-324", 0, 1), 4.9e-324);
-    EXPECT_EQ(ParseReal("densities", "1e-400", 0, 1), 0);
+    // -0 is 0 (it printed as -0)
+    EXPECT_FALSE(std::signbit(ParseReal("densities", "-0", 0, 1)));
+    EXPECT_FALSE(std::signbit(ParseReal("densities", "-0.0e-400", 0, 1)));
+    // a nonzero number below the smallest double is not read as 0 (where 0 means off)
+    for (const char* text : {"1e-400", "-1e-400", "0.5e-330"})
+    {
+        ExpectInvalid(
+            [text]
+            {
+                ParseReal("loss", text, 0, 1);
+            },
+            {"loss", "0 or at least 4.9e-324"});
+    }
+    // (a range from 0: strtod reads most of these as 0, which a range from 1 refuses anyway)
     for (const char* text : {"0x10",
                              "0X1p4",
                              "inf",
@@ -84,15 +97,18 @@ TEST(ParseReal, DecimalOnly)
                              "e5",
                              ".",
                              "-",
+                             "+",
                              "1e",
-                             "1.5.5"})
+                             "1.5.5",
+                             "0..5",
+                             "5-"})
     {
         ExpectInvalid(
             [text]
             {
-                ParseReal("memory-bandwidth", text, 1, 1e6);
+                ParseReal("densities", text, 0, 1e6);
             },
-            {"memory-bandwidth", "a number from 1 to"});
+            {"densities", "a number from 0 to"});
     }
 }
 
