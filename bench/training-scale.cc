@@ -104,8 +104,9 @@ Measure(uint32_t gpus, const TrainingConfig& c)
     return p;
 }
 
-/// Run one point in a child process; \return false when it failed.
-bool
+/// Run one point in a child process; \return its exit status (0: out holds the point;
+/// 2: bad input, named by the child; otherwise it failed)
+int
 RunChild(uint32_t gpus, const TrainingConfig& c, Point& out)
 {
     int fds[2];
@@ -133,7 +134,15 @@ RunChild(uint32_t gpus, const TrainingConfig& c, Point& out)
     close(fds[0]);
     int status = 0;
     waitpid(child, &status, 0);
-    return n == ssize_t(sizeof out) && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    if (!WIFEXITED(status))
+    {
+        return 1;
+    }
+    if (WEXITSTATUS(status) == 0 && n != ssize_t(sizeof out))
+    {
+        return 1;
+    }
+    return WEXITSTATUS(status);
 }
 
 void
@@ -213,7 +222,7 @@ main(int argc, char* argv[])
             std::vector<TrainingConfig> configs;
             for (const auto& g : dlnet::ParseList("gpus", gpuList))
             {
-                gpus.push_back(dlnet::ParseUnsigned("gpus", g, 64, 1u << 20));
+                gpus.push_back(dlnet::ParseUnsigned("gpus", g, 64, MAX_RANKS));
                 configs.push_back(ConfigAt(gpus.back(), m, network));
             }
             CheckResultsDir("results", results);
@@ -240,10 +249,10 @@ main(int argc, char* argv[])
             for (std::size_t i = 0; i < gpus.size(); ++i)
             {
                 Point p;
-                if (!RunChild(gpus[i], configs[i], p))
+                if (int status = RunChild(gpus[i], configs[i], p); status != 0)
                 {
                     std::fprintf(stderr, "error: %u GPUs failed\n", gpus[i]);
-                    return 1;
+                    return status == 2 ? 2 : 1; // (2: the child named the bad input)
                 }
                 std::printf("%6u %3u %3u %9.2f %9.2f %9.0f %10llu %11llu %9.4g %8.4g %8.3g "
                             "%8.3g %8.3g %8.3g\n",

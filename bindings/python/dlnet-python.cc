@@ -103,7 +103,7 @@ StrText(const std::string& field, const py::handle& value)
     {
         // C++ would take the text up to it (a file name cut short, read without a word)
         throw std::invalid_argument(field + ": got " + std::string(py::repr(value))
-                                    + ", which holds a NUL character; expected text without");
+                                    + ", which holds a NUL character; expected text without one");
     }
     return out;
 }

@@ -132,8 +132,12 @@ TopologyOptions()
                         "lossless (credit-based) or lossy (drop-tail, retransmission)",
                         &T::flowControl,
                         {"lossless", "lossy"}),
-        RealOption<T>(
-            "loss-rate", "lossy: probability that a receiver drops a packet", &T::lossRate, 0, 1),
+        RealOption<T>("loss-rate",
+                      "lossy: probability that a receiver drops a packet, below 1",
+                      &T::lossRate,
+                      0,
+                      1,
+                      true),
         BytesOption<T>(
             "buffer-bytes", "lossy: drop-tail buffer per output queue", &T::bufferBytes, 1),
         BytesOption<T>("rx-buffer-bytes",

@@ -250,13 +250,14 @@ RealOption(const std::string& name,
            const std::string& help,
            double Config::*member,
            double min,
-           double max)
+           double max,
+           bool belowMax = false)
 {
     return {name,
             help,
-            [name, member, min, max](Config& c, const std::string& v)
+            [name, member, min, max, belowMax](Config& c, const std::string& v)
             {
-                c.*member = dlnet::ParseReal(name, v, min, max);
+                c.*member = dlnet::ParseReal(name, v, min, max, belowMax);
             },
             [member](const Config& c)
             {

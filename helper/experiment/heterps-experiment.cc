@@ -76,19 +76,24 @@ PositiveOrNan(const std::string& name, const std::string& text)
     }
 }
 
-/// A real number > 0 (0 is refused here by name).
+/// A real number > 0, or >= least when that is above 0 (0 is refused here by name).
 ExperimentOption<HeterpsConfig>
-PositiveOption(const std::string& name, const std::string& help, double HeterpsConfig::*member)
+PositiveOption(const std::string& name,
+               const std::string& help,
+               double HeterpsConfig::*member,
+               double least = 0)
 {
     return {name,
             help,
-            [name, member](HeterpsConfig& c, const std::string& v)
+            [name, member, least](HeterpsConfig& c, const std::string& v)
             {
                 const double x = PositiveOrNan(name, v);
-                if (!(x > 0))
+                if (!(x > 0) || x < least)
                 {
-                    throw std::invalid_argument(name + ": got '" + dlnet::PrintableText(v)
-                                                + "'; expected a number above 0 and at most 1e15");
+                    throw std::invalid_argument(
+                        name + ": got '" + dlnet::PrintableText(v) + "'; expected a number "
+                        + (least > 0 ? "from " + dlnet::ShortestText(least) + " to 1e15"
+                                     : "above 0 and at most 1e15"));
                 }
                 c.*member = x;
             },
@@ -746,9 +751,12 @@ HeterpsOptions()
             UnsignedOption<C>(
                 "batch", "built-in models: samples per batch", &C::batch, 1, uint64_t(1) << 24),
             PositiveOption("limit", "throughput limit the plan must meet, samples/s", &C::limit),
+            // (at least one: 1e-320 samples priced every plan at 0 USD, and the least cost
+            // then chose among plans that all cost nothing)
             PositiveOption("samples",
                            "samples trained, priced (default: one epoch of Criteo 1TB)",
-                           &C::samples),
+                           &C::samples,
+                           1),
             ChoiceOption<C>("sync",
                             "gradient synchronisation inside a stage: allreduce or ps "
                             "(parameter servers for embedding stages)",

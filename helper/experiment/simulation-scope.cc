@@ -623,7 +623,13 @@ SimulationScope::RateOptions()
                                                  "npu-bandwidth",
                                                  "io-rate"},
                                                 "link-rate, nvlink-rate, nic-rate, rates, ...");
-    return text.empty() ? "none of this program's options sets one" : text;
+    // (the leaf-spine's uplinks: link-rate over oversubscription)
+    const std::string lower = ProgramOptionsText({"oversubscription"}, "");
+    if (text.empty())
+    {
+        return "none of this program's options sets one";
+    }
+    return lower.empty() ? text : text + "; lower " + lower;
 }
 
 std::string

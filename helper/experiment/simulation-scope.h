@@ -167,8 +167,8 @@ public:
 
     /**
      * \return the options of the program in hand that set link rates ("link-rate,
-     * nvlink-rate"), "none of this program's options sets one", or without a program in
-     * hand (Python) the usual ones
+     * nvlink-rate", then "; lower oversubscription" where it has that option), "none of
+     * this program's options sets one", or without a program in hand (Python) the usual ones
      */
     static std::string RateOptions();
 

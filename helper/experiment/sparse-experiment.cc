@@ -281,7 +281,7 @@ SparseConfig::Validate() const
     if (!(loss >= 0 && loss < 1))
     {
         throw std::invalid_argument("loss: got " + std::to_string(loss)
-                                    + "; expected a rate in [0, 1)");
+                                    + "; expected a number from 0 to below 1");
     }
     if (base.topology.network == "flow" && loss > 0)
     {
@@ -395,14 +395,7 @@ SparseOptions()
                        "receiver drops with this probability)",
                        [](SparseConfig& c, const std::string& v)
                        {
-                           double loss = dlnet::ParseReal("loss", v, 0, 1);
-                           if (loss >= 1)
-                           {
-                               throw std::invalid_argument(
-                                   "loss: got " + v
-                                   + "; expected a rate below 1 (nothing would arrive)");
-                           }
-                           c.loss = loss;
+                           c.loss = dlnet::ParseReal("loss", v, 0, 1, true);
                        },
                        [](const SparseConfig& c)
                        {

@@ -15,6 +15,7 @@
 #include "ns3/model-zoo.h"
 #include "ns3/simulator.h"
 #include "ns3/transformer-kernels.h"
+#include "ns3/wafer-topology.h"
 #include "ns3/workload-import.h"
 
 #include <chrono>
@@ -733,6 +734,14 @@ TrainingConfig::ValidatedGraph() const
                        "beside communication in flight only, and free-communication makes it "
                        "take no time");
     Ptr<const Topology> t = MakeTopology(topology);
+    if (weightStreaming && !dynamic_cast<const WaferScaleTopology*>(PeekPointer(t)))
+    {
+        // (the simulation refused it naming its own stream tasks: "job0 dimension ws")
+        throw std::invalid_argument("weight-streaming: the weights stream from a wafer's I/O "
+                                    "controllers; expected a wafer topology (wafer-mesh, "
+                                    "fred-a .. fred-d), not "
+                                    + t->GetKind());
+    }
     for (const auto& name : given)
     {
         if (!workloadFile.empty() && Contains(PlanOptions(), name))
@@ -1085,7 +1094,8 @@ TrainingOptions()
             PathOption<C>(
                 "workload-groups", "Chakra: communicator groups JSON file", &C::workloadGroups),
             UnsignedOption<C>("workload-ranks",
-                              "ASTRA-sim text: NPUs (the file does not say)",
+                              "ASTRA-sim text: NPUs (the file does not say); SimAI, Chakra: "
+                              "0 (the file's count) or that count",
                               &C::workloadRanks,
                               0,
                               65536),

@@ -344,10 +344,10 @@ ParseUnsigned(const std::string& field, const std::string& text, uint64_t min, u
 }
 
 double
-ParseReal(const std::string& field, const std::string& text, double min, double max)
+ParseReal(const std::string& field, const std::string& text, double min, double max, bool belowMax)
 {
     std::ostringstream range;
-    range << "a number from " << min << " to " << max;
+    range << "a number from " << min << " to " << (belowMax ? "below " : "") << max;
     std::string allowed = range.str();
     std::string t = Trim(text);
     // decimal only: std::stod also reads hexadecimal ("0x10" is 16), which no option means
@@ -362,7 +362,8 @@ ParseReal(const std::string& field, const std::string& text, double min, double 
     const double value = t.empty() ? 0 : std::strtod(t.c_str(), &end);
     const bool underflow = errno == ERANGE && value == 0;
     const std::size_t used = t.empty() ? 0 : std::size_t(end - t.c_str());
-    if (t.empty() || used != t.size() || !std::isfinite(value) || value < min || value > max)
+    if (t.empty() || used != t.size() || !std::isfinite(value) || value < min || value > max
+        || (belowMax && value == max))
     {
         Fail(field, text, allowed);
     }

@@ -54,8 +54,13 @@ uint64_t ParseUnsigned(const std::string& field,
                        const std::string& text,
                        uint64_t min = 0,
                        uint64_t max = UINT64_MAX);
-/// \return a real number in [min, max]
-double ParseReal(const std::string& field, const std::string& text, double min, double max);
+/// \return a real number in [min, max], or [min, max) when belowMax (a loss rate: at 1
+/// nothing arrives)
+double ParseReal(const std::string& field,
+                 const std::string& text,
+                 double min,
+                 double max,
+                 bool belowMax = false);
 /// \return a byte count in [min, max]: a number with an optional unit B, KB, MB, GB, KiB, MiB,
 /// GiB, TiB
 uint64_t ParseBytes(const std::string& field,

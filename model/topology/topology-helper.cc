@@ -135,7 +135,7 @@ TopologyConfig::ValidateFabric() const
     if (!(lossRate >= 0 && lossRate < 1))
     {
         throw std::invalid_argument("loss-rate: got " + std::to_string(lossRate)
-                                    + "; expected a probability in [0, 1)");
+                                    + "; expected a number from 0 to below 1");
     }
     if (lossRate > 0 && flowControl != "lossy")
     {

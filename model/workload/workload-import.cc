@@ -550,9 +550,9 @@ CheckOptions(const std::string& file, const WorkloadImportOptions& o)
     {
         Fail(file,
              0,
-             "clockHz",
-             "is " + dlnet::ShortestText(o.clockHz),
-             "a positive number up to 1e15");
+             "clock-ghz",
+             "is " + dlnet::ShortestText(o.clockHz / 1e9),
+             "a positive number up to 1e6");
     }
     if (o.iterations == 0 || o.iterations > MAX_ITERATIONS)
     {
@@ -564,8 +564,11 @@ CheckOptions(const std::string& file, const WorkloadImportOptions& o)
     }
     if (o.ranks > MAX_RANKS)
     {
-        Fail(
-            file, 0, "ranks", "is " + std::to_string(o.ranks), "0 to " + std::to_string(MAX_RANKS));
+        Fail(file,
+             0,
+             "workload-ranks",
+             "is " + std::to_string(o.ranks),
+             "0 to " + std::to_string(MAX_RANKS));
     }
 }
 
@@ -907,7 +910,7 @@ BuildAstra(const TextWorkload& w, const std::string& file, const WorkloadImportO
     {
         Fail(file,
              hl,
-             "ranks",
+             "workload-ranks",
              "is " + std::to_string(o.ranks)
                  + " (an ASTRA-sim 1.0 file does not give the NPU count)",
              "2 to " + std::to_string(MAX_RANKS));
@@ -1169,7 +1172,8 @@ BuildSimai(const TextWorkload& w, const std::string& file, const WorkloadImportO
         Fail(file,
              hl,
              "all_gpus",
-             std::to_string(w.allGpus) + " disagrees with ranks " + std::to_string(o.ranks));
+             std::to_string(w.allGpus) + " disagrees with workload-ranks "
+                 + std::to_string(o.ranks));
     }
     if (o.pipelineParallel != 0 && o.pipelineParallel != w.pp)
     {
@@ -1619,7 +1623,7 @@ ImportChakraJson(const std::string& text,
         }
         if (o.ranks != 0 && o.ranks != R)
         {
-            fail("ranks",
+            fail("workload-ranks",
                  "the file has " + std::to_string(R) + " traces, the option says "
                      + std::to_string(o.ranks));
         }

@@ -84,6 +84,17 @@ TEST(ParseReal, DecimalOnly)
             },
             {"loss", "0 or at least 4.9e-324"});
     }
+    // a loss rate: 1 is out, and the message says so (it said "from 0 to 1")
+    EXPECT_EQ(ParseReal("loss-rate", "0.5", 0, 1, true), 0.5);
+    for (const char* text : {"1", "nan", "1.5"})
+    {
+        ExpectInvalid(
+            [text]
+            {
+                ParseReal("loss-rate", text, 0, 1, true);
+            },
+            {"loss-rate", "a number from 0 to below 1"});
+    }
     // (a range from 0: strtod reads most of these as 0, which a range from 1 refuses anyway)
     for (const char* text : {"0x10",
                              "0X1p4",

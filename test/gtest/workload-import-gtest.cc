@@ -443,7 +443,7 @@ TEST(WorkloadImport, SimaiPipeline)
               (std::vector<std::vector<uint32_t>>{{0, 2}, {1, 3}}));
     EXPECT_EQ(e.tasks[Find(e, "L0 moe fwd comm mb0 it0")].dimension, TrainingDimension::EP);
     EXPECT_TRUE(CollectiveGroups(e, "L0 moe wg comm mb0 it0").empty()); // expert-data groups of 1
-    ExpectError(text, Opts(16), {"f.txt:1:", "all_gpus", "disagrees with ranks 16"});
+    ExpectError(text, Opts(16), {"f.txt:1:", "all_gpus", "disagrees with workload-ranks 16"});
     // AICB writes "pp_comm BYTES" without a colon; keys in another order
     std::string aicb = text;
     aicb.replace(aicb.find("pp_comm: 1000"), 13, "pp_comm 1000");
@@ -584,7 +584,7 @@ TEST(WorkloadImport, Errors)
         "DATA\n1\n" + ok + ok, Opts(4), {"f.txt:4: layers:", "declares 1 layers but has 2"});
     ExpectError("DATA\n", Opts(4), {"f.txt:2: layers: missing"});
     ExpectError("DATA\nx\n" + ok, Opts(4), {"f.txt:2: layers: 'x'"});
-    ExpectError("DATA\n1\n" + ok, Opts(0), {"f.txt:1: ranks:", "is 0"});
+    ExpectError("DATA\n1\n" + ok, Opts(0), {"f.txt:1: workload-ranks:", "is 0"});
     ExpectError("DATA extra\n1\n" + ok, Opts(4), {"f.txt:1: header: extra token 'extra'"});
     ExpectError("HYBRID_TRANSFORMER model_parallel_NPU_group: 3\n1\n" + ok,
                 Opts(8),

@@ -124,7 +124,7 @@ def test_results_dir_writes_csv_json_and_plot(tmp_path):
         (dict(workers="2,x"), "workers:"),
         (dict(rates="fast"), "rates:"),
         (dict(placement="diagonal"), "placement:"),
-        (dict(loss=1), "loss: got 1; expected a rate below 1"),
+        (dict(loss=1), "loss: got '1'; expected a number from 0 to below 1"),
         (dict(quick="maybe"), "quick:"),
         (dict(SMALL, network="flow", loss=0.01), "loss: got 0.01; network=flow models lossless"),
         (dict(SMALL, pool_slots=0), "pool-slots: got 0"),
