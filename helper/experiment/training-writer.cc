@@ -22,6 +22,27 @@ NS_LOG_COMPONENT_DEFINE("DlnetTrainingWriter");
 namespace
 {
 
+/// A throughput or utilisation the run cannot know (a workload file gives no samples or
+/// FLOPs) is 0: null in the results, "-" in the table, not a figure of zero
+nlohmann::json
+UnknownAsNull(double value)
+{
+    return value == 0 ? nlohmann::json() : nlohmann::json(value);
+}
+
+/// \return value in format, or "-" where it is unknown (UnknownAsNull)
+std::string
+KnownCell(const char* format, double value)
+{
+    if (value == 0)
+    {
+        return "-";
+    }
+    char cell[32];
+    std::snprintf(cell, sizeof cell, format, value);
+    return cell;
+}
+
 /// The breakdown's parts, bottom to top in the bars and in the CSV columns.
 struct Part
 {
@@ -141,25 +162,25 @@ TrainingJobFields()
              "1/s",
              [](const R& r)
              {
-                 return r.samplesPerSecond;
+                 return UnknownAsNull(r.samplesPerSecond);
              }},
             {"tokens_per_s",
              "1/s",
              [](const R& r)
              {
-                 return r.tokensPerSecond;
+                 return UnknownAsNull(r.tokensPerSecond);
              }},
             {"mfu",
              "fraction",
              [](const R& r)
              {
-                 return r.mfu;
+                 return UnknownAsNull(r.mfu);
              }},
             {"hfu",
              "fraction",
              [](const R& r)
              {
-                 return r.hfu;
+                 return UnknownAsNull(r.hfu);
              }},
         };
         AddBreakdownFields(f, &R::breakdown);
@@ -601,15 +622,15 @@ PrintTrainingTable(const std::vector<std::string>& labels,
             {
                 std::snprintf(slowdown, sizeof slowdown, "%.4f", row.slowdown);
             }
-            std::printf("%-22s %-5s %-8s %10.4g %10.4g %5.1f%% %5.1f%% "
+            std::printf("%-22s %-5s %-8s %10.4g %10s %6s %6s "
                         "%9.3g %9.3g %9.3g %9.3g %9.3g %9.3g %9.3g %8s\n",
                         labels[k].c_str(),
                         row.job.c_str(),
                         row.mode.c_str(),
                         row.iterationSeconds,
-                        row.samplesPerSecond,
-                        100 * row.mfu,
-                        100 * row.hfu,
+                        KnownCell("%.4g", row.samplesPerSecond).c_str(),
+                        KnownCell("%.1f%%", 100 * row.mfu).c_str(),
+                        KnownCell("%.1f%%", 100 * row.hfu).c_str(),
                         b.computeSeconds,
                         e(TrainingDimension::TP),
                         e(TrainingDimension::PP),

@@ -191,3 +191,13 @@ def test_backquote_or_quote_in_a_profile_path_runs_no_command(tmp_path):
         os.chdir(cwd)
     assert not (tmp_path / "MARK").exists() and not (tmp_path / "MARK2").exists()
     assert (tmp_path / "r" / "cost-vs-limit.png").stat().st_size > 0
+
+
+def test_workload_file_run_gives_no_throughput_it_cannot_know(tmp_path):
+    # a workload file gives no samples or FLOPs: None, not 0 (it read as a result of zero)
+    out = dlnet.run_training(workload_file=MLP, workload_ranks=4, network="flow",
+                             results_dir=str(tmp_path))
+    job = out["jobs"][0]
+    assert job["iteration_s"] > 0
+    for field in ("samples_per_s", "tokens_per_s", "mfu", "hfu"):
+        assert job[field] is None, field
