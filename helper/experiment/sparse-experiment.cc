@@ -164,7 +164,7 @@ PointsOf(const SparseConfig& s)
             CollectiveConfig c = base;
             c.ns3Attributes = s.ns3Attributes;
             c.given.clear();    // the sweep runs every algorithm with the same settings
-            c.estimate = false; // (the sweep reports no estimate; a ring's costs ranks^2 memory)
+            c.estimate = false; // (the sweep reports none, and a ring's takes memory in ranks^2)
             c.topology.kind = "star";
             c.topology.hosts = n + std::max(n, a);
             c.topology.hostLinkRate = rate;
