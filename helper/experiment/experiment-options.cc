@@ -30,30 +30,39 @@ TopologyOptions()
                           "ranks of the topology (0: use the kind's own sizes): a star's "
                           "hosts, leaf-spine leaves of hosts-per-leaf each, the most square "
                           "mesh/torus, a fat tree of k^3/4 hosts, dragonfly groups, GPU servers",
-                          &T::nodes),
-        UnsignedOption<T>("hosts", "star: hosts on the switch", &T::hosts),
-        UnsignedOption<T>("leaves", "leaf-spine: leaf switches", &T::leaves),
-        UnsignedOption<T>("hosts-per-leaf", "leaf-spine: hosts under each leaf", &T::hostsPerLeaf),
+                          &T::nodes,
+                          0,
+                          MAX_RANKS),
+        UnsignedOption<T>("hosts", "star: hosts on the switch", &T::hosts, 1, MAX_RANKS),
+        UnsignedOption<T>("leaves", "leaf-spine: leaf switches", &T::leaves, 1, MAX_RANKS),
         UnsignedOption<T>(
-            "spines", "leaf-spine, rail-optimised, gpu-leaf-spine: spine switches", &T::spines),
+            "hosts-per-leaf", "leaf-spine: hosts under each leaf", &T::hostsPerLeaf, 1, MAX_RANKS),
+        UnsignedOption<T>(
+            "spines", "leaf-spine, rail-optimised, gpu-leaf-spine: spine switches", &T::spines, 1),
         RealOption<T>("oversubscription",
                       "leaf-spine: host bandwidth over uplink bandwidth per leaf (sets the uplink "
                       "rate)",
                       &T::oversubscription,
                       1e-9,
                       1e9),
-        UnsignedOption<T>("rows", "mesh/torus: rows", &T::rows),
-        UnsignedOption<T>("cols", "mesh/torus: columns", &T::cols),
+        UnsignedOption<T>("rows", "mesh/torus: rows", &T::rows, 1, MAX_RANKS),
+        UnsignedOption<T>("cols", "mesh/torus: columns", &T::cols, 1, MAX_RANKS),
         UnsignedOption<T>(
             "k", "fat-tree: switch radix, even (k pods, (k/2)^2 cores, k^3/4 hosts)", &T::k),
         UnsignedOption<T>("routers-per-group",
                           "dragonfly: routers per group (a), fully connected",
-                          &T::routersPerGroup),
-        UnsignedOption<T>(
-            "hosts-per-router", "dragonfly: hosts per router (p)", &T::hostsPerRouter),
+                          &T::routersPerGroup,
+                          1,
+                          MAX_RANKS),
+        UnsignedOption<T>("hosts-per-router",
+                          "dragonfly: hosts per router (p)",
+                          &T::hostsPerRouter,
+                          1,
+                          MAX_RANKS),
         UnsignedOption<T>("global-links-per-router",
                           "dragonfly: global links per router (h)",
-                          &T::globalLinksPerRouter),
+                          &T::globalLinksPerRouter,
+                          1),
         UnsignedOption<T>(
             "groups", "dragonfly: groups (g), 2 to a x h + 1; 0: a x h + 1", &T::groups),
         RateOption<T>("global-link-rate",
@@ -65,10 +74,13 @@ TopologyOptions()
                       &T::globalLinkDelay,
                       dlnet::MAX_DELAY_SECONDS,
                       true),
-        UnsignedOption<T>("servers", "rail-optimised/gpu-leaf-spine: GPU servers", &T::servers),
+        UnsignedOption<T>(
+            "servers", "rail-optimised/gpu-leaf-spine: GPU servers", &T::servers, 1, MAX_RANKS),
         UnsignedOption<T>("gpus-per-server",
                           "rail-optimised/gpu-leaf-spine: GPUs per server, one NIC each",
-                          &T::gpusPerServer),
+                          &T::gpusPerServer,
+                          1,
+                          MAX_RANKS),
         RateOption<T>("nvlink-rate",
                       "rail-optimised/gpu-leaf-spine: GPU-NVSwitch rate per direction, e.g. "
                       "450GBps",
@@ -78,7 +90,9 @@ TopologyOptions()
                       &T::nicRate),
         UnsignedOption<T>("servers-per-leaf",
                           "gpu-leaf-spine: servers whose NICs share a leaf",
-                          &T::serversPerLeaf),
+                          &T::serversPerLeaf,
+                          1,
+                          MAX_RANKS),
         CheckedTextOption<T>(
             "host-groups",
             "hetero-leaf-spine: hosts of each link rate in rank order, "

@@ -126,7 +126,7 @@ def test_keywords_override_dict_and_value_types():
         ({"topology": "ring"}, "topology: got 'ring'"),
         ({"pattern": "broadcastz"}, "pattern: got 'broadcastz'"),
         ({"hosts": 4, "pattern": "point-to-point", "src": 4}, "src: rank 4 is out of range"),
-        ({"topology": "mesh", "rows": 0}, "rows: got 0"),
+        ({"topology": "mesh", "rows": 0}, "rows: got '0'; expected a whole number from 1 to"),
         ({"hosts": -1}, "hosts: got '-1'"),
         ({"hosts": 2.5}, "hosts: got '2.5'"),
         ({"functional": "maybe"}, "functional: got 'maybe'"),
