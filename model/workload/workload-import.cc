@@ -93,15 +93,17 @@ Quote(const std::string& t)
     return "'" + dlnet::PrintableText(t) + "'";
 }
 
-/// A whole number in [0, max]: digits only.
+/// A whole number in [min, max]: digits only.
 uint64_t
 Number(const std::string& file,
        uint64_t line,
        const std::string& field,
        const std::string& t,
-       uint64_t max)
+       uint64_t max,
+       uint64_t min = 0)
 {
-    std::string allowed = "a whole number from 0 to " + std::to_string(max);
+    std::string allowed
+        = "a whole number from " + std::to_string(min) + " to " + std::to_string(max);
     if (t.empty())
     {
         Fail(file, line, field, "is empty", allowed);
@@ -123,6 +125,10 @@ Number(const std::string& file,
             Fail(file, line, field, Quote(t) + " is too large", allowed);
         }
         v = v * 10 + d;
+    }
+    if (v < min)
+    {
+        Fail(file, line, field, "is " + std::to_string(v), allowed);
     }
     return v;
 }
@@ -668,11 +674,7 @@ ParseText(const std::string& text, const std::string& file)
             }
             else
             {
-                uint64_t v = Number(file, h.no, f, next(f), MAX_RANKS);
-                if (v == 0)
-                {
-                    Fail(file, h.no, f, "is 0", "1 to " + std::to_string(MAX_RANKS));
-                }
+                uint64_t v = Number(file, h.no, f, next(f), MAX_RANKS, 1);
                 if (f == "model_parallel_NPU_group")
                 {
                     w.mpGroup = v;
@@ -713,15 +715,8 @@ ParseText(const std::string& text, const std::string& file)
                                h.no,
                                "model_parallel_NPU_group",
                                next("model_parallel_NPU_group"),
-                               MAX_RANKS);
-            if (w.mpGroup == 0)
-            {
-                Fail(file,
-                     h.no,
-                     "model_parallel_NPU_group",
-                     "is 0",
-                     "1 to " + std::to_string(MAX_RANKS));
-            }
+                               MAX_RANKS,
+                               1);
             if (w.policy == Policy::TRANSFORMER_FWD_IN_BCKWD)
             {
                 key("checkpoints");
@@ -755,11 +750,7 @@ ParseText(const std::string& text, const std::string& file)
              "layers",
              "expected one number, found " + std::to_string(c.toks.size()) + " tokens");
     }
-    uint64_t n = Number(file, c.no, "layers", c.toks[0], MAX_LAYERS);
-    if (n == 0)
-    {
-        Fail(file, c.no, "layers", "is 0", "1 to " + std::to_string(MAX_LAYERS));
-    }
+    uint64_t n = Number(file, c.no, "layers", c.toks[0], MAX_LAYERS, 1);
     if (lines.size() - 2 != n)
     {
         uint64_t at = lines.size() - 2 < n ? lines.back().no : lines[2 + n].no;

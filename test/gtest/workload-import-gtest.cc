@@ -584,6 +584,13 @@ TEST(WorkloadImport, Errors)
         "DATA\n1\n" + ok + ok, Opts(4), {"f.txt:4: layers:", "declares 1 layers but has 2"});
     ExpectError("DATA\n", Opts(4), {"f.txt:2: layers: missing"});
     ExpectError("DATA\nx\n" + ok, Opts(4), {"f.txt:2: layers: 'x'"});
+    // one range for 0 and for too many (0 said "1 to 100000", too many "0 to 100000")
+    ExpectError("DATA\n0\n", Opts(4), {"f.txt:2: layers: is 0", "from 1 to 100000"});
+    ExpectError(
+        "DATA\n100001\n", Opts(4), {"f.txt:2: layers: '100001' is too large", "from 1 to 100000"});
+    ExpectError("HYBRID_TRANSFORMER model_parallel_NPU_group: 0\n1\n" + ok,
+                Opts(8),
+                {"f.txt:1: model_parallel_NPU_group: is 0", "from 1 to 65536"});
     ExpectError("DATA\n1\n" + ok, Opts(0), {"f.txt:1: workload-ranks:", "is 0"});
     ExpectError("DATA extra\n1\n" + ok, Opts(4), {"f.txt:1: header: extra token 'extra'"});
     ExpectError("HYBRID_TRANSFORMER model_parallel_NPU_group: 3\n1\n" + ok,
