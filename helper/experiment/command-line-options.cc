@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <iostream>
+#include <new>
 #include <stdexcept>
 
 namespace ns3
@@ -227,6 +228,14 @@ GuardedMain(const std::function<int()>& body)
     {
         std::cerr << "error: " << e.what() << std::endl;
         return 2;
+    }
+    catch (const std::bad_alloc&)
+    {
+        // (it printed "error: std::bad_alloc": the run, not the input, outgrew the memory)
+        std::cerr << "error: out of memory: the run needed more memory than this process may "
+                     "take (see ulimit -v); run a smaller case or on a larger machine"
+                  << std::endl;
+        return 1;
     }
     catch (const std::exception& e)
     {

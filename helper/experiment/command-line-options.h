@@ -114,7 +114,8 @@ private:
  * Run a program body; print an exception's message and return 2, so that
  * bad input never ends in an abort.
  * \param body the program
- * \return its status, or 2 after an invalid_argument, or 1 after any other error
+ * \return its status, or 2 after an invalid_argument, or 1 after any other error (out of
+ *         memory said so in words)
  */
 int GuardedMain(const std::function<int()>& body);
 
