@@ -75,21 +75,36 @@ PlotCostVsLimit(const HeterpsResult& r, const std::string& dir)
     // limits and costs span decades; the schedulers' lines are apart by ratios
     plot.AppendExtra("set logscale xy\nset grid\nset key outside right top");
     bool any = false;
+    std::string none; // schedulers without a feasible point: an empty dataset breaks the script
     for (std::size_t k = 0; k < names.size(); ++k)
     {
         Gnuplot2dDataset d(names[k]);
         d.SetStyle(Gnuplot2dDataset::LINES_POINTS);
         d.SetExtra("lw 2 lc rgb '" + Colours()[k % Colours().size()] + "' pt "
                    + std::to_string(1 + k % 12));
+        bool points = false;
         for (const auto& row : r.sweep)
         {
             if (row.scheduler == names[k] && row.feasible && row.cost > 0)
             {
                 d.Add(row.limit, row.cost);
-                any = true;
+                points = true;
             }
         }
-        plot.AddDataset(d);
+        if (points)
+        {
+            plot.AddDataset(d);
+            any = true;
+        }
+        else
+        {
+            none += (none.empty() ? "" : ", ") + names[k];
+        }
+    }
+    if (!none.empty())
+    {
+        plot.SetTitle("Cost against the throughput limit, " + PlotText(r.model) + " on "
+                      + PlotText(r.catalogue) + " (no feasible plan: " + PlotText(none) + ")");
     }
     std::string png = dir + "/cost-vs-limit.png";
     return any && RenderPng(plot, png) ? png : "";
