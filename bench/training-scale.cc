@@ -230,6 +230,13 @@ main(int argc, char* argv[])
                         "per replica, 1F1B, rail-optimised, network=%s; one iteration\n",
                         m,
                         network.c_str());
+            if (network == "packet")
+            {
+                // a point prints when it ends (a fuzzing run saw nothing for minutes)
+                std::printf("(packet level simulates every packet: flow-bench's 2-layer GPT-3 "
+                            "iteration on 64 GPUs took 155 s, 0.02 s at flow level, on a 2-core "
+                            "machine; these points have 96 layers)\n");
+            }
             std::printf("%6s %3s %3s %9s %9s %9s %10s %11s %9s %8s %8s %8s %8s %8s\n",
                         "GPUs",
                         "PP",
