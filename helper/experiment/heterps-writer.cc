@@ -69,8 +69,6 @@ PlotCostVsLimit(const HeterpsResult& r, const std::string& dir)
         }
     }
     Gnuplot plot;
-    plot.SetTitle("Cost against the throughput limit, " + PlotText(r.model) + " on "
-                  + PlotText(r.catalogue));
     plot.SetLegend("throughput limit (samples/s)", "training cost (USD)");
     // limits and costs span decades; the schedulers' lines are apart by ratios
     plot.AppendExtra("set logscale xy\nset grid\nset key outside right top");
@@ -101,11 +99,9 @@ PlotCostVsLimit(const HeterpsResult& r, const std::string& dir)
             none += (none.empty() ? "" : ", ") + names[k];
         }
     }
-    if (!none.empty())
-    {
-        plot.SetTitle("Cost against the throughput limit, " + PlotText(r.model) + " on "
-                      + PlotText(r.catalogue) + " (no feasible plan: " + PlotText(none) + ")");
-    }
+    plot.SetTitle("Cost against the throughput limit, " + PlotText(r.model) + " on "
+                  + PlotText(r.catalogue)
+                  + (none.empty() ? "" : " (no feasible plan: " + PlotText(none) + ")"));
     std::string png = dir + "/cost-vs-limit.png";
     return any && RenderPng(plot, png) ? png : "";
 }

@@ -623,12 +623,12 @@ SimulationScope::RateOptions()
                                                  "npu-bandwidth",
                                                  "io-rate"},
                                                 "link-rate, nvlink-rate, nic-rate, rates, ...");
-    // (the leaf-spine's uplinks: link-rate over oversubscription)
-    const std::string lower = ProgramOptionsText({"oversubscription"}, "");
     if (text.empty())
     {
         return "none of this program's options sets one";
     }
+    // (the leaf-spine's uplinks: link-rate over oversubscription)
+    const std::string lower = ProgramOptionsText({"oversubscription"}, "");
     return lower.empty() ? text : text + "; lower " + lower;
 }
 

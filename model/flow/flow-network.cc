@@ -997,13 +997,13 @@ FlowNetwork::ClearReplacements()
     m_replaceable = true;
 }
 
-bool
+void
 FlowNetwork::ReplaceEnded()
 {
     const std::size_t n = m_startedFlows.size();
     if (!m_replaceable || n == 0 || n != m_endedFlows.size())
     {
-        return false;
+        return;
     }
     // both sides by key; equal keys pair in order (a key shared by flows that differ, a
     // collision, refuses: the instant is solved)
@@ -1044,7 +1044,7 @@ FlowNetwork::ReplaceEnded()
             || e.n != flow.uses.size()
             || !std::equal(flow.uses.begin(), flow.uses.end(), m_endedUses.begin() + e.begin))
         {
-            return false;
+            return;
         }
         m_replacedRate[i] = e.rate;
     }
@@ -1060,7 +1060,6 @@ FlowNetwork::ReplaceEnded()
         TakeRate(m_replacing[i], m_replacedRate[i], now, horizon);
     }
     Reschedule();
-    return true;
 }
 
 bool

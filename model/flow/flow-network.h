@@ -378,10 +378,10 @@ private:
      * rate and nothing is solved (IncrementalSolve). A flow with levels per use that starts
      * or ends clears m_replaceable (the instant is solved); nothing is recorded under
      * SourceLockStep.
-     * \return false, having changed no flow, when they do not pair up so (Update then solves
-     * as usual); true, m_dirty and the records cleared, when they did
+     * When they do not pair up so, nothing changes (Update then solves as usual); when they
+     * do, m_dirty and the records are cleared.
      */
-    bool ReplaceEnded();
+    void ReplaceEnded();
     /// \return a key of a flow's uses, level and cap (equal flows, equal keys)
     static uint64_t ReplacementKey(const std::pair<uint32_t, double>* uses,
                                    std::size_t n,
