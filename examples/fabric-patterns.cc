@@ -139,9 +139,23 @@ main(int argc, char* argv[])
                 // the run was cut by stop-time: an input the user can change, not a fault
                 std::cerr << "error: stop-time: " << result.deliveredMessages << " of "
                           << result.expectedMessages << " messages were delivered by "
-                          << config.stopTime << "; raise stop-time (at most "
-                          << dlnet::TimeText(dlnet::MAX_TIME_SECONDS)
-                          << ") to let every message finish\n";
+                          << config.stopTime;
+                if (dlnet::ParseTime("stop-time", config.stopTime)
+                    < Seconds(dlnet::MAX_TIME_SECONDS))
+                {
+                    std::cerr << "; raise stop-time (at most "
+                              << dlnet::TimeText(dlnet::MAX_TIME_SECONDS)
+                              << ") to let every message finish\n";
+                }
+                else // (raising it is no remedy)
+                {
+                    std::cerr << ", the most a run may simulate; "
+                              << SimulationScope::ClockAdvice(
+                                     SimulationScope::TimeAttributesOf(config.ns3Attributes),
+                                     SimulationScope::RateOptions(),
+                                     config.topology.lossRate > 0)
+                              << "\n";
+                }
                 return 2;
             }
             if (!result.allDelivered || !result.allIntact || result.duplicateDeliveries > 0)

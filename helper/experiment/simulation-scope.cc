@@ -9,13 +9,17 @@
 #include "ns3/data-rate.h"
 #include "ns3/double.h"
 #include "ns3/enum.h"
+#include "ns3/error-model.h"
+#include "ns3/fabric-net-device.h"
 #include "ns3/flow-network.h"
 #include "ns3/global-value.h"
 #include "ns3/integer.h"
 #include "ns3/log.h"
 #include "ns3/names.h"
+#include "ns3/node-list.h"
 #include "ns3/nstime.h"
 #include "ns3/object-factory.h"
+#include "ns3/pointer.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/scheduler.h"
 #include "ns3/simulator.h"
@@ -632,9 +636,32 @@ SimulationScope::RateOptions()
     return lower.empty() ? text : text + "; lower " + lower;
 }
 
+bool
+SimulationScope::LossyFabric()
+{
+    for (auto node = NodeList::Begin(); node != NodeList::End(); ++node)
+    {
+        for (uint32_t i = 0; i < (*node)->GetNDevices(); ++i)
+        {
+            Ptr<FabricNetDevice> device = DynamicCast<FabricNetDevice>((*node)->GetDevice(i));
+            PointerValue model;
+            if (device)
+            {
+                device->GetAttribute("ReceiveErrorModel", model);
+                if (model.Get<ErrorModel>())
+                {
+                    return true;
+                }
+            }
+        }
+    }
+    return false;
+}
+
 std::string
 SimulationScope::ClockAdvice(const std::vector<std::string>& timeAttributes,
-                             const std::string& rateOptions)
+                             const std::string& rateOptions,
+                             bool lossy)
 {
     std::string advice = "raise the link rates (" + rateOptions + ")";
     for (std::size_t i = 0; i < timeAttributes.size(); ++i)
@@ -657,7 +684,15 @@ SimulationScope::ClockAdvice(const std::vector<std::string>& timeAttributes,
                                                   "batch",
                                                   "layers"},
                                                  "");
-    return advice + " or lower the sizes" + (sizes.empty() ? "" : " (" + sizes + ")");
+    advice += (lossy ? ", " : " or ") + std::string("lower the sizes")
+              + (sizes.empty() ? "" : " (" + sizes + ")");
+    if (lossy)
+    {
+        // retransmissions may be what takes so long, which the limit cannot tell
+        const std::string loss = ProgramOptionsText({"loss-rate", "loss"}, "loss-rate");
+        advice += " or lower the loss rate" + (loss.empty() ? "" : " (" + loss + ")");
+    }
+    return advice;
 }
 
 void

@@ -158,12 +158,19 @@ public:
 
     /**
      * What such a run's message advises: "raise the link rates (<rateOptions>),
-     * lower <the time attributes> or lower the sizes".
+     * lower <the time attributes> or lower the sizes", and where a fabric device of
+     * the simulation drops packets (a lossy run), "or lower the loss rate" too.
      * \param timeAttributes TimeAttributesOf the run's attributes
      * \param rateOptions the options that set the rates, as text
+     * \param lossy whether the run drops packets (retransmissions may be what takes so long)
      */
     static std::string ClockAdvice(const std::vector<std::string>& timeAttributes,
-                                   const std::string& rateOptions);
+                                   const std::string& rateOptions,
+                                   bool lossy = LossyFabric());
+
+    /// \return whether a fabric device of the simulation drops packets on purpose (a lossy
+    /// run's error model); false once the simulation is destroyed
+    static bool LossyFabric();
 
     /**
      * \return the options of the program in hand that set link rates ("link-rate,
