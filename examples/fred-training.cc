@@ -60,7 +60,26 @@ main(int argc, char* argv[])
             config.Validate();
             CheckResultsDir("results", results);
 
-            std::vector<FredTrainingRow> rows = RunFredTraining(config);
+            if (config.network == "packet")
+            {
+                // a run prints when it ends; at small packets that is minutes away
+                std::printf("(packet level simulates every wafer packet of %u bytes: the "
+                            "default table, 1 MiB packets, takes about a minute on a 2-core "
+                            "machine, and smaller packets take longer in proportion; "
+                            "--network=flow takes seconds)\n",
+                            config.mtu);
+            }
+            std::vector<FredTrainingRow> rows = RunFredTraining(
+                config,
+                [](const FredTrainingRow& r)
+                {
+                    std::printf("ran %s on %s: %.6g s per iteration, %.1f s of wall time\n",
+                                r.workload.c_str(),
+                                r.variant.c_str(),
+                                r.job.iterationSeconds,
+                                r.wallSeconds);
+                    std::fflush(stdout);
+                });
             PrintFredTrainingTable(rows);
             for (const auto& f : WriteFredTrainingResults(config, rows, results))
             {

@@ -347,7 +347,7 @@ FredTrainingFields()
 }
 
 std::vector<FredTrainingRow>
-RunFredTraining(const FredTrainingConfig& config)
+RunFredTraining(const FredTrainingConfig& config, const FredTrainingProgress& progress)
 {
     config.Validate();
     std::vector<FredTrainingRow> rows;
@@ -371,6 +371,10 @@ RunFredTraining(const FredTrainingConfig& config)
             NS_LOG_INFO(w << " on " << v << ": " << row.job.iterationSeconds << " s per iteration, "
                           << result.wallSeconds << " s of wall time");
             rows.push_back(row);
+            if (progress)
+            {
+                progress(row);
+            }
         }
     }
     for (auto& r : rows)

@@ -7,6 +7,7 @@
 #include "result-fields.h"
 #include "training-experiment.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -86,8 +87,17 @@ struct FredTrainingRow
 /// \return the columns of fred-training.csv
 const FieldTable<FredTrainingRow>& FredTrainingFields();
 
-/// Run every workload on every variant (validated first); speedups against the mesh run.
-std::vector<FredTrainingRow> RunFredTraining(const FredTrainingConfig& config);
+/// Called after each workload's run on one variant (its speedup not yet known).
+using FredTrainingProgress = std::function<void(const FredTrainingRow& row)>;
+
+/**
+ * Run every workload on every variant (validated first); speedups against the mesh run.
+ * \param config the workloads, variants and wafer packet
+ * \param progress called after each run (optional)
+ * \return one row per workload and variant
+ */
+std::vector<FredTrainingRow> RunFredTraining(const FredTrainingConfig& config,
+                                             const FredTrainingProgress& progress = nullptr);
 
 /**
  * Print the table: one line per workload and variant; then, per workload
