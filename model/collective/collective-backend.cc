@@ -150,6 +150,8 @@ CollectiveRegistry::ChooseAuto(const CollectiveRequest& request,
 {
     std::string best;
     double bestTime = std::numeric_limits<double>::infinity();
+    // (reason, the backends that gave it), in the order first given: said when none runs it
+    std::vector<std::pair<std::string, std::string>> refusals;
     for (const auto& name : Names())
     {
         const CollectiveKind& kind = Get(name);
@@ -162,9 +164,25 @@ CollectiveRegistry::ChooseAuto(const CollectiveRequest& request,
         {
             b->Validate(request, topology, comm);
         }
-        catch (const std::invalid_argument&)
+        catch (const std::invalid_argument& e)
         {
-            continue; // does not run this request here
+            // does not run this request here
+            auto same = std::find_if(refusals.begin(),
+                                     refusals.end(),
+                                     [&e](const auto& r)
+                                     {
+                                         return r.first == e.what();
+                                     });
+            if (same == refusals.end())
+            {
+                refusals.emplace_back(e.what(), name);
+            }
+            else
+            {
+                same->second += ", " + name;
+            }
+            b->Dispose();
+            continue;
         }
         double t = b->Bound(request, comm, model);
         if (t < bestTime)
@@ -176,8 +194,15 @@ CollectiveRegistry::ChooseAuto(const CollectiveRequest& request,
     }
     if (best.empty())
     {
+        std::string why;
+        for (const auto& [reason, names] : refusals)
+        {
+            why += (why.empty() ? " (" : "; ") + names + ": " + reason;
+        }
         throw std::invalid_argument("algorithm: auto found no backend that runs "
-                                    + ToString(request.op) + " on this " + topology.GetKind());
+                                    + ToString(request.op) + " of " + std::to_string(request.bytes)
+                                    + " bytes on this " + topology.GetKind()
+                                    + (why.empty() ? "" : why + ")"));
     }
     return best;
 }
