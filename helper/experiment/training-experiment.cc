@@ -637,8 +637,19 @@ TrainingConfig::MakeGraph() const
                                             + "' is empty; expected a JSON object of groups, "
                                               "e.g. {\"tp0\": [0, 1]}");
             }
+            const std::string text = dlnet::ReadInputFile("workload-file", workloadFile);
+            const std::size_t first = text.find_first_not_of(" \t\r\n");
+            if (first == std::string::npos || (text[first] != '{' && text[first] != '['))
+            {
+                // (it was read as JSON whatever it held: "not valid JSON" for a text workload)
+                throw std::invalid_argument(
+                    "workload-groups: applies to a Chakra JSON workload only; '"
+                    + dlnet::PrintablePath(workloadFile)
+                    + "' is not JSON (an ASTRA-sim or SimAI text workload's groups follow from "
+                      "its parallelism): leave workload-groups empty");
+            }
             g = ImportChakraJson(
-                dlnet::ReadInputFile("workload-file", workloadFile), workloadFile, groups, o);
+                text, workloadFile, groups, o, dlnet::PrintablePath(workloadGroups));
         }
         else
         {

@@ -1534,7 +1534,8 @@ TrainingGraph
 ImportChakraJson(const std::string& text,
                  const std::string& fileName,
                  const std::string& groupsText,
-                 const WorkloadImportOptions& o)
+                 const WorkloadImportOptions& o,
+                 const std::string& groupsFileName)
 {
     using nlohmann::json;
     const std::string& file = fileName;
@@ -1681,7 +1682,8 @@ ImportChakraJson(const std::string& text,
     }
     if (!groupsText.empty())
     {
-        readGroups(dlnet::ParseJsonDocument(groupsText, file + " (groups)"), file + " (groups)");
+        const std::string groupsFile = groupsFileName.empty() ? file + " (groups)" : groupsFileName;
+        readGroups(dlnet::ParseJsonDocument(groupsText, groupsFile), groupsFile);
     }
     std::vector<uint32_t> everyone;
     for (uint32_t r = 0; r < R; ++r)
@@ -1905,7 +1907,10 @@ ImportChakraJson(const std::string& text,
                     fail("pg_name",
                          where + ", node Id " + std::to_string(v[k].id) + ": " + Quote(v[k].pg)
                              + " is not a group",
-                         names.empty() ? "none: no groups given" : Join(names));
+                         !names.empty()           ? Join(names)
+                         : groupsText.empty()     ? "none: no groups given"
+                         : groupsFileName.empty() ? "none: the groups given hold none"
+                                                  : "none: " + groupsFileName + " holds none");
                 }
                 v[k].seq = count[v[k].pg]++;
             }

@@ -61,13 +61,15 @@ TrainingGraph ImportAstraSimText(const std::string& text,
  * \param fileName names the file in errors and the graph
  * \param groupsText communicator groups {"name": [ranks...]} (pg_name), may be empty
  * \param o the settings
+ * \param groupsFileName names the groups' file in errors ("": "<fileName> (groups)")
  * \return the graph
  * \throws std::invalid_argument naming file, node and field
  */
 TrainingGraph ImportChakraJson(const std::string& text,
                                const std::string& fileName,
                                const std::string& groupsText,
-                               const WorkloadImportOptions& o);
+                               const WorkloadImportOptions& o,
+                               const std::string& groupsFileName = "");
 
 /**
  * \ingroup dlnet
