@@ -710,13 +710,20 @@ RunCollective(const CollectiveConfig& c)
         // launch latency counts in its bound, a device's latency in its run)
         const std::vector<std::string> timeAttributes
             = SimulationScope::TimeAttributesOf(c.ns3Attributes);
+        // (a slow aggregator, not the links, may be what takes so long)
+        const bool slowAggregator
+            = name == "omnireduce" && c.aggregatorPlacement != "switch"
+              && !dlnet::ParseTime("aggregator-packet-time", c.aggregatorPacketTime).IsZero();
         auto beyondLimit = [&](const std::string& what)
         {
             return std::invalid_argument(
                 SimulationScope::ClockField(timeAttributes) + ": " + c.op + " of "
                 + std::to_string(bytes) + " bytes with " + name + " on " + std::to_string(n)
                 + " ranks " + what + "; "
-                + SimulationScope::ClockAdvice(timeAttributes, SimulationScope::RateOptions()));
+                + SimulationScope::ClockAdvice(timeAttributes, SimulationScope::RateOptions())
+                + (slowAggregator ? "; or lower aggregator-packet-time (" + c.aggregatorPacketTime
+                                        + " per packet of each aggregator)"
+                                  : ""));
         };
         if (!(row.bound <= dlnet::MAX_TIME_SECONDS))
         {
