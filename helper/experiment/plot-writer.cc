@@ -229,7 +229,8 @@ PlotTraffic(const TrafficResult& r, const std::string& dir)
         linkData.Add(double(i), used[i].second);
     }
     links.AddDataset(linkData);
-    if (RenderPng(links, dir + "/link-utilisation.png"))
+    // (a run cut before any byte crossed a link between switches or hosts has nothing to plot)
+    if (!used.empty() && RenderPng(links, dir + "/link-utilisation.png"))
     {
         written.push_back(dir + "/link-utilisation.png");
     }

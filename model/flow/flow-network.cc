@@ -1475,7 +1475,26 @@ double
 FlowNetwork::GetCarriedBytes(Ptr<FabricNetDevice> device)
 {
     auto it = m_linkOf.find(PeekPointer(device));
-    return it == m_linkOf.end() ? 0 : m_links[it->second].carried;
+    if (it == m_linkOf.end())
+    {
+        return 0;
+    }
+    // the ended flows', and what the flows still on it have sent so far (a run cut by its
+    // stop-time showed a link busy all along and 0 bytes carried)
+    const Link& link = m_links[it->second];
+    double carried = link.carried;
+    const Time now = Simulator::Now();
+    for (std::size_t j = 0; j < link.flows.size(); ++j)
+    {
+        const Flow& flow = m_flows[link.flows[j]];
+        double left = flow.remaining;
+        if (flow.rate > 0 && flow.rate != MaxMinSolver::NO_CAP)
+        {
+            left = std::max(0.0, left - flow.rate * ToSeconds(now - flow.last));
+        }
+        carried += link.weights[j] * (flow.bytes - left);
+    }
+    return carried;
 }
 
 Time
