@@ -361,7 +361,7 @@ TrafficOptions()
                             &C::pattern,
                             TrafficPatterns()),
             BytesOption<C>("message-bytes", "bytes per message, e.g. 1MiB", &C::messageBytes, 1),
-            UnsignedOption<C>("messages", "messages per flow, all sent at time 0", &C::messages),
+            UnsignedOption<C>("messages", "messages per flow, all sent at time 0", &C::messages, 1),
             UnsignedOption<C>("src", "point-to-point: source rank", &C::src),
             UnsignedOption<C>("dst", "point-to-point: destination rank", &C::dst),
             UnsignedOption<C>("target", "incast: the rank the others send to", &C::target),
