@@ -93,17 +93,18 @@ Quote(const std::string& t)
     return "'" + dlnet::PrintableText(t) + "'";
 }
 
-/// A whole number in [min, max]: digits only.
+/// A whole number in [min, max]: digits only. (other: what else the field takes, as text)
 uint64_t
 Number(const std::string& file,
        uint64_t line,
        const std::string& field,
        const std::string& t,
        uint64_t max,
-       uint64_t min = 0)
+       uint64_t min = 0,
+       const std::string& other = "")
 {
-    std::string allowed
-        = "a whole number from " + std::to_string(min) + " to " + std::to_string(max);
+    std::string allowed = other + (other.empty() ? "a" : " or a") + " whole number from "
+                          + std::to_string(min) + " to " + std::to_string(max);
     if (t.empty())
     {
         Fail(file, line, field, "is empty", allowed);
@@ -626,10 +627,11 @@ ParseText(const std::string& text, const std::string& file)
     };
     auto idList = [&](const std::string& field, std::set<uint64_t>& out)
     {
-        uint64_t n = Number(file, h.no, field, next(field), MAX_LAYERS);
+        // (the count and the layer indices after it have ranges of their own)
+        uint64_t n = Number(file, h.no, field + " count", next(field), MAX_LAYERS);
         for (uint64_t i = 0; i < n; ++i)
         {
-            out.insert(Number(file, h.no, field, next(field), MAX_LAYERS - 1));
+            out.insert(Number(file, h.no, field + " layer index", next(field), MAX_LAYERS - 1));
         }
     };
     if (w.simai)
@@ -822,7 +824,7 @@ ParseText(const std::string& text, const std::string& file)
         const std::string& res = l.toks[1];
         if (res != "-1")
         {
-            Number(file, l.no, "reserved", res, MAX_LAYERS);
+            Number(file, l.no, "reserved", res, MAX_LAYERS, 0, "-1");
         }
         auto pass = [&](std::size_t at, const std::string& p)
         {
