@@ -426,6 +426,11 @@ CollectiveConfig::Validate() const
     Ptr<CollectiveBackend> backend = kind ? MakeBackend(algorithm) : nullptr;
     for (uint64_t bytes : Sizes(*this))
     {
+        if (backend && !backend->Implements(ParseCollectiveOp("op", op)))
+        {
+            // (said first: the block split below would not be the reason it cannot run)
+            backend->Validate(RequestOf(bytes, model), *t, comm);
+        }
         if (op == "alltoall")
         {
             // (the engine's message says "bytes", which no program has)
