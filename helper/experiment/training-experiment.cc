@@ -672,10 +672,13 @@ TrainingConfig::Placements(uint32_t jobRanks, uint32_t clusterRanks) const
     {
         if (uint64_t(jobs) * jobRanks > clusterRanks)
         {
+            // (no placement was given: the topology is what is too small, and with a list of
+            // topologies the message says which)
             throw std::invalid_argument(
-                "placement: " + std::to_string(jobs) + " job(s) of " + std::to_string(jobRanks)
+                "topology: the " + topology.kind + " has " + std::to_string(clusterRanks)
+                + " ranks; " + std::to_string(jobs) + " job(s) of " + std::to_string(jobRanks)
                 + " ranks need " + std::to_string(uint64_t(jobs) * jobRanks)
-                + " ranks; the topology has " + std::to_string(clusterRanks));
+                + ": expected a larger topology (its size options) or fewer ranks per job");
         }
         for (uint32_t j = 0; j < jobs; ++j)
         {

@@ -119,7 +119,7 @@ def test_workload_file(tmp_path):
     (dict(dp_backend="spiral"), "dp-backend"),
     (dict(layers=4), "layers"),  # only with model=transformer
     (dict(workload_ranks=4), "workload-ranks"),  # only with workload-file
-    (dict(dp=64), "placement"),  # more ranks than the topology has
+    (dict(dp=64), "topology: the star has 8 ranks"),  # more ranks than the topology has
     # --experts reaches the transformer's shape
     (dict(model="transformer", layers=2, hidden=256, heads=4, sequence=64, vocabulary=512,
           experts=4, dp=6, ep=3), "ep: 3 does not divide the 4 experts"),
