@@ -68,6 +68,7 @@ main(int argc, char* argv[])
                             "machine, and smaller packets take longer in proportion; "
                             "--network=flow takes seconds)\n",
                             config.mtu);
+                std::fflush(stdout);
             }
             std::vector<FredTrainingRow> rows = RunFredTraining(
                 config,
