@@ -87,8 +87,8 @@ CollectiveRequest::Validate(uint32_t n) const
     {
         throw std::invalid_argument(
             "algorithm: " + ToString(algorithm)
-            + " needs a two-dimensional topology (mesh, torus or leaf-spine) and the "
-              "communicator of all its ranks");
+            + " needs a two-dimensional topology (its grid: mesh, torus, leaf-spine, fat-tree, "
+              "dragonfly, GPU servers) and the communicator of all its ranks");
     }
     if (!inputs.empty())
     {
