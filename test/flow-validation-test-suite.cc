@@ -640,9 +640,11 @@ private:
  * IncrementalSolve beside per-hop levels: on a torus a flow past the dateline
  * moves to VC 1 there, so its level differs by hop, and an end beside such a
  * flow solves the whole component (re-solving only the flows at or above the
- * ended rate would leave the per-hop levels below it as they were). 48 random
- * messages (64 KiB to 4 MiB) on the 4x4 torus: every delivery as with whole
- * solves. (Without that exclusion, 5 of them move, by up to 1.7%.)
+ * ended rate would leave the per-hop levels below it as they were). 12 draws
+ * of 48 random messages (64 KiB to 4 MiB) on the 4x4 torus: every delivery as
+ * with whole solves. (Without that exclusion, `mark.perUse` in UpdateAfterEnds,
+ * draws 4, 6 and 10 moved 5, 4 and 9 deliveries, by up to 4.0%, 15.0% and 3.3%;
+ * the other nine none.)
  */
 class IncrementalPerHopTestCase : public TestCase
 {
@@ -655,30 +657,36 @@ public:
 private:
     void DoRun() override
     {
-        std::mt19937 random(7);
-        std::vector<Send> sends;
-        while (sends.size() < 48)
+        // (mt19937's own output: the distributions' differ between standard libraries)
+        for (uint32_t seed = 1; seed <= 12; ++seed)
         {
-            const uint32_t src = std::uniform_int_distribution<uint32_t>(0, 15)(random);
-            const uint32_t dst = std::uniform_int_distribution<uint32_t>(0, 15)(random);
-            const uint64_t bytes
-                = std::uniform_int_distribution<uint64_t>(64 << 10, 4 << 20)(random);
-            if (src != dst)
+            std::mt19937 random(seed);
+            std::vector<Send> sends;
+            while (sends.size() < 48)
             {
-                sends.push_back({src, dst, bytes, 0});
+                const uint32_t src = random() % 16;
+                const uint32_t dst = random() % 16;
+                const uint64_t bytes = (64 << 10) + random() % ((4 << 20) - (64 << 10));
+                if (src != dst)
+                {
+                    sends.push_back({src, dst, bytes, 0});
+                }
             }
-        }
-        const TopologyConfig torus = Kind("torus");
-        std::vector<double> incremental = Deliveries(torus, "flow", sends);
-        std::vector<double> whole
-            = Deliveries(torus, "flow", sends, {{"ns3::FlowNetwork::IncrementalSolve", "false"}});
-        for (std::size_t i = 0; i < sends.size(); ++i)
-        {
-            NS_TEST_ASSERT_MSG_GT(whole[i], 0, "message " << i << " delivered");
-            NS_TEST_ASSERT_MSG_EQ_TOL(incremental[i],
-                                      whole[i],
-                                      1e-9 * whole[i],
-                                      "message " << i << " as with whole solves");
+            const TopologyConfig torus = Kind("torus");
+            std::vector<double> incremental = Deliveries(torus, "flow", sends);
+            std::vector<double> whole = Deliveries(
+                torus, "flow", sends, {{"ns3::FlowNetwork::IncrementalSolve", "false"}});
+            for (std::size_t i = 0; i < sends.size(); ++i)
+            {
+                NS_TEST_ASSERT_MSG_GT(whole[i], 0, "seed " << seed << ", message " << i);
+                // (10 ticks of the 1 ps clock: an end may fall on the next tick; draw 10
+                // measured 1 ps)
+                NS_TEST_ASSERT_MSG_EQ_TOL(incremental[i],
+                                          whole[i],
+                                          1e-11,
+                                          "seed " << seed << ", message " << i
+                                                  << " as with whole solves");
+            }
         }
     }
 };

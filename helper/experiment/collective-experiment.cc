@@ -719,24 +719,32 @@ RunCollective(const CollectiveConfig& c)
         const bool slowAggregator
             = name == "omnireduce" && c.aggregatorPlacement != "switch"
               && !dlnet::ParseTime("aggregator-packet-time", c.aggregatorPacketTime).IsZero();
-        auto beyondLimit = [&](const std::string& what)
+        // (lossy: the run's retransmissions, not the contention-free bound, may take so long)
+        auto beyondLimit = [&](const std::string& what, bool lossy)
         {
+            std::vector<std::string> more;
+            if (slowAggregator)
+            {
+                more.push_back("lower aggregator-packet-time (" + c.aggregatorPacketTime
+                               + " per packet of each aggregator)");
+            }
             return std::invalid_argument(
-                SimulationScope::ClockField(timeAttributes) + ": " + c.op + " of "
+                (slowAggregator ? "aggregator-packet-time, " : "")
+                + SimulationScope::ClockField(timeAttributes) + ": " + c.op + " of "
                 + std::to_string(bytes) + " bytes with " + name + " on " + std::to_string(n)
                 + " ranks " + what + "; "
-                + SimulationScope::ClockAdvice(timeAttributes, SimulationScope::RateOptions())
-                + (slowAggregator ? "; or lower aggregator-packet-time (" + c.aggregatorPacketTime
-                                        + " per packet of each aggregator)"
-                                  : ""));
+                + SimulationScope::ClockAdvice(
+                    timeAttributes, SimulationScope::RateOptions(), lossy, more));
         };
         if (!(row.bound <= dlnet::MAX_TIME_SECONDS))
         {
             std::ostringstream os;
             os << std::setprecision(4) << row.bound;
             throw beyondLimit("needs at least " + os.str()
-                              + " s (its contention-free bound), more than a run may simulate ("
-                              + limitText + ")");
+                                  + " s (its contention-free bound), more than a run may "
+                                    "simulate ("
+                                  + limitText + ")",
+                              false);
         }
         if (c.functional)
         {
@@ -827,7 +835,8 @@ RunCollective(const CollectiveConfig& c)
             catch (const SimulatedTimeLimit&)
             {
                 throw beyondLimit("had not finished after " + limitText
-                                  + " of simulated time, the most a run may simulate");
+                                      + " of simulated time, the most a run may simulate",
+                                  c.topology.lossRate > 0);
             }
             if (!finished)
             {

@@ -661,15 +661,13 @@ SimulationScope::LossyFabric()
 std::string
 SimulationScope::ClockAdvice(const std::vector<std::string>& timeAttributes,
                              const std::string& rateOptions,
-                             bool lossy)
+                             bool lossy,
+                             const std::vector<std::string>& more)
 {
-    std::string advice = "raise the link rates (" + rateOptions + ")";
-    for (std::size_t i = 0; i < timeAttributes.size(); ++i)
+    std::vector<std::string> remedies{"raise the link rates (" + rateOptions + ")"};
+    for (const std::string& name : timeAttributes)
     {
-        advice += (i == 0                           ? ", lower "
-                   : i + 1 == timeAttributes.size() ? " or "
-                                                    : ", ")
-                  + timeAttributes[i];
+        remedies.push_back("lower " + name);
     }
     // the program's own size options, when one is in hand (training: microbatches, ...)
     const std::string sizes = ProgramOptionsText({"min-bytes",
@@ -684,13 +682,18 @@ SimulationScope::ClockAdvice(const std::vector<std::string>& timeAttributes,
                                                   "batch",
                                                   "layers"},
                                                  "");
-    advice += (lossy ? ", " : " or ") + std::string("lower the sizes")
-              + (sizes.empty() ? "" : " (" + sizes + ")");
+    remedies.push_back("lower the sizes" + (sizes.empty() ? "" : " (" + sizes + ")"));
     if (lossy)
     {
         // retransmissions may be what takes so long, which the limit cannot tell
         const std::string loss = ProgramOptionsText({"loss-rate", "loss"}, "loss-rate");
-        advice += " or lower the loss rate" + (loss.empty() ? "" : " (" + loss + ")");
+        remedies.push_back("lower the loss rate" + (loss.empty() ? "" : " (" + loss + ")"));
+    }
+    remedies.insert(remedies.end(), more.begin(), more.end());
+    std::string advice;
+    for (std::size_t i = 0; i < remedies.size(); ++i)
+    {
+        advice += (i == 0 ? "" : i + 1 == remedies.size() ? " or " : ", ") + remedies[i];
     }
     return advice;
 }

@@ -158,15 +158,17 @@ public:
 
     /**
      * What such a run's message advises: "raise the link rates (<rateOptions>),
-     * lower <the time attributes> or lower the sizes", and where a fabric device of
-     * the simulation drops packets (a lossy run), "or lower the loss rate" too.
+     * lower <each time attribute>, lower the sizes", where the run drops packets
+     * "lower the loss rate", then the caller's own, the last after "or".
      * \param timeAttributes TimeAttributesOf the run's attributes
      * \param rateOptions the options that set the rates, as text
      * \param lossy whether the run drops packets (retransmissions may be what takes so long)
+     * \param more remedies of the caller's own, e.g. "lower aggregator-packet-time"
      */
     static std::string ClockAdvice(const std::vector<std::string>& timeAttributes,
                                    const std::string& rateOptions,
-                                   bool lossy = LossyFabric());
+                                   bool lossy = LossyFabric(),
+                                   const std::vector<std::string>& more = {});
 
     /// \return whether a fabric device of the simulation drops packets on purpose (a lossy
     /// run's error model); false once the simulation is destroyed

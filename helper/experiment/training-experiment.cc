@@ -627,6 +627,16 @@ TrainingConfig::MakeGraph() const
         TrainingGraph g;
         if (!workloadGroups.empty())
         {
+            const std::string text = dlnet::ReadInputFile("workload-file", workloadFile);
+            if (!IsChakraJson(text))
+            {
+                // (it was read as JSON whatever it held: "not valid JSON" for a text workload)
+                throw std::invalid_argument(
+                    "workload-groups: applies to a Chakra JSON workload only; '"
+                    + dlnet::PrintablePath(workloadFile)
+                    + "' is not JSON (an ASTRA-sim or SimAI text workload's groups follow from "
+                      "its parallelism): leave workload-groups empty");
+            }
             const std::string groups = dlnet::ReadInputFile("workload-groups", workloadGroups);
             if (groups.find_first_not_of(" \t\r\n") == std::string::npos)
             {
@@ -637,19 +647,7 @@ TrainingConfig::MakeGraph() const
                                             + "' is empty; expected a JSON object of groups, "
                                               "e.g. {\"tp0\": [0, 1]}");
             }
-            const std::string text = dlnet::ReadInputFile("workload-file", workloadFile);
-            const std::size_t first = text.find_first_not_of(" \t\r\n");
-            if (first == std::string::npos || (text[first] != '{' && text[first] != '['))
-            {
-                // (it was read as JSON whatever it held: "not valid JSON" for a text workload)
-                throw std::invalid_argument(
-                    "workload-groups: applies to a Chakra JSON workload only; '"
-                    + dlnet::PrintablePath(workloadFile)
-                    + "' is not JSON (an ASTRA-sim or SimAI text workload's groups follow from "
-                      "its parallelism): leave workload-groups empty");
-            }
-            g = ImportChakraJson(
-                text, workloadFile, groups, o, dlnet::PrintablePath(workloadGroups));
+            g = ImportChakraJson(text, workloadFile, groups, o, workloadGroups);
         }
         else
         {
@@ -678,7 +676,8 @@ TrainingConfig::Placements(uint32_t jobRanks, uint32_t clusterRanks) const
                 "topology: the " + topology.kind + " has " + std::to_string(clusterRanks)
                 + " ranks; " + std::to_string(jobs) + " job(s) of " + std::to_string(jobRanks)
                 + " ranks need " + std::to_string(uint64_t(jobs) * jobRanks)
-                + ": expected a larger topology (its size options) or fewer ranks per job");
+                + ": expected a larger topology (its size options) or fewer ranks per job"
+                + (jobs > 1 ? " or fewer jobs" : ""));
         }
         for (uint32_t j = 0; j < jobs; ++j)
         {

@@ -166,16 +166,22 @@ CollectiveRegistry::ChooseAuto(const CollectiveRequest& request,
         }
         catch (const std::invalid_argument& e)
         {
-            // does not run this request here
+            // does not run this request here (said without its "algorithm: <name> ")
+            std::string reason = e.what();
+            const std::string own = "algorithm: " + name + " ";
+            if (reason.compare(0, own.size(), own) == 0)
+            {
+                reason = reason.substr(own.size());
+            }
             auto same = std::find_if(refusals.begin(),
                                      refusals.end(),
-                                     [&e](const auto& r)
+                                     [&reason](const auto& r)
                                      {
-                                         return r.first == e.what();
+                                         return r.first == reason;
                                      });
             if (same == refusals.end())
             {
-                refusals.emplace_back(e.what(), name);
+                refusals.emplace_back(reason, name);
             }
             else
             {
@@ -197,7 +203,7 @@ CollectiveRegistry::ChooseAuto(const CollectiveRequest& request,
         std::string why;
         for (const auto& [reason, names] : refusals)
         {
-            why += (why.empty() ? " (" : "; ") + names + ": " + reason;
+            why += (why.empty() ? " (" : " | ") + names + ": " + reason; // (reasons hold ';')
         }
         throw std::invalid_argument("algorithm: auto found no backend that runs "
                                     + ToString(request.op) + " of " + std::to_string(request.bytes)

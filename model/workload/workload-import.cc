@@ -1909,10 +1909,11 @@ ImportChakraJson(const std::string& text,
                     fail("pg_name",
                          where + ", node Id " + std::to_string(v[k].id) + ": " + Quote(v[k].pg)
                              + " is not a group",
-                         !names.empty()           ? Join(names)
-                         : groupsText.empty()     ? "none: no groups given"
-                         : groupsFileName.empty() ? "none: the groups given hold none"
-                                                  : "none: " + groupsFileName + " holds none");
+                         !names.empty()       ? Join(names)
+                         : groupsText.empty() ? "none: no groups given"
+                         : groupsFileName.empty()
+                             ? "none: the groups given hold none"
+                             : "none: " + dlnet::PrintablePath(groupsFileName) + " holds none");
                 }
                 v[k].seq = count[v[k].pg]++;
             }
@@ -2176,14 +2177,20 @@ ImportChakraJson(const std::string& text,
     return g;
 }
 
+bool
+IsChakraJson(const std::string& text)
+{
+    // JSON is Chakra's (its "workload_graph" or "traces"; a text workload starts with a
+    // policy name)
+    std::size_t p = text.find_first_not_of(" \t\r\n");
+    return p != std::string::npos && (text[p] == '{' || text[p] == '[');
+}
+
 TrainingGraph
 ImportWorkloadFile(const std::string& path, const WorkloadImportOptions& o)
 {
     std::string text = dlnet::ReadInputFile("workload-file", path);
-    std::size_t p = text.find_first_not_of(" \t\r\n");
-    // JSON is Chakra's (its "workload_graph" or "traces"; a text workload starts with a
-    // policy name)
-    if (p != std::string::npos && (text[p] == '{' || text[p] == '['))
+    if (IsChakraJson(text))
     {
         return ImportChakraJson(text, path, "", o);
     }

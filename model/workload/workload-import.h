@@ -71,6 +71,10 @@ TrainingGraph ImportChakraJson(const std::string& text,
                                const WorkloadImportOptions& o,
                                const std::string& groupsFileName = "");
 
+/// \return whether a workload file's text is Chakra JSON (its first character { or [), not
+/// ASTRA-sim or SimAI text
+bool IsChakraJson(const std::string& text);
+
 /**
  * \ingroup dlnet
  * \brief Read a workload file and import it by its content: JSON (its first

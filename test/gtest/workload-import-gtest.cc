@@ -382,6 +382,20 @@ TEST(WorkloadImport, FwdInBckwdRecomputes)
                 "c -1 1 NONE 0 1 NONE 0 1 NONE 0 0\n",
                 Opts(2),
                 {"f.txt:1:", "checkpoint_initiates", "no checkpoint below"});
+    // a checkpoint list's count and its layer indices have ranges of their own, said apart
+    ExpectError(
+        "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 2 checkpoints: 1 "
+        "100000 checkpoint_initiates: 0\n1\na -1 1 NONE 0 1 NONE 0 1 NONE 0 0\n",
+        Opts(2),
+        {"checkpoints layer index: '100000' is too large", "a whole number from 0 to 99999"});
+    ExpectError("HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 2 checkpoints: 100001 "
+                "0 checkpoint_initiates: 0\n1\na -1 1 NONE 0 1 NONE 0 1 NONE 0 0\n",
+                Opts(2),
+                {"checkpoints count: '100001' is too large", "a whole number from 0 to 100000"});
+    // reserved takes -1 beside its range
+    ExpectError("DATA\n1\na -2 1 NONE 0 1 NONE 0 1 NONE 0 0\n",
+                Opts(2),
+                {"reserved: '-2' is negative", "-1 or a whole number from 0 to 100000"});
 }
 
 // SimAI's compute is in nanoseconds: a clock would be taken and ignored
