@@ -696,7 +696,7 @@ private:
  * sent so far. 1 MiB from host 0 to host 1 of a star at 100 Gbit/s, cut at
  * 10 us: host 0's link has carried 10 us x 100 Gbit/s = 125,000 bytes (it
  * counted a flow's bytes only when the flow ended: 0), as packet level's has
- * within a packet.
+ * within a packet; its utilisation over the 10 us is 1.
  */
 class CutRunCarriedBytesTestCase : public TestCase
 {
@@ -720,13 +720,17 @@ private:
             TrafficResult r = RunTraffic(c);
             NS_TEST_ASSERT_MSG_EQ(r.cutByStopTime, true, network << ": cut");
             double carried = -1;
+            double utilisation = -1;
             for (const auto& l : r.links)
             {
                 if (l.from == "host0" && l.to == "switch")
                 {
                     carried = l.txBytes;
+                    utilisation = l.utilisation;
                 }
             }
+            // busy all along the 10 us (over the makespan, 0 with nothing delivered)
+            NS_TEST_ASSERT_MSG_EQ_TOL(utilisation, 1, 0.01, network << ": utilisation");
             const double tolerance = network == "flow" ? 1 : 4096; // (a packet)
             NS_TEST_ASSERT_MSG_EQ_TOL(carried, 125000, tolerance, network);
         }

@@ -326,13 +326,16 @@ RunTraffic(const TrafficConfig& c)
     }
     result.aggregateGoodput = result.makespan > 0 ? result.payloadBytes * 8.0 / result.makespan : 0;
     // Utilisation is over the makespan, from the first send to the last
-    // delivery (not over the simulated time, which runs on to stop-time).
+    // delivery (not over the simulated time, which runs on to stop-time); of a
+    // run cut by its stop-time, over the time to it, since every message is sent
+    // at 0 and some were still in flight there (its makespan, 0 with none
+    // delivered, gave 0, or a full link's share of more than the makespan, 1).
     double firstSend = result.messages.empty() ? 0 : result.messages.front().start;
     for (const auto& m : result.messages)
     {
         firstSend = std::min(firstSend, m.start);
     }
-    double window = result.makespan - firstSend;
+    double window = result.cutByStopTime ? stopTime.GetSeconds() : result.makespan - firstSend;
     for (const auto& ep : cluster.endpoints)
     {
         result.duplicatePackets += ep->GetDuplicatePackets();
