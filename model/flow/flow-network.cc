@@ -1163,13 +1163,20 @@ FlowNetwork::UpdateAfterEnds(double lowest, uint8_t level)
     return true;
 }
 
-void
-FlowNetwork::Advance(Flow& flow, Time now) const
+double
+FlowNetwork::RemainingAt(const Flow& flow, Time now) const
 {
     if (flow.rate > 0 && flow.rate != MaxMinSolver::NO_CAP)
     {
-        flow.remaining = std::max(0.0, flow.remaining - flow.rate * ToSeconds(now - flow.last));
+        return std::max(0.0, flow.remaining - flow.rate * ToSeconds(now - flow.last));
     }
+    return flow.remaining;
+}
+
+void
+FlowNetwork::Advance(Flow& flow, Time now) const
+{
+    flow.remaining = RemainingAt(flow, now);
     flow.last = now;
 }
 
@@ -1487,12 +1494,7 @@ FlowNetwork::GetCarriedBytes(Ptr<FabricNetDevice> device)
     for (std::size_t j = 0; j < link.flows.size(); ++j)
     {
         const Flow& flow = m_flows[link.flows[j]];
-        double left = flow.remaining;
-        if (flow.rate > 0 && flow.rate != MaxMinSolver::NO_CAP)
-        {
-            left = std::max(0.0, left - flow.rate * ToSeconds(now - flow.last));
-        }
-        carried += link.weights[j] * (flow.bytes - left);
+        carried += link.weights[j] * (flow.bytes - RemainingAt(flow, now));
     }
     return carried;
 }

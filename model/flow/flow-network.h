@@ -391,6 +391,8 @@ private:
     void ClearReplacements();
     /// \param flow a flow \param now the time its bytes are brought up to
     void Advance(Flow& flow, Time now) const;
+    /// \return the bytes flow has left to send at now (Advance's, without changing it)
+    double RemainingAt(const Flow& flow, Time now) const;
     /// Update: bring m_solveFlows' bytes up to now and add them to the solver, in order
     void AddSolveFlows(Time now);
     /// Update: take the solver's rates for m_solveFlows and schedule their ends
