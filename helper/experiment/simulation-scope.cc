@@ -690,12 +690,7 @@ SimulationScope::ClockAdvice(const std::vector<std::string>& timeAttributes,
         remedies.push_back("lower the loss rate" + (loss.empty() ? "" : " (" + loss + ")"));
     }
     remedies.insert(remedies.end(), more.begin(), more.end());
-    std::string advice;
-    for (std::size_t i = 0; i < remedies.size(); ++i)
-    {
-        advice += (i == 0 ? "" : i + 1 == remedies.size() ? " or " : ", ") + remedies[i];
-    }
-    return advice;
+    return dlnet::JoinChoices(remedies);
 }
 
 void
