@@ -424,13 +424,14 @@ CollectiveConfig::Validate() const
     }
     NetworkModel model = ModelOf(topology, comm.ranks, LatenciesOf(ns3Attributes));
     Ptr<CollectiveBackend> backend = kind ? MakeBackend(algorithm) : nullptr;
-    for (uint64_t bytes : Sizes(*this))
+    const std::vector<uint64_t> sizes = Sizes(*this);
+    if (backend && !sizes.empty() && !backend->Implements(ParseCollectiveOp("op", op)))
     {
-        if (backend && !backend->Implements(ParseCollectiveOp("op", op)))
-        {
-            // (said first: the block split below would not be the reason it cannot run)
-            backend->Validate(RequestOf(bytes, model), *t, comm);
-        }
+        // (said first: the block split below would not be the reason it cannot run)
+        backend->Validate(RequestOf(sizes.front(), model), *t, comm);
+    }
+    for (uint64_t bytes : sizes)
+    {
         if (op == "alltoall")
         {
             // (the engine's message says "bytes", which no program has)
