@@ -965,7 +965,9 @@ CollectiveOptions()
                           "switchml, omnireduce: worker retransmission timeout, e.g. 1ms (doubles "
                           "on each expiry up to the larger of 100ms and itself)",
                           &C::aggregationTimeout,
-                          dlnet::MAX_TIMEOUT_SECONDS),
+                          dlnet::MAX_TIMEOUT_SECONDS,
+                          false,
+                          dlnet::MIN_POSITIVE_TIME_SECONDS),
             RealOption<C>("density",
                           "omnireduce: fraction of each worker's blocks that are non-zero",
                           &C::density,

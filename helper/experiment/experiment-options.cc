@@ -164,7 +164,9 @@ TopologyOptions()
                       "lossy: first retransmission timeout, e.g. 1ms (doubles on each expiry up "
                       "to the larger of 100ms and itself)",
                       &T::retransmitTimeout,
-                      dlnet::MAX_TIMEOUT_SECONDS),
+                      dlnet::MAX_TIMEOUT_SECONDS,
+                      false,
+                      dlnet::MIN_POSITIVE_TIME_SECONDS),
         ChoiceOption<T>("load-balancing",
                         "equal-cost paths: flow (ECMP hash per message) or packet (per-packet "
                         "spraying)",

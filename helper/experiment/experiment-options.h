@@ -322,22 +322,23 @@ CheckedTextOption(const std::string& name,
             }};
 }
 
-/// A time with its unit, from 0 to maxSeconds (dlnet::ParseTime).
+/// A time with its unit, from minSeconds (0 unless said) to maxSeconds (dlnet::ParseTime).
 template <typename Config>
 ExperimentOption<Config>
 TimeOption(const std::string& name,
            const std::string& help,
            std::string Config::*member,
            double maxSeconds,
-           bool optional = false)
+           bool optional = false,
+           double minSeconds = 0)
 {
     return CheckedTextOption<Config>(
         name,
         help,
         member,
-        [name, maxSeconds](const std::string& v)
+        [name, maxSeconds, minSeconds](const std::string& v)
         {
-            dlnet::ParseTime(name, v, maxSeconds);
+            dlnet::ParseTime(name, v, maxSeconds, minSeconds);
         },
         optional);
 }

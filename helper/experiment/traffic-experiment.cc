@@ -207,10 +207,8 @@ TrafficConfig::Validate() const
     {
         throw std::invalid_argument("seed: got 0; expected a whole number of at least 1");
     }
-    if (dlnet::ParseTime("stop-time", stopTime).IsZero())
-    {
-        throw std::invalid_argument("stop-time: got 0; expected a positive time");
-    }
+    dlnet::ParseTime(
+        "stop-time", stopTime, dlnet::MAX_TIME_SECONDS, dlnet::MIN_POSITIVE_TIME_SECONDS);
     uint64_t flows = pattern == "point-to-point" ? 1
                      : pattern == "incast"       ? (senders ? senders : n - 1)
                      : pattern == "all-to-all"   ? uint64_t(n) * (n - 1)
@@ -378,7 +376,9 @@ TrafficOptions()
             TimeOption<C>("stop-time",
                           "simulated-time limit, e.g. 100s (at most 1d)",
                           &C::stopTime,
-                          dlnet::MAX_TIME_SECONDS),
+                          dlnet::MAX_TIME_SECONDS,
+                          false,
+                          dlnet::MIN_POSITIVE_TIME_SECONDS),
         };
         return WithCommonAndTopologyOptions<C>(std::move(o));
     }();

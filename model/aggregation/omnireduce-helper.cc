@@ -14,7 +14,6 @@
 
 #include <memory>
 #include <set>
-#include <sstream>
 #include <stdexcept>
 
 namespace ns3
@@ -189,19 +188,12 @@ OmniReduceHelper::Validate(const OmniReduceSettings& s,
         throw std::invalid_argument("aggregators: a star has one switch to aggregate in");
     }
     Time timeout = s.timeout;
-    if (timeout < NanoSeconds(1) || timeout > Seconds(dlnet::MAX_TIMEOUT_SECONDS))
-    {
-        throw std::invalid_argument("aggregation-timeout: got "
-                                    + dlnet::TimeText(timeout.GetSeconds())
-                                    + "; expected a time from 1ns to 10s");
-    }
+    dlnet::CheckTime("aggregation-timeout",
+                     timeout,
+                     dlnet::MIN_POSITIVE_TIME_SECONDS,
+                     dlnet::MAX_TIMEOUT_SECONDS);
     Time packetTime = s.packetTime;
-    if (packetTime.IsStrictlyNegative() || packetTime > Seconds(dlnet::MAX_DELAY_SECONDS))
-    {
-        throw std::invalid_argument("aggregator-packet-time: got "
-                                    + dlnet::TimeText(packetTime.GetSeconds())
-                                    + "; expected a time from 0ns to 1s");
-    }
+    dlnet::CheckTime("aggregator-packet-time", packetTime, 0, dlnet::MAX_DELAY_SECONDS);
     // Each worker keeps `slots` packets outstanding and resends each one at
     // the latest every max(timeout, 100ms) (the timeout's ceiling): an
     // aggregator that takes longer for all of them never catches up, and
@@ -210,12 +202,11 @@ OmniReduceHelper::Validate(const OmniReduceSettings& s,
     double backlog = packetTime.GetSeconds() * comm.GetSize() * s.slots;
     if (s.placement != "switch" && backlog >= ceiling && t.GetConfig().network != "flow")
     {
-        std::ostringstream limit;
-        limit << ceiling / (double(comm.GetSize()) * s.slots) << "s";
         throw std::invalid_argument(
             "aggregator-packet-time: got '" + dlnet::TimeText(packetTime.GetSeconds())
-            + "'; expected below " + limit.str() + ": an aggregator must process the "
-            + std::to_string(comm.GetSize()) + " workers x " + std::to_string(s.slots)
+            + "'; expected below " + dlnet::TimeText(ceiling / (double(comm.GetSize()) * s.slots))
+            + ": an aggregator must process the " + std::to_string(comm.GetSize()) + " workers x "
+            + std::to_string(s.slots)
             + " pool-slots outstanding packets within the largest aggregation timeout (the "
               "larger of 100ms and aggregation-timeout), else resent packets queue without end");
     }

@@ -106,10 +106,10 @@ SwitchmlBackend::Validate(const CollectiveRequest& request,
     {
         throw std::invalid_argument("pool-slots: got 0; expected at least 1 slot");
     }
-    if (m_timeout.IsZero())
-    {
-        throw std::invalid_argument("aggregation-timeout: got 0; expected a positive time");
-    }
+    dlnet::CheckTime("aggregation-timeout",
+                     m_timeout,
+                     dlnet::MIN_POSITIVE_TIME_SECONDS,
+                     dlnet::MAX_TIMEOUT_SECONDS);
     // A slot whose timer fires before its packet is even on the wire resends every packet,
     // and the resends outrun the link: at 1 Mbit/s (8.5 ms a packet against 1 ms) the queues
     // grew by gigabytes in seconds and the run never ended. (Flow level has no timer.)
@@ -120,10 +120,10 @@ SwitchmlBackend::Validate(const CollectiveRequest& request,
     if (m_timeout <= packetTime && topology.GetConfig().network != "flow")
     {
         std::ostringstream os;
-        os << "aggregation-timeout: " << m_timeout.GetSeconds() * 1e3
-           << "ms is not longer than one " << packetBytes << "-byte packet's time on the "
-           << topology.GetConfig().hostLinkRate << " link (" << packetTime.GetSeconds() * 1e3
-           << "ms"
+        os << "aggregation-timeout: " << dlnet::TimeText(m_timeout.GetSeconds())
+           << " is not longer than one " << packetBytes << "-byte packet's time on the "
+           << topology.GetConfig().hostLinkRate << " link ("
+           << dlnet::TimeText(packetTime.GetSeconds())
            << "): every slot would time out and resend before its result could arrive; expected "
               "a longer aggregation-timeout (at most 10s), faster host links or fewer "
               "packet-elements";

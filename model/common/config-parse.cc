@@ -426,11 +426,18 @@ TimeText(double seconds)
     if (seconds >= 86400 && std::fmod(seconds, 86400) == 0)
     {
         os << seconds / 86400 << "d";
+        return os.str();
     }
-    else
+    for (const auto& [factor, unit] :
+         {std::pair<double, const char*>{1, "s"}, {1e-3, "ms"}, {1e-6, "us"}, {1e-9, "ns"}})
     {
-        os << seconds << "s";
+        if (seconds >= factor)
+        {
+            os << seconds / factor << unit;
+            return os.str();
+        }
     }
+    os << (seconds == 0 ? 0 : seconds / 1e-12) << (seconds == 0 ? "s" : "ps");
     return os.str();
 }
 
@@ -513,8 +520,37 @@ ParseRate(const std::string& field, const std::string& text, uint64_t minBps, ui
     return DataRate(static_cast<uint64_t>(std::llround(bits)));
 }
 
+namespace
+{
+/// \return ParseTime's allowed range: "a time from 1ns to 10s, e.g. ..."
+std::string
+TimeRangeText(double minSeconds, double maxSeconds)
+{
+    return "a time from " + (minSeconds > 0 ? TimeText(minSeconds) : std::string("0ns")) + " to "
+           + TimeText(maxSeconds) + ", e.g. 500ns, 1us or 2ms";
+}
+
+/// \return whether seconds lies below minSeconds by more than the rounding of a unit's scale
+bool
+BelowMinimum(double seconds, double minSeconds)
+{
+    return seconds < minSeconds * (1 - 1e-9);
+}
+} // namespace
+
+void
+CheckTime(const std::string& field, Time time, double minSeconds, double maxSeconds)
+{
+    double seconds = time.GetSeconds();
+    if (seconds > maxSeconds || BelowMinimum(seconds, minSeconds))
+    {
+        throw std::invalid_argument(field + ": got " + TimeText(seconds) + "; expected "
+                                    + TimeRangeText(minSeconds, maxSeconds));
+    }
+}
+
 Time
-ParseTime(const std::string& field, const std::string& text, double maxSeconds)
+ParseTime(const std::string& field, const std::string& text, double maxSeconds, double minSeconds)
 {
     // Time's own units; Time's parser aborts on junk and on times beyond its
     // range, so the text is checked and bounded here first.
@@ -529,11 +565,9 @@ ParseTime(const std::string& field, const std::string& text, double maxSeconds)
         {"h", 3600},
         {"d", 86400},
     };
-    std::ostringstream range;
-    range << "a time from 0ns to " << TimeText(maxSeconds) << ", e.g. 500ns, 1us or 2ms";
-    const std::string allowed = range.str();
+    const std::string allowed = TimeRangeText(minSeconds, maxSeconds);
     double seconds = ScaledNumber(field, text, units, "ns", allowed);
-    if (!(seconds <= maxSeconds))
+    if (!(seconds <= maxSeconds) || BelowMinimum(seconds, minSeconds))
     {
         Fail(field, text, allowed);
     }

@@ -77,10 +77,21 @@ DataRate ParseRate(const std::string& field,
                    const std::string& text,
                    uint64_t minBps,
                    uint64_t maxBps = MAX_RATE_BPS);
-/// \return a time from 0 to maxSeconds with its unit (e.g. 500ns, 1us)
+/**
+ * \return a time from minSeconds (0 unless said) to maxSeconds with its unit
+ * (e.g. 500ns, 1us); the message of any refusal gives that range
+ */
 Time ParseTime(const std::string& field,
                const std::string& text,
-               double maxSeconds = MAX_TIME_SECONDS);
+               double maxSeconds = MAX_TIME_SECONDS,
+               double minSeconds = 0);
+/// The least positive time a timeout or a stop-time takes (a nanosecond).
+constexpr double MIN_POSITIVE_TIME_SECONDS = 1e-9;
+/**
+ * Throws unless time lies from minSeconds to maxSeconds, with ParseTime's
+ * message: for a time set other than from text (an attribute).
+ */
+void CheckTime(const std::string& field, Time time, double minSeconds, double maxSeconds);
 /// \return true/false from true/false/1/0/yes/no/on/off
 bool ParseBool(const std::string& field, const std::string& text);
 /// \return text, if it is exactly one of allowed (no surrounding spaces)
@@ -153,7 +164,8 @@ struct FolderCheck
  */
 FolderCheck CheckFolder(const std::string& folder);
 
-/// \return seconds as short text: 1s, 10s, 1d
+/// \return seconds as short text in the largest unit that keeps them at least 1: 1d, 10s, 100us,
+/// 1ns
 std::string TimeText(double seconds);
 
 } // namespace dlnet

@@ -176,13 +176,10 @@ TopologyConfig::ValidateFabric() const
             "buffer-bytes: got " + std::to_string(bufferBytes)
             + "; at most 4294967295 bytes (the device's 32-bit TxBufferSize)");
     }
-    Time rto
-        = dlnet::ParseTime("retransmit-timeout", retransmitTimeout, dlnet::MAX_TIMEOUT_SECONDS);
-    if (rto < NanoSeconds(1))
-    {
-        throw std::invalid_argument("retransmit-timeout: got '" + retransmitTimeout
-                                    + "'; expected a time from 1ns to 10s");
-    }
+    Time rto = dlnet::ParseTime("retransmit-timeout",
+                                retransmitTimeout,
+                                dlnet::MAX_TIMEOUT_SECONDS,
+                                dlnet::MIN_POSITIVE_TIME_SECONDS);
     if (flowControl != "lossy")
     {
         // another value was taken and then ignored: a lossless fabric's queues hold what

@@ -777,6 +777,52 @@ TEST(ParseTime, NeedsAUnitAndStaysInRange)
         {"t: got '999", "(5001 characters)"});
 }
 
+TEST(ParseTime, MinimumIsInTheRangeItStates)
+{
+    EXPECT_EQ(ParseTime("timeout", "1ns", MAX_TIMEOUT_SECONDS, MIN_POSITIVE_TIME_SECONDS),
+              NanoSeconds(1));
+    // 0.001us is 1ns up to the rounding of the unit's scale
+    EXPECT_EQ(ParseTime("timeout", "0.001us", MAX_TIMEOUT_SECONDS, MIN_POSITIVE_TIME_SECONDS),
+              NanoSeconds(1));
+    for (const char* bad : {"0s", "0.5ns", "999ps"})
+    {
+        ExpectInvalid(
+            [bad]
+            {
+                ParseTime("timeout", bad, MAX_TIMEOUT_SECONDS, MIN_POSITIVE_TIME_SECONDS);
+            },
+            {"timeout: got '", "expected a time from 1ns to 10s"});
+    }
+    // an attribute's time gets the same message
+    CheckTime("timeout", MilliSeconds(3), MIN_POSITIVE_TIME_SECONDS, MAX_TIMEOUT_SECONDS);
+    ExpectInvalid(
+        []
+        {
+            CheckTime("timeout", Seconds(0), MIN_POSITIVE_TIME_SECONDS, MAX_TIMEOUT_SECONDS);
+        },
+        {"timeout: got 0s; expected a time from 1ns to 10s"});
+    ExpectInvalid(
+        []
+        {
+            CheckTime("timeout", Seconds(11), MIN_POSITIVE_TIME_SECONDS, MAX_TIMEOUT_SECONDS);
+        },
+        {"timeout: got 11s; expected a time from 1ns to 10s"});
+}
+
+TEST(TimeText, LargestUnitThatKeepsAtLeastOne)
+{
+    EXPECT_EQ(TimeText(86400), "1d");
+    EXPECT_EQ(TimeText(172800), "2d");
+    EXPECT_EQ(TimeText(90000), "90000s");
+    EXPECT_EQ(TimeText(10), "10s");
+    EXPECT_EQ(TimeText(1.5), "1.5s");
+    EXPECT_EQ(TimeText(0.0001), "100us");
+    EXPECT_EQ(TimeText(8.512e-3), "8.512ms");
+    EXPECT_EQ(TimeText(1e-9), "1ns");
+    EXPECT_EQ(TimeText(5e-13), "0.5ps");
+    EXPECT_EQ(TimeText(0), "0s");
+}
+
 TEST(ParseRate, NeedsAUnitAndStaysInRange)
 {
     EXPECT_EQ(ParseRate("link-rate", "100Gbps").GetBitRate(), 100000000000ULL);
