@@ -262,8 +262,13 @@ ApplyOptions(const std::vector<ns3::ExperimentOption<Config>>& table,
                                        return o.name == name;
                                    });
         bool path = option != table.end() && option->kind == "path";
-        ns3::SetOption(
-            table, config, key, path ? PathText(key, item.second) : OptionText(key, item.second));
+        const std::string text = path ? PathText(key, item.second) : OptionText(key, item.second);
+        if (option != table.end() && option->kind == "bool" && text.empty())
+        {
+            // (the command line's bare --flag, which means true; in Python '' reads as false)
+            ns3::dlnet::ParseBool(name, text); // refuses it, naming the allowed values
+        }
+        ns3::SetOption(table, config, key, text);
     }
 }
 
@@ -620,6 +625,13 @@ RunHeterpsPy(bool simulate,
         throw std::invalid_argument(
             "simulate: schedule only schedules; run_heterogeneous also simulates the plan");
     }
+    if (simulate && !c.simulate
+        && (kwargs.contains("simulate") || (config && config->contains("simulate"))))
+    {
+        // (it was taken and ignored: the run simulated and its config said simulate true)
+        throw std::invalid_argument(
+            "simulate: run_heterogeneous always simulates the plan; schedule only schedules");
+    }
     if (simulate)
     {
         ns3::SetOption(ns3::HeterpsOptions(), c, "simulate", "true");
@@ -641,6 +653,14 @@ RunHeterpsPy(bool simulate,
         });
     py::dict out = ToPython(ns3::ToJson(c, result)).cast<py::dict>();
     out["config"] = ConfigPy(ns3::HeterpsOptions(), c);
+    // (not in result.json, which two runs of one config and seed write alike)
+    out["wall_seconds"] = result.wallSeconds;
+    py::dict walls;
+    for (const auto& row : result.schedules)
+    {
+        walls[py::str(row.scheduler)] = row.wallSeconds;
+    }
+    out["scheduler_wall_seconds"] = walls;
     return out;
 }
 
@@ -697,12 +717,17 @@ ResultFieldsPy()
 
 template <typename Config>
 py::list
-OptionsPy(const std::vector<ns3::ExperimentOption<Config>>& table)
+OptionsPy(const std::vector<ns3::ExperimentOption<Config>>& table,
+          const std::function<bool(const std::string&)>& keep = nullptr)
 {
     const Config defaults;
     py::list out;
     for (const auto& o : table)
     {
+        if (keep && !keep(o.name))
+        {
+            continue;
+        }
         py::dict d;
         d["name"] = o.name;
         d["help"] = o.help;
@@ -953,6 +978,30 @@ PYBIND11_MODULE(_core, m)
         },
         "The options of schedule and run_heterogeneous: a list of {'name', 'help', 'default', "
         "'kind'}.");
+    m.def(
+        "schedule_options",
+        []()
+        {
+            return OptionsPy(ns3::HeterpsOptions(),
+                             [](const std::string& name)
+                             {
+                                 return !ns3::HeterpsSimulationOption(name);
+                             });
+        },
+        "The options schedule takes (heterps_options less simulate and the simulation's: "
+        "batches, warmup, run, the fabric's): a list of {'name', 'help', 'default', 'kind'}.");
+    m.def(
+        "run_heterogeneous_options",
+        []()
+        {
+            return OptionsPy(ns3::HeterpsOptions(),
+                             [](const std::string& name)
+                             {
+                                 return name != "simulate";
+                             });
+        },
+        "The options run_heterogeneous takes (heterps_options less simulate, which it sets): "
+        "a list of {'name', 'help', 'default', 'kind'}.");
     m.def("result_fields",
           &ResultFieldsPy,
           "The fields of every result row type: {table: [{'name', 'unit'}]}, in the column\n"

@@ -730,6 +730,12 @@ RunHeterps(const HeterpsConfig& c, const HeterpsProgress& progress)
     return result;
 }
 
+bool
+HeterpsSimulationOption(const std::string& name)
+{
+    return name == "simulate" || Contains(SimulationOptions(), name) || IsTopologyOption(name);
+}
+
 const std::vector<ExperimentOption<HeterpsConfig>>&
 HeterpsOptions()
 {

@@ -183,6 +183,13 @@ struct HeterpsResult
 const std::vector<ExperimentOption<HeterpsConfig>>& HeterpsOptions();
 
 /**
+ * \return whether an option of HeterpsOptions belongs to the simulation of the plan
+ * (simulate itself, batches, warmup, run and the fabric's options): scheduling alone
+ * refuses them (Python's dlnet.schedule does not list them)
+ */
+bool HeterpsSimulationOption(const std::string& name);
+
+/**
  * \return the plan's stages as text, "emb:cpux12 | fc1..fc4:a100x2" (layer
  * names, a range first..last, type x instances)
  */

@@ -608,13 +608,6 @@ ToJson(const HeterpsConfig& config, const HeterpsResult& r)
                            {"explanation", s.explanation},
                            {"stages", RowsJson(HeterpsSimulationFields(), s.stages)}};
     }
-    nlohmann::json walls = nlohmann::json::object();
-    for (const auto& row : r.schedules)
-    {
-        walls[row.scheduler] = row.wallSeconds;
-    }
-    j["wall_seconds"] = r.wallSeconds;
-    j["scheduler_wall_seconds"] = walls;
     return j;
 }
 

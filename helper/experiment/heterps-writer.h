@@ -41,9 +41,9 @@ const FieldTable<HeterpsCurveRow>& HeterpsCurveFields();
 /**
  * \return result.json: {config, model, catalogue, types, layers, batch,
  * reachable, schedules, best_scheduler, plan, sweep, headline, headline_summary,
- * rl_curve, rl_converged_episode, simulation (or null), wall_seconds,
- * scheduler_wall_seconds}. The wall times are the only fields that differ
- * between two runs of one config and seed.
+ * rl_curve, rl_converged_episode, simulation (or null)}: no wall time, so that
+ * two runs of one config and seed write the same file (the terminal and
+ * Python's dict have them).
  */
 nlohmann::json ToJson(const HeterpsConfig& config, const HeterpsResult& result);
 

@@ -159,6 +159,32 @@ ClassOption(TrainingDimension d)
             "int"};
 }
 
+/// model=transformer takes its shape from the options, which have no default shape (0: not
+/// given): the model zoo refused one left out as "transformer: layers must be positive".
+void
+RequireTransformerShape(const TrainingConfig& c)
+{
+    if (c.model != "transformer")
+    {
+        return;
+    }
+    for (const auto& [name, value] : {std::pair<const char*, uint32_t>{"layers", c.layers},
+                                      {"hidden", c.hidden},
+                                      {"heads", c.heads},
+                                      {"sequence", c.sequence},
+                                      {"vocabulary", c.vocabulary}})
+    {
+        if (value == 0)
+        {
+            throw std::invalid_argument(
+                std::string(name)
+                + ": not given; model=transformer needs its shape: layers, hidden, heads, "
+                  "sequence and vocabulary, each a whole number from 1 (experts optional), e.g. "
+                  "layers=24, hidden=2048, heads=16, sequence=2048, vocabulary=51200");
+        }
+    }
+}
+
 /// The kernels list Megatron-LM's fused causal softmax, which it runs only for fp16 or bf16
 /// scores with 16 < s <= 2048, s a multiple of 4 and b x heads / tp a multiple of 4
 /// (megatron/model/fused_softmax.py at de7dc40f88); elsewhere it runs an unfused softmax
@@ -166,6 +192,7 @@ ClassOption(TrainingDimension d)
 void
 RefuseUnfusedSoftmax(const TrainingConfig& c, const TrainingPlan& p)
 {
+    RequireTransformerShape(c);
     const TransformerConfig shape
         = c.model == "transformer"
               ? TransformerConfig{0, c.hidden, c.heads, c.sequence, c.vocabulary}
@@ -510,6 +537,7 @@ Model
 TrainingConfig::MakeModel() const
 {
     Model m;
+    RequireTransformerShape(*this);
     const bool kernels
         = dlnet::ParseChoice("compute-model", computeModel, ComputeModelNames()) == "kernels";
     const std::vector<std::string>& zoo = ZooTransformerNames();
@@ -991,7 +1019,9 @@ TrainingOptions()
                               1u << 16),
             CheckedTextOption<C>(
                 "type",
-                "fp32, fp16 or bf16 (weights, gradients, activations); empty: the model's usual",
+                "fp32, fp16 or bf16 (weights, gradients, activations); empty: the model's usual; "
+                "with workload-file, the element of its collectives (their bytes must be whole "
+                "elements; the time depends on the bytes alone)",
                 &C::type,
                 [](const std::string& v)
                 {

@@ -114,14 +114,18 @@ using UnitTable = std::vector<std::pair<std::string, double>>;
 
 /**
  * \return the number of "12.5unit" times its unit's factor; a bare number is
- * refused with "write a unit, e.g. 12.5<exampleUnit>"
+ * refused with "write a unit, e.g. 12.5<exampleUnit>", or 12.5 with the first unit of the
+ * table that puts it from minValue to maxValue when exampleUnit does not (the example
+ * must be one that is taken)
  */
 double
 ScaledNumber(const std::string& field,
              const std::string& text,
              const UnitTable& units,
              const std::string& exampleUnit,
-             const std::string& allowed)
+             const std::string& allowed,
+             double minValue,
+             double maxValue)
 {
     std::string t = Trim(text);
     double number = 0;
@@ -136,8 +140,23 @@ ScaledNumber(const std::string& field,
     }
     if (unit.empty())
     {
-        throw std::invalid_argument(field + ": got '" + t + "'; write a unit, e.g. " + t
-                                    + exampleUnit);
+        auto taken = [&](double factor)
+        {
+            return number * factor >= minValue && number * factor <= maxValue;
+        };
+        std::string example;
+        for (const auto& [name, factor] : units)
+        {
+            if (name == exampleUnit ? taken(factor) : (example.empty() && taken(factor)))
+            {
+                example = name;
+            }
+        }
+        if (example.empty())
+        {
+            Fail(field, text, allowed); // no unit makes it one that is taken
+        }
+        throw std::invalid_argument(field + ": got '" + t + "'; write a unit, e.g. " + t + example);
     }
     for (const auto& [name, factor] : units)
     {
@@ -314,8 +333,9 @@ JoinChoices(const std::vector<std::string>& allowed, const std::string& last)
 uint64_t
 ParseUnsigned(const std::string& field, const std::string& text, uint64_t min, uint64_t max)
 {
-    std::string allowed = "a whole number from " + std::to_string(min)
-                          + (max == UINT64_MAX ? std::string(" up") : " to " + std::to_string(max));
+    // (the largest said in full: "from 0 up" let 2^64 seem to be taken)
+    std::string allowed = "a whole number from " + std::to_string(min) + " to "
+                          + std::to_string(max) + (max == UINT64_MAX ? " (2^64 - 1)" : "");
     std::string t = Trim(text);
     if (t.empty()
         || !std::all_of(t.begin(),
@@ -512,7 +532,7 @@ ParseRate(const std::string& field, const std::string& text, uint64_t minBps, ui
     const std::string allowed = "a positive data rate from " + RateText(minBps) + " to "
                                 + RateText(maxBps) + (maxBps == MAX_RATE_BPS ? " (40 Tbit/s)" : "")
                                 + ", e.g. 100Gbps or 750GBps";
-    double bits = ScaledNumber(field, text, units, "Gbps", allowed);
+    double bits = ScaledNumber(field, text, units, "Gbps", allowed, double(minBps), double(maxBps));
     if (!(bits >= double(minBps)) || bits > double(maxBps))
     {
         Fail(field, text, allowed);
@@ -566,7 +586,7 @@ ParseTime(const std::string& field, const std::string& text, double maxSeconds, 
         {"d", 86400},
     };
     const std::string allowed = TimeRangeText(minSeconds, maxSeconds);
-    double seconds = ScaledNumber(field, text, units, "ns", allowed);
+    double seconds = ScaledNumber(field, text, units, "ns", allowed, minSeconds, maxSeconds);
     if (!(seconds <= maxSeconds) || BelowMinimum(seconds, minSeconds))
     {
         Fail(field, text, allowed);

@@ -809,6 +809,18 @@ TEST(ParseTime, MinimumIsInTheRangeItStates)
         {"timeout: got 11s; expected a time from 1ns to 10s"});
 }
 
+TEST(ParseUnsigned, SaysItsLargestInFull)
+{
+    EXPECT_EQ(ParseUnsigned("run", "18446744073709551615"), UINT64_MAX);
+    ExpectInvalid(
+        []
+        {
+            ParseUnsigned("run", "18446744073709551616");
+        },
+        {"run: got '18446744073709551616'; expected a whole number from 0 to "
+         "18446744073709551615 (2^64 - 1)"});
+}
+
 TEST(TimeText, LargestUnitThatKeepsAtLeastOne)
 {
     EXPECT_EQ(TimeText(86400), "1d");
@@ -838,6 +850,26 @@ TEST(ParseRate, NeedsAUnitAndStaysInRange)
     {
         EXPECT_EQ(std::string(e.what()), "link-rate: got '100'; write a unit, e.g. 100Gbps");
     }
+    // the example is a rate that is taken: 100000000000Gbps is above 40000Gbps
+    ExpectInvalid(
+        []
+        {
+            ParseRate("link-rate", "100000000000");
+        },
+        {"link-rate: got '100000000000'; write a unit, e.g. 100000000000bps"});
+    ExpectInvalid(
+        []
+        {
+            ParseTime("link-delay", "2e9", MAX_DELAY_SECONDS);
+        },
+        {"link-delay: got '2e9'; write a unit, e.g. 2e9ps"});
+    // no unit makes 1e20 a rate that is taken: the range
+    ExpectInvalid(
+        []
+        {
+            ParseRate("link-rate", "1e20");
+        },
+        {"link-rate: got '1e20'; expected a positive data rate from 1bps to 40000Gbps"});
     for (const char* bad :
          {"18446744073709551615bps",
           "40001Gbps",

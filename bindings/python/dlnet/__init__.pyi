@@ -1121,30 +1121,6 @@ def schedule(
     generations: int | str = 0,
     exhaustive_limit: int | str = 10000000,
     sweep: str = '6',
-    simulate: bool = False,
-    batches: int | str = 8,
-    warmup: int | str = 2,
-    run: int | str = 1,
-    hosts_per_leaf: int | str = 4,
-    spines: int | str = 2,
-    oversubscription: float | str = 1.0,
-    link_delay: str = '500ns',
-    latency: str = '500ns',
-    fabric_link_rate: str = '',
-    fabric_link_delay: str = '',
-    switch_latency: str = '0ns',
-    mtu: int | str = 4096,
-    traffic_classes: int | str = 4,
-    flow_control: str = 'lossless',
-    loss_rate: float | str = 0.0,
-    buffer_bytes: int | str = 1048576,
-    rx_buffer_bytes: int | str = 0,
-    window: int | str = 32,
-    retransmit_timeout: str = '1ms',
-    load_balancing: str = 'flow',
-    ecmp_seed: int | str = 0,
-    pcap: str = '',
-    network: str = 'packet',
     results_dir: str | bytes | os.PathLike[str] | os.PathLike[bytes] | None = None,
     ns3_attributes: Mapping[str, str | int | float | bool] | None = None,
 ) -> HeterpsRun:
@@ -1171,7 +1147,6 @@ def run_heterogeneous(
     generations: int | str = 0,
     exhaustive_limit: int | str = 10000000,
     sweep: str = '6',
-    simulate: bool = False,
     batches: int | str = 8,
     warmup: int | str = 2,
     run: int | str = 1,
@@ -1224,6 +1199,14 @@ from . import plot as plot
 
 def result_fields() -> Dict[str, Any]:
     """The fields of every result row type: {table: [{'name', 'unit'}]}, in the column"""
+    ...
+
+def run_heterogeneous_options() -> List[Dict[str, Any]]:
+    """The options run_heterogeneous takes (heterps_options less simulate, which it sets): a list of {'name', 'help', 'default', 'kind'}."""
+    ...
+
+def schedule_options() -> List[Dict[str, Any]]:
+    """The options schedule takes (heterps_options less simulate and the simulation's: batches, warmup, run, the fabric's): a list of {'name', 'help', 'default', 'kind'}."""
     ...
 
 def sparse_options() -> List[Dict[str, Any]]:

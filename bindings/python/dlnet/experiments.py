@@ -48,8 +48,8 @@ EXPERIMENTS: Dict[str, Tuple[str, str]] = {
     "run_wafer": ("wafer_options", "WaferRun"),
     "run_sparse": ("sparse_options", "SparseRun"),
     "run_training": ("training_options", "TrainingRun"),
-    "schedule": ("heterps_options", "HeterpsRun"),
-    "run_heterogeneous": ("heterps_options", "HeterpsRun"),
+    "schedule": ("schedule_options", "HeterpsRun"),
+    "run_heterogeneous": ("run_heterogeneous_options", "HeterpsRun"),
 }
 
 

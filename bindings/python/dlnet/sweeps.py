@@ -87,8 +87,8 @@ _OPTIONS = {
     "run_wafer": "wafer_options",
     "run_sparse": "sparse_options",
     "run_training": "training_options",
-    "schedule": "heterps_options",
-    "run_heterogeneous": "heterps_options",
+    "schedule": "schedule_options",
+    "run_heterogeneous": "run_heterogeneous_options",
 }
 # The most points a sweep runs: a larger grid is refused before its points are listed.
 MAX_POINTS = 10**6
@@ -199,6 +199,30 @@ def _check_importable(reference: str) -> None:
                          ) from None
     if not callable(function):
         raise ValueError(f"experiment: {reference!r} is {type(function).__name__}, not a function")
+
+
+def _check_option_names(reference: str, tables: Mapping[str, Optional[Mapping[str, Any]]]) -> None:
+    """Refuse, naming the argument, an option the experiment does not take: every point would
+    run and fail on it. A function taking **kwargs (not one of dlnet's) takes any name."""
+    module, _, name = reference.partition(":")
+    ours = module == "dlnet" and name in _OPTIONS
+    try:
+        parameters = inspect.signature(_resolve(reference)).parameters
+    except (TypeError, ValueError):
+        return
+    if not ours and any(p.kind == p.VAR_KEYWORD for p in parameters.values()):
+        return
+    taken = {p.name for p in parameters.values()
+             if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)}
+    for where, table in tables.items():
+        for option in table or {}:
+            # (dlnet's options take either spelling: message-bytes, message_bytes)
+            spelled = option.replace("-", "_") if ours and isinstance(option, str) else option
+            if option == "seed" or spelled in taken:
+                continue
+            help_text = (f"dlnet.{_OPTIONS[name]}() lists its options" if ours
+                         else "its parameters: " + ", ".join(sorted(taken)))
+            raise ValueError(f"{where}: {option!r} is not an option of {name} ({help_text})")
 
 
 def _results_folder(results: PathArg) -> str:
@@ -599,9 +623,9 @@ def sweep(experiment: Union[str, Callable[..., Any]], grid: Optional[Table] = No
         raise ValueError("client, scheduler: give one of them, not both")
     if client is not None and not callable(getattr(client, "submit", None)):
         raise ValueError(f"client: expected a dask.distributed.Client, got {type(client).__name__}")
-    if scheduler is not None and not isinstance(scheduler, str):
-        raise ValueError(f"scheduler: expected an address such as 'tcp://host:8786', got "
-                         f"{type(scheduler).__name__}")
+    if scheduler is not None and (not isinstance(scheduler, str) or not scheduler.strip()):
+        got = repr(scheduler) if isinstance(scheduler, str) else type(scheduler).__name__
+        raise ValueError(f"scheduler: expected an address such as 'tcp://host:8786', got {got}")
     if workers is not None and (client is not None or scheduler is not None):
         # the Dask cluster has its own workers: the pool's size was taken and ignored
         raise ValueError("workers: sizes the local process pool only; with client or "
@@ -627,6 +651,7 @@ def sweep(experiment: Union[str, Callable[..., Any]], grid: Optional[Table] = No
             raise ValueError("experiment: a function of __main__ needs a script file (not an "
                              "interactive session): define it in a module")
     _check_importable(reference)
+    _check_option_names(reference, {"grid": grid, "zip": zip, "fixed": fixed})
     pass_seed = _accepts_seed(reference)
     results = _results_folder(results)
 
@@ -746,8 +771,15 @@ def _run_on_dask(jobs: List[Job], client: Any, scheduler: Optional[str],
                          ) from e
     own = client is None
     if own:
-        # distributed's Client and as_completed carry no annotations
-        client = distributed.Client(scheduler)  # type: ignore[no-untyped-call]
+        try:
+            # distributed's Client and as_completed carry no annotations
+            client = distributed.Client(scheduler)  # type: ignore[no-untyped-call]
+        except (OSError, ValueError, TypeError) as e:
+            # (an address it cannot parse raised distributed's own ValueError, not naming
+            # scheduler; one it cannot reach an OSError after its connect timeout)
+            raise ValueError(f"scheduler: cannot connect to {scheduler!r} ({type(e).__name__}: "
+                             f"{e}); expected a running Dask scheduler's address such as "
+                             "'tcp://host:8786'") from e
     try:
         futures = [client.submit(_run_point_in_child, job, key=f"dlnet-point-{job['key']}",
                                  pure=False) for job in jobs]

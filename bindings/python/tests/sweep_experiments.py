@@ -20,3 +20,8 @@ def counted_collective(delay=0.0, crash=False, **options):
     if crash:  # the process dies (as a segfault would), no exception
         os._exit(3)
     return dlnet.run_collective(**options)["result"]["rows"]
+
+
+def two_parameters(a=0, b=0):
+    """A function of named parameters only: a sweep refuses any other name up front."""
+    return {"sum": a + b}

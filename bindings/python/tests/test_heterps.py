@@ -98,7 +98,11 @@ def test_results_dir(tmp_path):
     assert [r["scheduler"] for r in rows] == ["exact", "greedy", "all-cpu"]
     assert "wall_seconds" not in rows[0]
     j = json.loads((tmp_path / "result.json").read_text())
-    assert j["wall_seconds"] > 0 and j["simulation"] is None
+    assert j["simulation"] is None
+    # the wall times are in the dict, not in the file (two runs write it alike)
+    assert "wall_seconds" not in j and "scheduler_wall_seconds" not in j
+    assert out["wall_seconds"] > 0 and set(out["scheduler_wall_seconds"]) == {
+        "exact", "greedy", "all-cpu"}
     assert out["best_scheduler"] == "exact"
 
 
@@ -133,6 +137,30 @@ def test_profile_file():
 def test_bad_options_raise_value_error(options, field):
     with pytest.raises(ValueError, match=field):
         dlnet.schedule(**options)
+
+
+def test_each_function_lists_the_options_it_takes():
+    # schedule listed network, batches, warmup, run and the fabric's options, which it refuses
+    # ("applies only with simulate"), so a sweep over one failed at every point
+    import inspect
+    schedule = set(inspect.signature(dlnet.schedule).parameters)
+    heterogeneous = set(inspect.signature(dlnet.run_heterogeneous).parameters)
+    for name in ("simulate", "network", "batches", "warmup", "run", "spines", "mtu"):
+        assert name not in schedule, name
+    assert "simulate" not in heterogeneous
+    for name in ("network", "batches", "warmup", "run", "spines", "mtu", "limit", "schedulers"):
+        assert name in heterogeneous, name
+    assert {o["name"] for o in dlnet.heterps_options()} == (
+        {o["name"] for o in dlnet.run_heterogeneous_options()} | {"simulate"})
+    with pytest.raises(ValueError, match="^grid: 'network' is not an option of schedule"):
+        dlnet.sweep("schedule", {"network": ["flow"]}, results="never-written", progress=False)
+
+
+@pytest.mark.parametrize("given", [dict(simulate=False), dict(config={"simulate": False})])
+def test_run_heterogeneous_refuses_simulate_false(given):
+    # it was taken and ignored: the plan was simulated and the config said simulate true
+    with pytest.raises(ValueError, match="simulate: run_heterogeneous always simulates"):
+        dlnet.run_heterogeneous(schedulers="greedy", sweep=0, **given)
 
 
 def test_run_heterogeneous_simulates():

@@ -25,6 +25,13 @@ import dlnet
         ({"seed": 0}, "seed: got '0'; expected a whole number from 1 to 4294944442"),
         ({"algorithm": ""}, "algorithm: got ''"),
         ({"ranks": "0,1,"}, "ranks: got '0,1,'; an item is empty"),
+        # '' was the command line's bare --functional, true; in Python '' reads as false
+        ({"functional": ""}, "functional: got ''; expected true or false"),
+        # the example was 100000000000Gbps, above the largest rate
+        ({"link_rate": 100e9}, "link-rate: got '100000000000'; write a unit, e.g. 100000000000bps"),
+        # "from 0 up" let 2**64 seem to be taken
+        ({"run": 2**64}, "run: got '18446744073709551616'; expected a whole number from 0 to "
+                         "18446744073709551615"),
     ],
 )
 def test_collective_bad_values(options, message):

@@ -88,6 +88,32 @@ def test_bad_option_tables_are_refused_before_any_point_runs(tmp_path, monkeypat
     assert started(counter) == 0
 
 
+@pytest.mark.parametrize("tables, message", [
+    (dict(grid={"bogus": [1, 2]}),
+     r"^grid: 'bogus' is not an option of run_collective \(dlnet.collective_options\(\) lists"),
+    (dict(grid={"algorithm": ["ring"]}, fixed={"hosts": 4, "host-count": 4}),
+     r"^fixed: 'host-count' is not an option of run_collective"),
+    (dict(grid={"algorithm": ["ring"]}, zip={"min_bytes": ["1KiB"], "nope": [1]}),
+     r"^zip: 'nope' is not an option"),
+])
+def test_an_option_the_experiment_does_not_take_is_refused_before_any_point_runs(
+        tmp_path, tables, message):
+    # every point ran and failed on it
+    tables = dict(tables)
+    with pytest.raises(ValueError, match=message):
+        dlnet.sweep("collective", tables.pop("grid"), **tables, results=str(tmp_path / "r"),
+                    workers=1, progress=False)
+    assert not (tmp_path / "r").exists()
+
+
+def test_a_function_of_named_parameters_takes_only_those(tmp_path):
+    with pytest.raises(ValueError, match=r"^grid: 'c' is not an option of two_parameters "
+                                         r"\(its parameters: a, b\)"):
+        dlnet.sweep(sweep_experiments.two_parameters, {"a": [1], "c": [2]},
+                    results=str(tmp_path / "r"), workers=1, progress=False)
+    # one taking **options takes any name (counted_collective, in the tests above)
+
+
 def test_a_grid_of_more_than_max_points_is_refused_up_front(tmp_path):
     assert dlnet.sweeps.MAX_POINTS == 10**6
     huge = {"a": range(1000), "b": range(1000), "c": range(1000)}
@@ -134,6 +160,10 @@ def test_client_and_scheduler_of_the_wrong_kind_are_refused(tmp_path):
                     progress=False)
     with pytest.raises(ValueError, match="^scheduler: expected an address"):
         dlnet.sweep("collective", GRID, fixed=TINY, results=str(tmp_path), scheduler=5,
+                    progress=False)
+    # distributed said "missing port number in address ''", not naming scheduler
+    with pytest.raises(ValueError, match="^scheduler: expected an address .*, got ''"):
+        dlnet.sweep("collective", GRID, fixed=TINY, results=str(tmp_path), scheduler="",
                     progress=False)
 
 
