@@ -617,7 +617,9 @@ def sweep(experiment: Union[str, Callable[..., Any]], grid: Optional[Table] = No
     Bad arguments raise ValueError naming the field, before any point runs.
     """
     reference = _reference(experiment)
-    if workers is not None and (not isinstance(workers, int) or workers < 1):
+    # (bool is an int to Python: workers=True was one worker, seed=True another seed than 1)
+    if workers is not None and (not isinstance(workers, int) or isinstance(workers, bool)
+                                or workers < 1):
         raise ValueError(f"workers: expected an integer >= 1, got {workers!r}")
     if client is not None and scheduler is not None:
         raise ValueError("client, scheduler: give one of them, not both")
@@ -630,7 +632,7 @@ def sweep(experiment: Union[str, Callable[..., Any]], grid: Optional[Table] = No
         # the Dask cluster has its own workers: the pool's size was taken and ignored
         raise ValueError("workers: sizes the local process pool only; with client or "
                          "scheduler the Dask cluster's workers run the points (leave it out)")
-    if not isinstance(seed, int) or seed < 0:
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise ValueError(f"seed: expected an integer >= 0, got {seed!r}")
     if not results:
         raise ValueError("results: a folder is required (points are kept there to resume)")

@@ -154,6 +154,17 @@ def test_bad_results_folders_are_refused_before_any_point_runs(tmp_path, monkeyp
     assert sorted(os.listdir(tmp_path)) == ["csv-folder", "file", "points-file"]
 
 
+@pytest.mark.parametrize("argument, message", [
+    (dict(seed=True), r"^seed: expected an integer >= 0, got True"),
+    (dict(workers=True), r"^workers: expected an integer >= 1, got True"),
+])
+def test_a_bool_is_not_taken_for_a_count(tmp_path, argument, message):
+    with pytest.raises(ValueError, match=message):
+        dlnet.sweep("collective", GRID, fixed=TINY, results=str(tmp_path / "r"), progress=False,
+                    **argument)
+    assert not (tmp_path / "r").exists()
+
+
 def test_client_and_scheduler_of_the_wrong_kind_are_refused(tmp_path):
     with pytest.raises(ValueError, match="^client: expected a dask.distributed.Client, got object"):
         dlnet.sweep("collective", GRID, fixed=TINY, results=str(tmp_path), client=object(),
