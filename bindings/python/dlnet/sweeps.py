@@ -59,6 +59,7 @@ import json
 import math
 import multiprocessing
 import os
+import signal
 import stat
 import subprocess
 import sys
@@ -451,7 +452,13 @@ def _run_point_in_child(job: Job) -> Record:
     done = subprocess.run(command, input=json.dumps(job),
                           capture_output=True, text=True, env=env, check=False)
     if done.returncode != 0:
-        return _crashed(job, f"exit status {done.returncode}: {done.stderr.strip()[-2000:]}")
+        # (as the local pool says it; a signal's name where it died of one: -6 was all it said)
+        how = (f"signal {signal.Signals(-done.returncode).name}" if done.returncode < 0
+               and -done.returncode in signal.Signals._value2member_map_
+               else f"exit status {done.returncode}")
+        stderr = done.stderr.strip()[-2000:]
+        return _crashed(job, f"the worker process died (a crash, not an exception: {how})"
+                        + (f": {stderr}" if stderr else ""))
     record: Record = json.loads(done.stdout.strip().splitlines()[-1])
     return record
 

@@ -17,6 +17,8 @@ def counted_collective(delay=0.0, crash=False, **options):
         with open(counter, "a") as f:
             f.write(json.dumps(options, sort_keys=True) + "\n")
     time.sleep(float(delay))
+    if crash == "abort":  # the process dies of a signal (SIGABRT), as a C++ abort would
+        os.abort()
     if crash:  # the process dies (as a segfault would), no exception
         os._exit(3)
     return dlnet.run_collective(**options)["result"]["rows"]

@@ -197,6 +197,17 @@ def test_failing_point_is_recorded_and_the_others_finish(tmp_path):
         assert json.load(f)["status"] == "failed"
 
 
+@pytest.mark.parametrize("crash, how", [(True, "exit status 3"), ("abort", "signal SIGABRT")])
+def test_a_dask_point_that_dies_says_so_as_the_local_pool_does(crash, how):
+    # (a Dask task runs its point in a child process; it said "exit status -6: " and no more)
+    job = {"experiment": "sweep_experiments:counted_collective", "options": {"crash": crash},
+           "seed": 1, "pass_seed": False, "main_path": None, "key": "k", "build": "b"}
+    record = dlnet.sweeps._run_point_in_child(job)
+    assert record["status"] == "failed" and record["error_type"] == "WorkerError"
+    assert record["error"].startswith(
+        f"the worker process died (a crash, not an exception: {how})"), record["error"]
+
+
 def test_seeds_are_derived_deterministically_and_passed(tmp_path, monkeypatch):
     counter = str(tmp_path / "counter")
     monkeypatch.setenv("DLNET_SWEEP_COUNTER", counter)
