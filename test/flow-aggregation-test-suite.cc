@@ -25,6 +25,10 @@ namespace
 {
 
 const double TOLERANCE = 0.05; //!< issue 12: within 5 % of packet level
+/// SwitchML's twin is its packet pipeline in closed form (every stream, header and the
+/// last result's way back): equal to packet level to the picosecond in every case here, so
+/// that a change of 85 ns (the last hop left out) or 3.7% (the headers) shows
+const double SWITCHML_TOLERANCE = 1e-6;
 
 /// One case run at both levels.
 struct Twin
@@ -86,9 +90,12 @@ Fabric(const std::string& kind, uint32_t hosts = 8)
 class TwinTestCase : public TestCase
 {
 public:
-    TwinTestCase(std::string name, std::vector<std::pair<std::string, CollectiveConfig>> cases)
+    TwinTestCase(std::string name,
+                 std::vector<std::pair<std::string, CollectiveConfig>> cases,
+                 double tolerance = TOLERANCE)
         : TestCase(name)
         , m_cases(std::move(cases))
+        , m_tolerance(tolerance)
     {
     }
 
@@ -123,14 +130,16 @@ private:
             NS_TEST_EXPECT_MSG_GT(t.packet.time, 0, name << ": packet level ran");
             NS_TEST_EXPECT_MSG_EQ_TOL(t.flow.time,
                                       t.packet.time,
-                                      TOLERANCE * t.packet.time,
-                                      name << ": flow level within 5 % of packet level");
+                                      m_tolerance * t.packet.time,
+                                      name << ": flow level within " << m_tolerance * 100
+                                           << " % of packet level");
             Compare(name, t);
             Check(name, c, t);
         }
     }
 
     std::vector<std::pair<std::string, CollectiveConfig>> m_cases;
+    double m_tolerance;
 };
 
 CollectiveConfig
@@ -157,7 +166,8 @@ public:
         : TwinTestCase("switchml on a " + kind
                            + ", flow against packet level, pools from line "
                              "rate to window-limited, and a functional run",
-                       Cases(kind, t, bytes, pools))
+                       Cases(kind, t, bytes, pools),
+                       SWITCHML_TOLERANCE)
         , m_window(pools.back())
     {
     }

@@ -7,6 +7,10 @@
 // keep theirs) and, on random problems with one class and with two, against
 // whole solves and against a fluid simulation of the test's own, which solves
 // every flow afresh at each event and so shares no bookkeeping with FlowNetwork.
+// Also FinishTolerance's rule, on hand-worked ends: each flow at its exact end
+// at 0 (to the picosecond); by default, a flow due within 1e-4 of the time it
+// has been sending ends with the flows that end, unless rates are about to be
+// solved again at that instant.
 
 #include "ns3/boolean.h"
 #include "ns3/double.h"
@@ -61,12 +65,13 @@ Ends
 RunFlows(const std::vector<double>& capacities,
          const std::vector<FlowCase>& flows,
          bool incremental,
-         bool sourceLockStep = false)
+         bool sourceLockStep = false,
+         double finishTolerance = 0) // (0: every end exact)
 {
     Ptr<FlowNetwork> network = CreateObject<FlowNetwork>();
     network->SetAttribute("IncrementalSolve", BooleanValue(incremental));
     network->SetAttribute("SourceLockStep", BooleanValue(sourceLockStep));
-    network->SetAttribute("FinishTolerance", DoubleValue(0)); // (every end exact)
+    network->SetAttribute("FinishTolerance", DoubleValue(finishTolerance));
     std::vector<uint32_t> link;
     for (double c : capacities)
     {
@@ -634,6 +639,72 @@ private:
     Mix m_mix;
 };
 
+/**
+ * FinishTolerance on flows of two links of 10 GB/s (1e10 B/s), worked by hand.
+ *
+ * - Exact ends (tolerance 0) one tick apart: on links of one byte per tick of
+ *   the clock, 1e6 B end at 1,000,000 ticks and 1e6 + 1 B one tick later, not
+ *   together. (The resolution is the one the process has: picoseconds once
+ *   a dlnet cluster was built, else ns-3's nanoseconds; it can be set only
+ *   before any Time exists.)
+ * - The time it has been sending, through a rate change: A (1e6 B, link 0)
+ *   ends at 100 us. X (450,000 B) and Y (550,050 B) share link 1 at 5e9 B/s;
+ *   X ends at 90 us, Y then has 100,050 B left alone at 1e10 B/s, due at
+ *   100.005 us: 5 ns after A, within 1e-4 of the 100.005 us Y has been
+ *   sending (10 ns), so Y ends with A at 100 us. (Counted from Y's last rate
+ *   change, 10.005 us, the allowance would be 1 ns: Y at 100.005 us.)
+ * - Not when rates change at that instant: A and Y (1e6 + 50 B, link 1) as
+ *   above, and 4 flows of 1e6 B start on link 1 at 100 us, as A ends. Y, due
+ *   5 ns after A at the old rate, now shares link 1 five ways (2e9 B/s): its
+ *   last 50 B take 25 ns, so it ends between 100.025 us less its allowance
+ *   (1e-4 of 100.025 us, 10 ns) and 100.025 us, not with A at 100 us.
+ */
+class FinishToleranceRuleTestCase : public TestCase
+{
+public:
+    FinishToleranceRuleTestCase()
+        : TestCase("FinishTolerance: exact ends a tick apart; the allowance counts the time a flow "
+                   "has been sending; no ends taken together before a re-solve at that instant")
+    {
+    }
+
+private:
+    void DoRun() override
+    {
+        const double tick = TimeStep(1).GetSeconds();
+        Ends exact = RunFlows({1 / tick, 1 / tick}, {{{0}, 1e6}, {{1}, 1e6 + 1}}, true, false, 0);
+        NS_TEST_ASSERT_MSG_EQ_TOL(exact.at[0], 1e6 * tick, tick / 10, "1e6 B, a byte a tick");
+        NS_TEST_ASSERT_MSG_EQ_TOL(
+            exact.at[1], (1e6 + 1) * tick, tick / 10, "one byte more, one tick later");
+
+        for (bool incremental : {true, false})
+        {
+            Ends sending = RunFlows(
+                {1e10, 1e10}, {{{0}, 1e6}, {{1}, 450000}, {{1}, 550050}}, incremental, false, 1e-4);
+            NS_TEST_ASSERT_MSG_EQ_TOL(sending.at[0], 100e-6, 1e-13, "A");
+            NS_TEST_ASSERT_MSG_EQ_TOL(sending.at[1], 90e-6, 1e-13, "X");
+            NS_TEST_ASSERT_MSG_EQ_TOL(sending.at[2],
+                                      100e-6,
+                                      1e-13,
+                                      "Y ends with A (IncrementalSolve " << incremental << ")");
+
+            std::vector<FlowCase> starting{{{0}, 1e6}, {{1}, 1e6 + 50}};
+            for (int i = 0; i < 4; ++i)
+            {
+                starting.push_back({{1}, 1e6, 0, 100e-6});
+            }
+            Ends restart = RunFlows({1e10, 1e10}, starting, incremental, false, 1e-4);
+            NS_TEST_ASSERT_MSG_EQ_TOL(restart.at[0], 100e-6, 1e-13, "A");
+            const double due = 100.025e-6;
+            NS_TEST_ASSERT_MSG_GT_OR_EQ(restart.at[1],
+                                        due - 1e-4 * due - 1e-13,
+                                        "Y not taken with A before the re-solve (IncrementalSolve "
+                                            << incremental << ")");
+            NS_TEST_ASSERT_MSG_LT_OR_EQ(restart.at[1], due + 1e-13, "Y by its end at 2e9 B/s");
+        }
+    }
+};
+
 class FlowIncrementalTestSuite : public TestSuite
 {
 public:
@@ -643,6 +714,7 @@ public:
         AddTestCase(new HandWorkedTestCase, TestCase::QUICK);
         AddTestCase(new LinkListedTwiceTestCase, TestCase::QUICK);
         AddTestCase(new ReplacementTestCase, TestCase::QUICK);
+        AddTestCase(new FinishToleranceRuleTestCase, TestCase::QUICK);
         for (uint32_t seed : {1, 2, 3})
         {
             AddTestCase(new RandomProblemsTestCase(seed, Mix::ONE_CLASS), TestCase::QUICK);
