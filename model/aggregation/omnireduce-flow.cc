@@ -39,6 +39,7 @@ struct Part
 struct RoundTime
 {
     double roundTrip{0}; //!< s: the first contribution leaves .. the last result arrives
+    double cycle{0};     //!< s: one round to the next when they follow each other
     double busiest{0};   //!< s: the round's bytes on its busiest link
 };
 
@@ -59,14 +60,26 @@ LoadOfRound(std::map<uint32_t, double>& load,
 
 /**
  * A round: every sender's packet up its way, the round's packets in a train
- * on the busiest link up (the aggregator's, where they meet), then the
- * results down, in a train on the busiest link down (the aggregator's).
+ * on the busiest link up (the aggregator's, where they meet), each taking the
+ * aggregator's packet time, then the results down, in a train on the busiest
+ * link down (the aggregator's).
+ *
+ * Rounds that follow each other overlap those trains: a worker sends its next
+ * packet as soon as its own result is back, while the aggregator still sends
+ * the others theirs, so the next round's train up runs beside this round's
+ * train down, and the processor takes each packet as it comes. One round to
+ * the next is one packet's way around plus the longest of the three trains
+ * (less its one packet, counted in the way around). Measured on 8 workers and
+ * one slot of 8 aggregator servers (1 MiB, 1024 rounds): 3.14, 3.34 and 10.54
+ * us a round at packet level with packet times of 0, 100 ns and 1 us; the
+ * trains one after another gave 3.74, 4.54 and 11.75 us.
  */
 RoundTime
 TimeOfRound(const FlowNetwork& network,
             const std::vector<FlowLeg>& ups,
             const std::vector<FlowLeg>& downs,
-            const Part& p)
+            const Part& p,
+            double packetTime)
 {
     uint32_t n = ups.size();
     double result = p.down / p.rounds;
@@ -75,6 +88,9 @@ TimeOfRound(const FlowNetwork& network,
     double downTime = 0;
     double upOne = 0;   // one packet's serialisation on its first link up, the longest
     double downOne = 0; // the same down
+    // contributions per round from workers whose way up is memory (a colocated aggregator's
+    // own worker): the processor takes them while the others' results and packets travel
+    double localContributions = 0;
     for (uint32_t w = 0; w < n; ++w)
     {
         upBytes[w] = p.up[w] / p.rounds;
@@ -83,6 +99,10 @@ TimeOfRound(const FlowNetwork& network,
             double packet = p.up[w] / p.upPackets[w];
             upTime = std::max(upTime, ups[w].Time(packet));
             upOne = std::max(upOne, packet / ups[w].first);
+        }
+        else if (ups[w].memory)
+        {
+            localContributions += p.upPackets[w] / p.rounds;
         }
         if (!downs[w].memory)
         {
@@ -104,9 +124,18 @@ TimeOfRound(const FlowNetwork& network,
         }
         return t;
     };
+    const double trainUp = std::max(0.0, busiest(up) - upOne);
+    const double trainDown = std::max(0.0, busiest(down) - downOne);
+    const double contributions = p.contributions / p.rounds;
+    const double processing = packetTime * contributions;
     RoundTime t;
-    t.roundTrip = upTime + std::max(0.0, busiest(up) - upOne) + downTime
-                  + std::max(0.0, busiest(down) - downOne);
+    t.roundTrip = upTime + trainUp + processing + downTime + trainDown;
+    // the way around, then the longest train on a link (the last packet's processing between)
+    // or the processor's work (less what it takes from memory while the others travel)
+    const double around = upTime + downTime;
+    t.cycle = around + (contributions > 0 ? packetTime : 0) + std::max(trainUp, trainDown);
+    t.cycle = std::max(t.cycle,
+                       around + processing - std::min(around, packetTime * localContributions));
     t.busiest = busiest(both);
     return t;
 }
@@ -342,16 +371,14 @@ OmniReduceFlow::Start(const Cluster& cluster,
                 AddUses(stage.spec.uses, ups[w].uses, p.up[w] / p.down);
                 AddUses(stage.spec.uses, downs[w].uses, 1.0);
             }
-            RoundTime t = TimeOfRound(*network, ups, downs, p);
-            t.roundTrip += packetTime * p.contributions / p.rounds;
+            RoundTime t = TimeOfRound(*network, ups, downs, p, packetTime);
             if (processor[agg] >= 0)
             {
                 stage.spec.uses.emplace_back(uint32_t(processor[agg]), p.contributions / p.down);
             }
             if (s < 2)
             {
-                stage.spec.cap
-                    = t.roundTrip > 0 ? p.down / p.rounds / t.roundTrip : MaxMinSolver::NO_CAP;
+                stage.spec.cap = t.cycle > 0 ? p.down / p.rounds / t.cycle : MaxMinSolver::NO_CAP;
             }
             else
             {
