@@ -294,13 +294,13 @@ OmniWindowCases()
         {
             for (const std::string placement : {"servers", "colocated"})
             {
-                CollectiveConfig c
-                    = Omni(placement, 8, placement == "servers" ? 1.0 : 0.5, 1 << 20);
+                const bool servers = placement == "servers";
+                CollectiveConfig c = Omni(placement, 8, servers ? 1.0 : 0.5, 1 << 20);
                 c.poolSlots = slots;
                 c.aggregatorPacketTime = packetTime;
-                out.emplace_back("omnireduce " + placement + " 8 workers 1 MiB, "
-                                     + std::to_string(slots) + " slot(s), " + packetTime
-                                     + " a packet",
+                out.emplace_back("omnireduce " + placement + " 8 workers 1 MiB d "
+                                     + (servers ? "1.0, " : "0.5, ") + std::to_string(slots)
+                                     + " slot(s), " + packetTime + " a packet",
                                  c);
             }
         }

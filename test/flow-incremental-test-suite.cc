@@ -657,7 +657,10 @@ private:
  *   above, and 4 flows of 1e6 B start on link 1 at 100 us, as A ends. Y, due
  *   5 ns after A at the old rate, now shares link 1 five ways (2e9 B/s): its
  *   last 50 B take 25 ns, so it ends between 100.025 us less its allowance
- *   (1e-4 of 100.025 us, 10 ns) and 100.025 us, not with A at 100 us.
+ *   (1e-4 of 100.025 us, 10 ns) and 100.025 us, not with A at 100 us. (The
+ *   starts are scheduled before the run, so at 100 us they come before A's
+ *   end, which FlowNetwork schedules once running: its end then sees the
+ *   re-solve pending, the case the rule is for.)
  */
 class FinishToleranceRuleTestCase : public TestCase
 {

@@ -625,10 +625,10 @@ RunHeterpsPy(bool simulate,
         throw std::invalid_argument(
             "simulate: schedule only schedules; run_heterogeneous also simulates the plan");
     }
-    if (simulate && !c.simulate
-        && (kwargs.contains("simulate") || (config && config->contains("simulate"))))
+    if (simulate && !c.simulate && kwargs.contains("simulate"))
     {
-        // (it was taken and ignored: the run simulated and its config said simulate true)
+        // (it was taken and ignored: the run simulated and its config said simulate true; a
+        // config dict may say false: schedule's own result does)
         throw std::invalid_argument(
             "simulate: run_heterogeneous always simulates the plan; schedule only schedules");
     }

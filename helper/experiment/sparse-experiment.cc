@@ -133,7 +133,8 @@ FlagOption(const std::string& name,
             [value](const SparseConfig& c)
             {
                 return std::string(value(c) ? "true" : "false");
-            }};
+            },
+            "bool"};
 }
 
 /// One simulation of the sweep, before it runs.

@@ -136,7 +136,8 @@ TimeOfRound(const FlowNetwork& network,
     t.cycle = around + (contributions > 0 ? packetTime : 0) + std::max(trainUp, trainDown);
     t.cycle = std::max(t.cycle,
                        around + processing - std::min(around, packetTime * localContributions));
-    t.busiest = busiest(both);
+    // (the last round's flow also loads the processor, one of its links)
+    t.busiest = std::max(busiest(both), processing);
     return t;
 }
 
@@ -352,9 +353,9 @@ OmniReduceFlow::Start(const Cluster& cluster,
             state->record.aggregatorBytes[distinct[agg]] += uint64_t(values) * n;
         }
 
-        // every round but the last, capped at one round per round trip (round
-        // 0, where every worker sends, apart); the last one, then the rest of
-        // its round trip
+        // every round but the last, capped at one round per cycle (round 0,
+        // where every worker sends, apart); the last one, then the rest of its
+        // round trip
         std::vector<FlowStage> stages(3);
         for (uint32_t s = 0; s < 3; ++s)
         {

@@ -586,7 +586,9 @@ ParseTime(const std::string& field, const std::string& text, double maxSeconds, 
         {"d", 86400},
     };
     const std::string allowed = TimeRangeText(minSeconds, maxSeconds);
-    double seconds = ScaledNumber(field, text, units, "ns", allowed, minSeconds, maxSeconds);
+    // (the example's least is the clock's step: a bare 0.0000001 was told "0.0000001ns")
+    double seconds
+        = ScaledNumber(field, text, units, "ns", allowed, std::max(minSeconds, 1e-12), maxSeconds);
     if (!(seconds <= maxSeconds) || BelowMinimum(seconds, minSeconds))
     {
         Fail(field, text, allowed);

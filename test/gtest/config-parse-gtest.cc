@@ -863,6 +863,13 @@ TEST(ParseRate, NeedsAUnitAndStaysInRange)
             ParseTime("link-delay", "2e9", MAX_DELAY_SECONDS);
         },
         {"link-delay: got '2e9'; write a unit, e.g. 2e9ps"});
+    // below the clock's step in ns, the example is in a unit that is taken
+    ExpectInvalid(
+        []
+        {
+            ParseTime("link-delay", "0.0000001", MAX_DELAY_SECONDS);
+        },
+        {"link-delay: got '0.0000001'; write a unit, e.g. 0.0000001s"});
     // no unit makes 1e20 a rate that is taken: the range
     ExpectInvalid(
         []

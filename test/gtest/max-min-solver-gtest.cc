@@ -412,17 +412,17 @@ TEST(MaxMinSolver, MixedLowThenHigh)
 }
 
 // Three classes on one link, the lowest of them mixed: link 0 (10) carries a
-// (class 0, capped at 3), b (class 1, capped at 3) and c, class 2 there and
-// class 0 on link 1 (100). a takes 3, b 3 of the 7 left, c the last 4 (link
-// 1 holds it at no less). Each class gets what every class above it leaves
-// (leaving out all but the class just above gave 2.31, 2.31 and 5.38).
+// (class 0, capped at 5), b (class 1, capped at 3) and c, class 2 there and
+// class 0 on link 1 (100). a takes 5, b 3 of the 5 left, c the last 2 (link
+// 1 holds it at no less). Each class gets what every class above it leaves;
+// one class for all would give 3.5, 3 and 3.5.
 TEST(MaxMinSolver, MixedThreeClassesOnOneLink)
 {
     MaxMinSolver s;
     s.Reset(2);
     s.SetCapacity(0, 10);
     s.SetCapacity(1, 100);
-    uint32_t a = s.AddFlow(0, 3);
+    uint32_t a = s.AddFlow(0, 5);
     s.AddUse(a, 0, 1.0, 0);
     uint32_t b = s.AddFlow(1, 3);
     s.AddUse(b, 0, 1.0, 1);
@@ -430,9 +430,9 @@ TEST(MaxMinSolver, MixedThreeClassesOnOneLink)
     s.AddUse(c, 0, 1.0, 2);
     s.AddUse(c, 1, 1.0, 0);
     s.Solve();
-    EXPECT_NEAR(s.GetRate(a), 3, 1e-6);
+    EXPECT_NEAR(s.GetRate(a), 5, 1e-6);
     EXPECT_NEAR(s.GetRate(b), 3, 1e-6);
-    EXPECT_NEAR(s.GetRate(c), 4, 1e-6);
+    EXPECT_NEAR(s.GetRate(c), 2, 1e-6);
 }
 
 // High on its first link, low on its second: links 0 and 1 of 10. On link 0

@@ -981,8 +981,8 @@ def run_sparse(
     rates: str = '10Gbps,100Gbps',
     placement: str = 'random',
     loss: str = '0',
-    quick: str = 'false',
-    functional: str = 'false',
+    quick: bool = False,
+    functional: bool = False,
     results_dir: str | bytes | os.PathLike[str] | os.PathLike[bytes] | None = None,
     ns3_attributes: Mapping[str, str | int | float | bool] | None = None,
 ) -> SparseRun:

@@ -219,8 +219,8 @@ def _check_option_names(reference: str, tables: Mapping[str, Optional[Mapping[st
         for option in table or {}:
             # (dlnet's options take either spelling: message-bytes, message_bytes)
             spelled = option.replace("-", "_") if ours and isinstance(option, str) else option
-            if option == "seed" or spelled in taken:
-                continue
+            if spelled in taken:
+                continue  # (seed too, where the function takes it: else it would be dropped)
             help_text = (f"dlnet.{_OPTIONS[name]}() lists its options" if ours
                          else "its parameters: " + ", ".join(sorted(taken)))
             raise ValueError(f"{where}: {option!r} is not an option of {name} ({help_text})")
@@ -660,7 +660,8 @@ def sweep(experiment: Union[str, Callable[..., Any]], grid: Optional[Table] = No
             raise ValueError("experiment: a function of __main__ needs a script file (not an "
                              "interactive session): define it in a module")
     _check_importable(reference)
-    _check_option_names(reference, {"grid": grid, "zip": zip, "fixed": fixed})
+    _check_option_names(reference, {where: _options(table, where) for where, table in
+                                    (("grid", grid), ("zip", zip), ("fixed", fixed))})
     pass_seed = _accepts_seed(reference)
     results = _results_folder(results)
 

@@ -156,11 +156,15 @@ def test_each_function_lists_the_options_it_takes():
         dlnet.sweep("schedule", {"network": ["flow"]}, results="never-written", progress=False)
 
 
-@pytest.mark.parametrize("given", [dict(simulate=False), dict(config={"simulate": False})])
-def test_run_heterogeneous_refuses_simulate_false(given):
+def test_run_heterogeneous_refuses_simulate_false():
     # it was taken and ignored: the plan was simulated and the config said simulate true
     with pytest.raises(ValueError, match="simulate: run_heterogeneous always simulates"):
-        dlnet.run_heterogeneous(schedulers="greedy", sweep=0, **given)
+        dlnet.run_heterogeneous(schedulers="greedy", sweep=0, simulate=False)
+    # schedule's own result config says simulate false: it runs the same schedule, simulated
+    config = dlnet.schedule(schedulers="greedy", sweep=0)["config"]
+    assert config["simulate"] is False
+    out = dlnet.run_heterogeneous(config, batches=4, warmup=1)
+    assert out["config"]["simulate"] is True and out["simulation"] is not None
 
 
 def test_run_heterogeneous_simulates():

@@ -40,6 +40,14 @@ def test_collective_bad_values(options, message):
     assert message in str(info.value)
 
 
+@pytest.mark.parametrize("flag", ["quick", "functional"])
+def test_sparse_flags_refuse_empty_text(flag):
+    # run_sparse's flags were text to Python, so '' ran as the bare flag: true
+    assert {o["name"]: o["kind"] for o in dlnet.sparse_options()}[flag] == "bool"
+    with pytest.raises(ValueError, match=f"{flag}: got ''; expected true or false"):
+        dlnet.run_sparse(**{flag: ""})
+
+
 # Each in a child interpreter: before the fix, ns-3 aborted the process.
 @pytest.mark.parametrize(
     "call, field",

@@ -28,7 +28,7 @@ def test_module_surface():
     assert defaults["densities"] == "1.0,0.8,0.4,0.2,0.1,0.08,0.04,0.02,0.01"
     assert defaults["workers"] == "2,4,8" and defaults["rates"] == "10Gbps,100Gbps"
     assert defaults["mtu"] == "9000"  # jumbo frames, unlike the collective experiment
-    assert defaults["quick"] == "false" and defaults["functional"] == "false"
+    assert defaults["quick"] is False and defaults["functional"] is False  # bools, as elsewhere
     # topology and collective choices are the sweep's own
     for name in ("topology", "op", "algorithm", "min-bytes", "link-rate"):
         assert name not in defaults
@@ -86,7 +86,7 @@ def test_functional_checks_every_algorithm():
 def test_quick_fills_the_lists_not_given():
     out = dlnet.run_sparse(quick=True, tensor_bytes="64KiB", workers="2", densities="0.5")
     config = out["config"]
-    assert config["quick"] == "true"
+    assert config["quick"] is True
     assert (config["tensor-bytes"], config["workers"], config["densities"]) == ("64KiB", "2", "0.5")
     assert config["rates"] == "100Gbps"  # quick's rate
     assert [r["rate"] for r in out["rows"]] == ["100Gbps"] * 3

@@ -111,6 +111,14 @@ def test_a_function_of_named_parameters_takes_only_those(tmp_path):
                                          r"\(its parameters: a, b\)"):
         dlnet.sweep(sweep_experiments.two_parameters, {"a": [1], "c": [2]},
                     results=str(tmp_path / "r"), workers=1, progress=False)
+    # a seed it does not take would be dropped, the rows tagged with seeds that did nothing
+    with pytest.raises(ValueError, match=r"^grid: 'seed' is not an option of two_parameters"):
+        dlnet.sweep(sweep_experiments.two_parameters, {"a": [1], "seed": [5, 6]},
+                    results=str(tmp_path / "r"), workers=1, progress=False)
+    # a grid given as pairs is taken as a dict, as elsewhere
+    with pytest.raises(ValueError, match=r"^grid: 'c' is not an option"):
+        dlnet.sweep(sweep_experiments.two_parameters, [("a", [1]), ("c", [2])],
+                    results=str(tmp_path / "r"), workers=1, progress=False)
     # one taking **options takes any name (counted_collective, in the tests above)
 
 
