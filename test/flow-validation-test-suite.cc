@@ -612,6 +612,23 @@ private:
         NS_TEST_ASSERT_MSG_EQ_TOL(packet[3], lockStep[3], 0.1 * packet[3], "packet level: 1->0");
         NS_TEST_ASSERT_MSG_EQ_TOL(packet[3], packet[0], 0.01 * packet[3], "1->0 with 1->5");
         NS_TEST_ASSERT_MSG_LT(maxMin[3], 0.5 * packet[3], "max-min misses the lock step");
+
+        // A NIC locks the messages of one class only: the same sends with 1->0 in class 0
+        // and the incast in class 1. 1->0 takes host 1's link (W), 1->5 waits; 3->5 and
+        // 4->5 share 5's link (C/2 each, m/2 by W); from W the three share it, C/3 each:
+        // 3->5 and 4->5 end at 2.5 W, 1->5 (m/2 sent by then) alone at 3 W.
+        std::vector<Send> classes{{1, 5, m, 1}, {3, 5, m, 1}, {4, 5, m, 1}, {1, 0, m, 0}};
+        std::vector<double> split
+            = Deliveries(t, "flow", classes, {{"ns3::FlowNetwork::SourceLockStep", "true"}});
+        const std::vector<double> expected{3 * w, 2.5 * w, 2.5 * w, w};
+        for (std::size_t i = 0; i < classes.size(); ++i)
+        {
+            NS_TEST_ASSERT_MSG_EQ_TOL(split[i],
+                                      expected[i] + STAR_LATENCY,
+                                      1e-9,
+                                      "lock step per class: " << classes[i].src << "->"
+                                                              << classes[i].dst);
+        }
     }
 };
 
