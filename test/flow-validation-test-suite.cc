@@ -794,6 +794,57 @@ private:
     }
 };
 
+/**
+ * Routes changed between messages: on a leaf-spine of 2 leaves x 2 hosts and
+ * 2 spines, host 0's leaf sends host 2's traffic up one uplink, then (routes
+ * set again) up the other. Flow level follows the switch's routes as they
+ * are when a message starts: 1 MiB crosses the first uplink, then 1 MiB the
+ * second (with its route cache kept across the change, both went up the
+ * first: a mutation this test was written against).
+ */
+class RouteChangeTestCase : public TestCase
+{
+public:
+    RouteChangeTestCase()
+        : TestCase("routes set again between two messages: flow level takes the new ones")
+    {
+    }
+
+private:
+    void DoRun() override
+    {
+        TopologyConfig t = LeafSpine(2, 2, 2, "flow");
+        t.network = "flow";
+        SimulationScope scope(1, 1);
+        Cluster cluster = BuildCluster(t);
+        Ptr<FabricSwitch> leaf;
+        for (Ptr<FabricSwitch> sw : cluster.switches)
+        {
+            if (sw->GetRoute(2).size() == 2) // (host 0's leaf: both uplinks lead to host 2)
+            {
+                leaf = sw;
+            }
+        }
+        NS_TEST_ASSERT_MSG_NE(leaf, nullptr, "host 0's leaf");
+        const std::vector<uint32_t> uplinks = leaf->GetRoute(2);
+        const double bytes = Wire(1 << 20, 4096);
+        for (uint32_t i = 0; i < 2; ++i)
+        {
+            leaf->SetRoute(2, {uplinks[i]});
+            cluster.endpoints.at(0)->Send(2, 1 << 20, 0, FabricEndpoint::MessageCallback());
+            Simulator::Run();
+            for (uint32_t j = 0; j < 2; ++j)
+            {
+                const double expected = j <= i ? bytes : 0;
+                NS_TEST_ASSERT_MSG_EQ_TOL(cluster.flow->GetCarriedBytes(leaf->GetPort(uplinks[j])),
+                                          expected,
+                                          1,
+                                          "after message " << i << ": uplink " << j);
+            }
+        }
+    }
+};
+
 /// Bytes each link direction carried in one run of a collective, in build order.
 std::vector<double>
 LinkBytes(TopologyConfig t, const std::string& network, std::string alg, uint64_t bytes)
@@ -1148,6 +1199,7 @@ public:
         AddTestCase(new FinishToleranceTestCase, TestCase::QUICK);
         AddTestCase(new IncrementalPerHopTestCase, TestCase::QUICK);
         AddTestCase(new CutRunCarriedBytesTestCase, TestCase::QUICK);
+        AddTestCase(new RouteChangeTestCase, TestCase::QUICK);
         AddTestCase(new RouteIdentityTestCase("flow"), TestCase::QUICK);
         AddTestCase(new RouteIdentityTestCase("packet"), TestCase::QUICK);
         AddTestCase(new FunctionalTestCase("ring"), TestCase::QUICK);
