@@ -985,7 +985,7 @@ PYBIND11_MODULE(_core, m)
             return OptionsPy(ns3::HeterpsOptions(),
                              [](const std::string& name)
                              {
-                                 return !ns3::HeterpsSimulationOption(name);
+                                 return name != "simulate" && !ns3::HeterpsSimulationOption(name);
                              });
         },
         "The options schedule takes (heterps_options less simulate and the simulation's: "

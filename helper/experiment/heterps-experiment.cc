@@ -367,7 +367,7 @@ HeterpsConfig::Validate() const
         {
             throw std::invalid_argument("ps-type: applies only with sync=ps");
         }
-        if (!simulate && (Contains(SimulationOptions(), name) || IsTopologyOption(name)))
+        if (!simulate && HeterpsSimulationOption(name))
         {
             throw std::invalid_argument(name + ": applies only with simulate");
         }
@@ -733,7 +733,7 @@ RunHeterps(const HeterpsConfig& c, const HeterpsProgress& progress)
 bool
 HeterpsSimulationOption(const std::string& name)
 {
-    return name == "simulate" || Contains(SimulationOptions(), name) || IsTopologyOption(name);
+    return Contains(SimulationOptions(), name) || IsTopologyOption(name);
 }
 
 const std::vector<ExperimentOption<HeterpsConfig>>&

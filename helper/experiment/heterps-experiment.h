@@ -183,9 +183,9 @@ struct HeterpsResult
 const std::vector<ExperimentOption<HeterpsConfig>>& HeterpsOptions();
 
 /**
- * \return whether an option of HeterpsOptions belongs to the simulation of the plan
- * (simulate itself, batches, warmup, run and the fabric's options): scheduling alone
- * refuses them (Python's dlnet.schedule does not list them)
+ * \return whether an option of HeterpsOptions is read by the simulation of the plan alone
+ * (batches, warmup, run and the fabric's options): without simulate it is refused, and
+ * Python's dlnet.schedule does not list it
  */
 bool HeterpsSimulationOption(const std::string& name);
 

@@ -192,7 +192,6 @@ RequireTransformerShape(const TrainingConfig& c)
 void
 RefuseUnfusedSoftmax(const TrainingConfig& c, const TrainingPlan& p)
 {
-    RequireTransformerShape(c);
     const TransformerConfig shape
         = c.model == "transformer"
               ? TransformerConfig{0, c.hidden, c.heads, c.sequence, c.vocabulary}
