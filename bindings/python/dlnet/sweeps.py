@@ -65,8 +65,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import (Any, Callable, Dict, Iterable, List, Literal, Mapping, Optional, Sequence,
-                    TextIO, Union, overload)
+from typing import (Any, Callable, Dict, Iterable, List, Literal, Mapping, Optional, Sequence, Set,
+                    TextIO, Tuple, Union, overload)
 
 from .plot import NAME_MAX, PATH_MAX
 
@@ -176,18 +176,21 @@ def _resolve(reference: str, main_path: Optional[str] = None) -> Any:
     return target
 
 
-def _accepts_seed(reference: str) -> bool:
-    module, _, name = reference.partition(":")
-    if module == "dlnet" and name in _OPTIONS:
-        import dlnet
-
-        return any(o["name"] == "seed" for o in getattr(dlnet, _OPTIONS[name])())
+def _keywords(reference: str) -> Optional[Tuple[Set[str], bool]]:
+    """The keyword parameters of the experiment and whether it takes any other (**kwargs);
+    None where its signature cannot be read. dlnet's functions have their options'."""
     try:
         # in this (the calling) process, __main__ is the caller's script itself
         parameters = inspect.signature(_resolve(reference)).parameters.values()
     except (TypeError, ValueError):
-        return False
-    return any(p.name == "seed" or p.kind == p.VAR_KEYWORD for p in parameters)
+        return None
+    names = {p.name for p in parameters if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)}
+    return names, any(p.kind == p.VAR_KEYWORD for p in parameters)
+
+
+def _accepts_seed(reference: str) -> bool:
+    keywords = _keywords(reference)
+    return keywords is not None and ("seed" in keywords[0] or keywords[1])
 
 
 def _check_importable(reference: str) -> None:
@@ -207,14 +210,10 @@ def _check_option_names(reference: str, tables: Mapping[str, Optional[Mapping[st
     run and fail on it. A function taking **kwargs (not one of dlnet's) takes any name."""
     module, _, name = reference.partition(":")
     ours = module == "dlnet" and name in _OPTIONS
-    try:
-        parameters = inspect.signature(_resolve(reference)).parameters
-    except (TypeError, ValueError):
+    keywords = _keywords(reference)
+    if keywords is None or (not ours and keywords[1]):
         return
-    if not ours and any(p.kind == p.VAR_KEYWORD for p in parameters.values()):
-        return
-    taken = {p.name for p in parameters.values()
-             if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)}
+    taken = keywords[0]
     for where, table in tables.items():
         for option in table or {}:
             # (dlnet's options take either spelling: message-bytes, message_bytes)
