@@ -17,6 +17,8 @@
 #include "ns3/trace-source-accessor.h"
 #include "ns3/uinteger.h"
 
+#include <absl/types/span.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -38,6 +40,9 @@ namespace
 constexpr std::size_t MAX_CACHED_ROUTES = 1 << 18;
 /// Delivery batches of one instant a message may join, at most (each a distinct latency).
 constexpr std::size_t MAX_OPEN_BATCHES = 8;
+/// QueuedLatency: the links before one a train may have waited at (its cost is their
+/// square per link; past them the recurrence is a bound)
+constexpr std::size_t MAX_HELD_LINKS = 8;
 
 /// \return a free slot of a pool (a new one when none is free)
 template <typename T>
@@ -601,6 +606,10 @@ FlowNetwork::Carry(FabricEndpoint& source,
     p.vc = vc;
     p.connection = connection;
     p.next = NONE;
+    p.train = train;
+    p.tailSet = false;
+    p.flow = NONE;
+    p.beforeEnds.clear();
     QueueKey key{message.src, message.dst, 2u * message.tc + vc, connection};
     auto [it, first] = m_queues.emplace(key, Queue{index, index});
     if (first)
@@ -609,8 +618,17 @@ FlowNetwork::Carry(FabricEndpoint& source,
     }
     else
     {
-        m_pending[it->second.tail].next = index;
-        it->second.tail = index;
+        // behind another: both paths' tails, for QueuedLatency (the other's is its flow's
+        // uses if it is sending)
+        Queue& queue = it->second;
+        SetTail(p, p.route.uses);
+        Pending& before = m_pending[queue.tail];
+        if (!before.tailSet)
+        {
+            SetTail(before, before.flow != NONE ? m_flows[before.flow].uses : before.route.uses);
+        }
+        before.next = index;
+        queue.tail = index;
     }
 }
 
@@ -618,14 +636,15 @@ void
 FlowNetwork::StartHead(uint32_t pending)
 {
     Pending& p = m_pending[pending];
-    Start(p.route.uses, // (taken: the flow's old list comes back, to be refilled)
-          double(p.message.bytes) + double(p.message.packets) * FabricHeader::SERIALIZED_SIZE,
-          p.message.tc,
-          p.vc,
-          MaxMinSolver::NO_CAP,
-          pending,
-          Callback<void>(),
-          &p.route.vcs);
+    p.flow
+        = Start(p.route.uses, // (taken: the flow's old list comes back, to be refilled)
+                double(p.message.bytes) + double(p.message.packets) * FabricHeader::SERIALIZED_SIZE,
+                p.message.tc,
+                p.vc,
+                MaxMinSolver::NO_CAP,
+                pending,
+                Callback<void>(),
+                &p.route.vcs);
 }
 
 void
@@ -636,7 +655,8 @@ FlowNetwork::MessageSent(uint32_t pending)
         QueueKey{p.message.src, p.message.dst, 2u * p.message.tc + p.vc, p.connection});
     NS_ASSERT(it != m_queues.end() && it->second.head == pending);
     uint32_t next = p.next;
-    ScheduleDelivery(pending, p.route.latency);
+    // (a message alone on its queue pair, the most, needs neither a bound nor its times)
+    ScheduleDelivery(pending, p.tailSet ? QueuedLatency(p) : p.route.latency);
     if (next == NONE)
     {
         m_queues.erase(it);
@@ -646,6 +666,130 @@ FlowNetwork::MessageSent(uint32_t pending)
         it->second.head = next;
         StartHead(next);
     }
+}
+
+void
+FlowNetwork::SetTail(Pending& p, const std::vector<std::pair<uint32_t, double>>& uses) const
+{
+    // a path's tail from its last slowest link (a FIFO there and after it: QueuedLatency)
+    p.tailSet = true;
+    p.tail.clear();
+    p.pathHash = 0;
+    std::size_t slowest = 0;
+    double least = std::numeric_limits<double>::infinity();
+    for (std::size_t k = 0; k < uses.size(); ++k)
+    {
+        if (uses[k].second != 1.0)
+        {
+            return; // (sprayed: its paths have no order between them)
+        }
+        double capacity = m_links[uses[k].first].capacity;
+        if (capacity <= least)
+        {
+            slowest = k;
+            least = capacity;
+        }
+    }
+    if (uses.empty())
+    {
+        return;
+    }
+    for (std::size_t k = slowest; k < uses.size(); ++k)
+    {
+        p.tail.emplace_back(m_links[uses[k].first].capacity, m_links[uses[k].first].delay);
+    }
+    p.pathHash = absl::Hash<absl::Span<const std::pair<uint32_t, double>>>{}(uses);
+}
+
+double
+FlowNetwork::QueuedLatency(const Pending& p)
+{
+    const auto& tail = p.tail;
+    const PacketTrain& train = p.train;
+    // (paths of one source and destination differ by ECMP's choice: a 64-bit hash tells
+    // those few apart)
+    bool held
+        = !p.beforeEnds.empty() && p.beforeHash == p.pathHash && p.beforeEnds.size() == tail.size();
+    // where its own times go: the next message's
+    absl::InlinedVector<double, 2> spare;
+    absl::InlinedVector<double, 2>& out = p.next != NONE ? m_pending[p.next].beforeEnds : spare;
+    if (p.next != NONE)
+    {
+        m_pending[p.next].beforeHash = p.pathHash;
+    }
+    if (tail.empty())
+    {
+        out.clear();
+        return p.route.latency;
+    }
+    double now = ToSeconds(Simulator::Now());
+    if (tail.size() == 1)
+    {
+        // (the slowest link is the last: most paths, the recurrence's one term)
+        double end = now + p.route.latency - tail[0].second;
+        double wire
+            = double(p.message.bytes) + double(p.message.packets) * FabricHeader::SERIALIZED_SIZE;
+        if (held && p.beforeEnds[0] + wire / tail[0].first > end)
+        {
+            out.assign(1, p.beforeEnds[0] + wire / tail[0].first);
+            return p.beforeEnds[0] + wire / tail[0].first + tail[0].second - now;
+        }
+        out.assign(1, end);
+        return p.route.latency;
+    }
+    // Its own last packet's end on each link of the tail, alone: backlogged at the slowest
+    // link, so the last packet follows the one before at once; after it every link is
+    // faster, so that one is never held, but the last may be (a short one behind a full one).
+    std::size_t n = tail.size();
+    absl::InlinedVector<double, 2> ends(n, 0.0);
+    double last = 0;
+    double previous = train.packets > 1 ? -train.last / tail[0].first
+                                        : -std::numeric_limits<double>::infinity();
+    for (std::size_t k = 1; k < n; ++k)
+    {
+        double arrive = tail[k - 1].second;
+        previous += arrive + train.largest / tail[k].first;
+        last = std::max(last + arrive, previous) + train.last / tail[k].first;
+        ends[k] = last;
+    }
+    double shift = now + p.route.latency - (last + tail[n - 1].second);
+    for (double& end : ends)
+    {
+        end += shift;
+    }
+    if (held)
+    {
+        // the train waiting at link j until the last packet before it has left: its last
+        // packet's end on each link k from there (a FIFO's max-plus recurrence, from the
+        // nearest links only: a bound as the tail grows)
+        double wire
+            = double(p.message.bytes) + double(p.message.packets) * FabricHeader::SERIALIZED_SIZE;
+        std::vector<double>& rates = m_tailRates;
+        for (std::size_t k = 0; k < n; ++k)
+        {
+            double delays = 0;
+            double slowest = std::numeric_limits<double>::infinity();
+            rates.clear();
+            for (std::size_t j = k + 1; j-- > (k >= MAX_HELD_LINKS ? k - MAX_HELD_LINKS + 1 : 0);)
+            {
+                if (j < k)
+                {
+                    delays += tail[j].second;
+                }
+                slowest = std::min(slowest, tail[j].first);
+                rates.insert(rates.begin(), tail[j].first);
+                ends[k] = std::max(ends[k],
+                                   p.beforeEnds[j] + wire / slowest + delays
+                                       + StoreAndForward(rates, train));
+            }
+        }
+    }
+    out = ends;
+    if (!held)
+    {
+        return p.route.latency; // (exactly: no rounding through the ends)
+    }
+    return std::max(p.route.latency, ends[n - 1] + tail[n - 1].second - now);
 }
 
 void

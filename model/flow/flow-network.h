@@ -16,6 +16,7 @@
 
 #include <absl/container/flat_hash_map.h>
 #include <absl/container/inlined_vector.h>
+#include <absl/hash/hash.h>
 
 #include <cmath>
 #include <functional>
@@ -297,6 +298,18 @@ private:
         uint8_t vc{0};          //!< its virtual channel (the queue pair's)
         uint32_t connection{0}; //!< the sender's connection (the queue pair's)
         uint32_t next{NONE};    //!< the next message of its queue pair
+        PacketTrain train;      //!< its packets
+        uint32_t flow{NONE};    //!< its flow once it sends
+        /// set only for a message queued behind another and for that one (SetTail):
+        bool tailSet{false};
+        /// its path from the (last) slowest link on, (capacity B/s, delay s) by link; empty if
+        /// sprayed
+        absl::InlinedVector<std::pair<double, double>, 2> tail;
+        std::size_t pathHash{0}; //!< absl::Hash of its path's links
+        /// s: when the message of its queue pair before it left each link of that one's tail
+        /// (set when it was sent)
+        absl::InlinedVector<double, 2> beforeEnds;
+        std::size_t beforeHash{0}; //!< that one's pathHash
     };
 
     /// Queue pair key: source, destination, 2 x class + virtual channel, connection.
@@ -342,6 +355,21 @@ private:
                    const std::vector<uint8_t>* vcs = nullptr);
     void MessageSent(uint32_t pending);
     void ScheduleDelivery(uint32_t pending, double latency);
+    /**
+     * A message's latency when the one before it on its queue pair and path may still hold
+     * it: the queue pair's FIFO at every hop, from each link of its tail (after the slowest,
+     * where the one before left it at Pending::beforeEnds) its packets cross as a train.
+     * Sets the next message's beforeEnds to its own.
+     * \param pending the message, whose last byte has just left (with SetTail done)
+     * \return s after now: when it is delivered
+     */
+    double QueuedLatency(const Pending& pending);
+    /**
+     * Sets a message's Pending::tail and Pending::pathHash.
+     * \param pending the message
+     * \param uses its path's links, first hop first
+     */
+    void SetTail(Pending& pending, const std::vector<std::pair<uint32_t, double>>& uses) const;
     void DeliverBatch(uint32_t batch);
     void Deliver(uint32_t pending);
     uint32_t LinkOut(uint32_t sw, uint32_t port);
@@ -496,9 +524,10 @@ private:
     uint64_t m_carried{0}; //!< messages Carry took
 
     // scratch, kept warm between calls
-    std::vector<uint32_t> m_path; //!< Walk: the links of the path being walked
-    std::vector<double> m_rates;  //!< Walk: their rates
-    bool m_walkHashed{false};     //!< Walk: an ECMP hash chose a port
+    std::vector<uint32_t> m_path;    //!< Walk: the links of the path being walked
+    std::vector<double> m_rates;     //!< Walk: their rates
+    std::vector<double> m_tailRates; //!< QueuedLatency: the rates from a link on
+    bool m_walkHashed{false};        //!< Walk: an ECMP hash chose a port
     std::vector<std::pair<double, std::vector<double>>> m_walkPaths; //!< Walk: (delay, rates)
     std::vector<uint32_t> m_linkQueue;  //!< Update: the component's links
     std::vector<uint32_t> m_solveFlows; //!< Update: its flows
