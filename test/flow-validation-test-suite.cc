@@ -180,7 +180,9 @@ private:
 /**
  * A lone message: flow level's latency (propagation, switching, the store
  * and forward of its packets over links of unequal rates, a short last
- * packet) equals packet level's to the nanosecond.
+ * packet) equals packet level's to the nanosecond; and so do a queue pair's
+ * messages sent one after another, and back to back (each held behind the
+ * one before it at every hop).
  */
 class LoneMessageTestCase : public TestCase
 {
@@ -193,7 +195,8 @@ public:
      */
     LoneMessageTestCase(
         std::string name, TopologyConfig t, uint32_t src, uint32_t dst, bool onePath = true)
-        : TestCase("a lone message on " + name + " arrives when it does at packet level")
+        : TestCase("a lone message on " + name
+                   + " arrives when it does at packet level, and so do series on one queue pair")
         , m_topology(t)
         , m_src(src)
         , m_dst(dst)
@@ -246,8 +249,9 @@ private:
         }
         if (m_onePath)
         {
-            // then last packets of 34 bytes and less, which a full packet before them holds
-            // on a faster link after the slowest (the mesh's last hop)
+            // then sizes whose last packets are tiny (34 and 25 bytes on the wire), which a
+            // full packet before them holds on a faster link after the slowest (the mesh's
+            // last hop), each followed by smaller messages
             for (uint64_t bytes :
                  {257 * 4072ULL + 10, 1000ULL, 64ULL, 3 * 4072ULL + 1, 100ULL, 5000ULL})
             {
@@ -258,6 +262,7 @@ private:
         flow = Deliveries(m_topology, "flow", series);
         for (std::size_t i = 0; i < series.size(); ++i)
         {
+            NS_TEST_ASSERT_MSG_GT(packet[i], 0, "delivered at packet level");
             NS_TEST_ASSERT_MSG_EQ_TOL(flow[i],
                                       packet[i],
                                       1e-9,

@@ -579,6 +579,7 @@ FlowNetwork::Carry(FabricEndpoint& source,
                    uint32_t connection,
                    Callback<void, const FabricMessage&> onDelivered)
 {
+    NS_ASSERT_MSG(message.packets >= 1, "a message has a packet at least (Send refuses 0 bytes)");
     uint32_t segment = source.GetDevice()->GetMaxPacketSize() - FabricHeader::SERIALIZED_SIZE;
     PacketTrain train;
     train.packets = message.packets;
@@ -625,7 +626,14 @@ FlowNetwork::Carry(FabricEndpoint& source,
         Pending& before = m_pending[queue.tail];
         if (!before.tailSet)
         {
-            SetTail(before, before.flow != NONE ? m_flows[before.flow].uses : before.route.uses);
+            // (a flow that ended this instant may be freed, its id taken, before its message
+            // is told it was sent: then no tail, no bound, as for a message already sent)
+            bool sending = before.flow != NONE && m_flows[before.flow].active
+                           && m_flows[before.flow].pending == queue.tail;
+            if (before.flow == NONE || sending)
+            {
+                SetTail(before, sending ? m_flows[before.flow].uses : before.route.uses);
+            }
         }
         before.next = index;
         queue.tail = index;
@@ -757,6 +765,7 @@ FlowNetwork::QueuedLatency(const Pending& p)
     {
         end += shift;
     }
+    const double alone = ends[n - 1];
     if (held)
     {
         // the train waiting at link j until the last packet before it has left: its last
@@ -770,7 +779,7 @@ FlowNetwork::QueuedLatency(const Pending& p)
             double delays = 0;
             double slowest = std::numeric_limits<double>::infinity();
             rates.clear();
-            for (std::size_t j = k + 1; j-- > (k >= MAX_HELD_LINKS ? k - MAX_HELD_LINKS + 1 : 0);)
+            for (std::size_t j = k + 1; j-- > (k >= MAX_HELD_LINKS ? k - MAX_HELD_LINKS : 0);)
             {
                 if (j < k)
                 {
@@ -785,7 +794,7 @@ FlowNetwork::QueuedLatency(const Pending& p)
         }
     }
     out = ends;
-    if (!held)
+    if (ends[n - 1] <= alone)
     {
         return p.route.latency; // (exactly: no rounding through the ends)
     }
