@@ -17,6 +17,7 @@
 #include "ns3/trace-source-accessor.h"
 #include "ns3/uinteger.h"
 
+#include <absl/hash/hash.h>
 #include <absl/types/span.h>
 
 #include <algorithm>

@@ -16,7 +16,6 @@
 
 #include <absl/container/flat_hash_map.h>
 #include <absl/container/inlined_vector.h>
-#include <absl/hash/hash.h>
 
 #include <cmath>
 #include <functional>
