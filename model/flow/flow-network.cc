@@ -45,6 +45,13 @@ constexpr std::size_t MAX_OPEN_BATCHES = 8;
 /// square per link; past them the recurrence is a bound)
 constexpr std::size_t MAX_HELD_LINKS = 8;
 
+/// \return a message's bytes on the wire: its payload and a header per packet
+double
+WireBytes(const FabricMessage& message)
+{
+    return double(message.bytes) + double(message.packets) * FabricHeader::SERIALIZED_SIZE;
+}
+
 /// \return a free slot of a pool (a new one when none is free)
 template <typename T>
 uint32_t
@@ -645,15 +652,14 @@ void
 FlowNetwork::StartHead(uint32_t pending)
 {
     Pending& p = m_pending[pending];
-    p.flow
-        = Start(p.route.uses, // (taken: the flow's old list comes back, to be refilled)
-                double(p.message.bytes) + double(p.message.packets) * FabricHeader::SERIALIZED_SIZE,
-                p.message.tc,
-                p.vc,
-                MaxMinSolver::NO_CAP,
-                pending,
-                Callback<void>(),
-                &p.route.vcs);
+    p.flow = Start(p.route.uses, // (taken: the flow's old list comes back, to be refilled)
+                   WireBytes(p.message),
+                   p.message.tc,
+                   p.vc,
+                   MaxMinSolver::NO_CAP,
+                   pending,
+                   Callback<void>(),
+                   &p.route.vcs);
 }
 
 void
@@ -684,6 +690,10 @@ FlowNetwork::SetTail(Pending& p, const std::vector<std::pair<uint32_t, double>>&
     p.tailSet = true;
     p.tail.clear();
     p.pathHash = 0;
+    if (uses.empty())
+    {
+        return;
+    }
     std::size_t slowest = 0;
     double least = std::numeric_limits<double>::infinity();
     for (std::size_t k = 0; k < uses.size(); ++k)
@@ -698,10 +708,6 @@ FlowNetwork::SetTail(Pending& p, const std::vector<std::pair<uint32_t, double>>&
             slowest = k;
             least = capacity;
         }
-    }
-    if (uses.empty())
-    {
-        return;
     }
     for (std::size_t k = slowest; k < uses.size(); ++k)
     {
@@ -732,20 +738,6 @@ FlowNetwork::QueuedLatency(const Pending& p)
         return p.route.latency;
     }
     double now = ToSeconds(Simulator::Now());
-    if (tail.size() == 1)
-    {
-        // (the slowest link is the last: most paths, the recurrence's one term)
-        double end = now + p.route.latency - tail[0].second;
-        double wire
-            = double(p.message.bytes) + double(p.message.packets) * FabricHeader::SERIALIZED_SIZE;
-        if (held && p.beforeEnds[0] + wire / tail[0].first > end)
-        {
-            out.assign(1, p.beforeEnds[0] + wire / tail[0].first);
-            return p.beforeEnds[0] + wire / tail[0].first + tail[0].second - now;
-        }
-        out.assign(1, end);
-        return p.route.latency;
-    }
     // Its own last packet's end on each link of the tail, alone: backlogged at the slowest
     // link, so the last packet follows the one before at once; after it every link is
     // faster, so that one is never held, but the last may be (a short one behind a full one).
@@ -772,8 +764,7 @@ FlowNetwork::QueuedLatency(const Pending& p)
         // the train waiting at link j until the last packet before it has left: its last
         // packet's end on each link k from there (a FIFO's max-plus recurrence, from the
         // nearest links only: a bound as the tail grows)
-        double wire
-            = double(p.message.bytes) + double(p.message.packets) * FabricHeader::SERIALIZED_SIZE;
+        double wire = WireBytes(p.message);
         std::vector<double>& rates = m_tailRates;
         for (std::size_t k = 0; k < n; ++k)
         {
