@@ -7,8 +7,10 @@
 // star and on a leaf-spine with pools from line rate down to a
 // window-limited one; OmniReduce at densities 1, 0.5 and 0.1 with
 // aggregators on dedicated servers, colocated on the workers and in the
-// switch. The flow-level time must be within 5 % of the packet-level time,
-// and the packets, bytes and functional results must be the same.
+// switch. The flow-level time must be within 5 % of the packet-level time (the
+// issue's bound), and within a tighter bound where the twin agrees more closely
+// (each case's own, a margin over what it measured, so that a change of a fraction of
+// the time shows), and the packets, bytes and functional results must be the same.
 
 #include "ns3/dlnet-module.h"
 #include "ns3/test.h"
@@ -25,10 +27,25 @@ namespace
 {
 
 const double TOLERANCE = 0.05; //!< issue 12: within 5 % of packet level
+/// The twins whose rounds are the packet level's in closed form (OmniReduce on servers or in
+/// the switch: measured within 0.41 %, fused blocks 1.44 %; window-limited on servers within
+/// 0.04 %; a single round exact)
+const double SERVERS_TOLERANCE = 0.005;
+const double FUSED_TOLERANCE = 0.02;
+const double WINDOW_SERVERS_TOLERANCE = 0.001;
+const double ONE_ROUND_TOLERANCE = 1e-6;
 /// SwitchML's twin is its packet pipeline in closed form (every stream, header and the
 /// last result's way back): equal to packet level to the picosecond in every case here, so
 /// that a change of 85 ns (the last hop left out) or 3.7% (the headers) shows
 const double SWITCHML_TOLERANCE = 1e-6;
+
+/// A case to run at both levels, and how close flow level must come.
+struct TwinCase
+{
+    std::string name;
+    CollectiveConfig config;
+    double tolerance{TOLERANCE};
+};
 
 /// One case run at both levels.
 struct Twin
@@ -90,12 +107,9 @@ Fabric(const std::string& kind, uint32_t hosts = 8)
 class TwinTestCase : public TestCase
 {
 public:
-    TwinTestCase(std::string name,
-                 std::vector<std::pair<std::string, CollectiveConfig>> cases,
-                 double tolerance = TOLERANCE)
+    TwinTestCase(std::string name, std::vector<TwinCase> cases)
         : TestCase(name)
         , m_cases(std::move(cases))
-        , m_tolerance(tolerance)
     {
     }
 
@@ -123,23 +137,23 @@ protected:
 private:
     void DoRun() override
     {
-        for (const auto& [name, c] : m_cases)
+        for (const auto& [name, c, tolerance] : m_cases)
         {
+            NS_ABORT_MSG_UNLESS(tolerance <= TOLERANCE, "no case may be looser than the issue");
             Twin t = RunTwin(c);
             PrintRow(name, t);
             NS_TEST_EXPECT_MSG_GT(t.packet.time, 0, name << ": packet level ran");
             NS_TEST_EXPECT_MSG_EQ_TOL(t.flow.time,
                                       t.packet.time,
-                                      m_tolerance * t.packet.time,
-                                      name << ": flow level within " << m_tolerance * 100
+                                      tolerance * t.packet.time,
+                                      name << ": flow level within " << tolerance * 100
                                            << " % of packet level");
             Compare(name, t);
             Check(name, c, t);
         }
     }
 
-    std::vector<std::pair<std::string, CollectiveConfig>> m_cases;
-    double m_tolerance;
+    std::vector<TwinCase> m_cases;
 };
 
 CollectiveConfig
@@ -166,29 +180,29 @@ public:
         : TwinTestCase("switchml on a " + kind
                            + ", flow against packet level, pools from line "
                              "rate to window-limited, and a functional run",
-                       Cases(kind, t, bytes, pools),
-                       SWITCHML_TOLERANCE)
+                       Cases(kind, t, bytes, pools))
         , m_window(pools.back())
     {
     }
 
 private:
-    static std::vector<std::pair<std::string, CollectiveConfig>> Cases(
-        const std::string& kind,
-        const TopologyConfig& t,
-        uint64_t bytes,
-        const std::vector<uint32_t>& pools)
+    static std::vector<TwinCase> Cases(const std::string& kind,
+                                       const TopologyConfig& t,
+                                       uint64_t bytes,
+                                       const std::vector<uint32_t>& pools)
     {
-        std::vector<std::pair<std::string, CollectiveConfig>> out;
+        std::vector<TwinCase> out;
         for (uint32_t pool : pools)
         {
-            out.emplace_back("switchml " + kind + " " + std::to_string(bytes >> 20) + " MiB pool "
-                                 + std::to_string(pool),
-                             Switchml(t, bytes, pool));
+            out.push_back({"switchml " + kind + " " + std::to_string(bytes >> 20) + " MiB pool "
+                               + std::to_string(pool),
+                           Switchml(t, bytes, pool),
+                           SWITCHML_TOLERANCE});
         }
         // functional: the same quantised sums, bit for bit (equal largest error)
-        out.emplace_back("switchml " + kind + " 256 KiB pool 16 functional",
-                         Switchml(t, 256 << 10, 16, true));
+        out.push_back({"switchml " + kind + " 256 KiB pool 16 functional",
+                       Switchml(t, 256 << 10, 16, true),
+                       SWITCHML_TOLERANCE});
         return out;
     }
 
@@ -232,24 +246,31 @@ Omni(const std::string& placement, uint32_t n, double density, uint64_t bytes)
     return c;
 }
 
-std::vector<std::pair<std::string, CollectiveConfig>>
+std::vector<TwinCase>
 OmniCases(const std::string& placement)
 {
-    std::vector<std::pair<std::string, CollectiveConfig>> out;
+    // colocated aggregators share the workers' links and memory, which the twin's round cycle
+    // approximates (measured within 1.7 %): the issue's bound
+    const bool colocated = placement == "colocated";
+    const double tolerance = colocated ? TOLERANCE : SERVERS_TOLERANCE;
+    std::vector<TwinCase> out;
     for (double d : {1.0, 0.5, 0.1})
     {
         char name[96];
         std::snprintf(
             name, sizeof(name), "omnireduce %s 8 workers 4 MiB d %.1f", placement.c_str(), d);
-        out.emplace_back(name, Omni(placement, 8, d, 4 << 20));
+        out.push_back({name, Omni(placement, 8, d, 4 << 20), tolerance});
     }
     // fused blocks (4 per packet), and a functional run
     CollectiveConfig fused = Omni(placement, 8, 0.1, 4 << 20);
     fused.messageBlocks = 4;
-    out.emplace_back("omnireduce " + placement + " 8 workers 4 MiB d 0.1 fused 4", fused);
+    out.push_back({"omnireduce " + placement + " 8 workers 4 MiB d 0.1 fused 4",
+                   fused,
+                   colocated ? TOLERANCE : FUSED_TOLERANCE});
     CollectiveConfig functional = Omni(placement, 4, 0.5, 1 << 20);
     functional.functional = true;
-    out.emplace_back("omnireduce " + placement + " 4 workers 1 MiB d 0.5 functional", functional);
+    out.push_back(
+        {"omnireduce " + placement + " 4 workers 1 MiB d 0.5 functional", functional, tolerance});
     return out;
 }
 
@@ -284,10 +305,10 @@ private:
  * packets go up beside this round's results coming down (the flow level
  * counted the two trains and the processing one after another: +19% to +36%).
  */
-std::vector<std::pair<std::string, CollectiveConfig>>
+std::vector<TwinCase>
 OmniWindowCases()
 {
-    std::vector<std::pair<std::string, CollectiveConfig>> out;
+    std::vector<TwinCase> out;
     for (uint32_t slots : {1, 4})
     {
         for (const char* packetTime : {"0ns", "100ns", "1us"})
@@ -298,10 +319,11 @@ OmniWindowCases()
                 CollectiveConfig c = Omni(placement, 8, servers ? 1.0 : 0.5, 1 << 20);
                 c.poolSlots = slots;
                 c.aggregatorPacketTime = packetTime;
-                out.emplace_back("omnireduce " + placement + " 8 workers 1 MiB d "
-                                     + (servers ? "1.0, " : "0.5, ") + std::to_string(slots)
-                                     + " slot(s), " + packetTime + " a packet",
-                                 c);
+                out.push_back({"omnireduce " + placement + " 8 workers 1 MiB d "
+                                   + (servers ? "1.0, " : "0.5, ") + std::to_string(slots)
+                                   + " slot(s), " + packetTime + " a packet",
+                               c,
+                               servers ? WINDOW_SERVERS_TOLERANCE : TOLERANCE});
             }
         }
     }
@@ -309,9 +331,18 @@ OmniWindowCases()
     // last stage's time after its flow carries (left out, the time fell to the flow's alone)
     for (const std::string placement : {"servers", "colocated", "switch"})
     {
-        out.emplace_back("omnireduce " + placement + " 8 workers 1 KiB d 0.5, one round",
-                         Omni(placement, 8, 0.5, 1024));
+        out.push_back({"omnireduce " + placement + " 8 workers 1 KiB d 0.5, one round",
+                       Omni(placement, 8, 0.5, 1024),
+                       ONE_ROUND_TOLERANCE});
     }
+    // one round on each of the 8 servers (8 KiB: a block per aggregator, so that each worker's
+    // train up is as long as each aggregator's) of 1 us a packet: the round's processing
+    // counted once (counted twice, this case was +62 %)
+    CollectiveConfig slow = Omni("servers", 8, 0.5, 8 << 10);
+    slow.aggregatorPacketTime = "1us";
+    out.push_back({"omnireduce servers 8 workers 8 KiB d 0.5, one round, 1us a packet",
+                   slow,
+                   ONE_ROUND_TOLERANCE});
     return out;
 }
 
