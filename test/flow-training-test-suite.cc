@@ -6,7 +6,8 @@
 // with and without overlap, pipelines under GPipe and 1F1B, Megatron TP, an
 // ASTRA-sim DATA file) with their communication on the network, a DP x TP x PP
 // job on GPU servers, two jobs sharing a leaf-spine. Each iteration at flow
-// level within 5% of packet level; two flow runs give identical results.
+// level within 0.5 % of packet level (the issue asks 5 %), and so each part of
+// its breakdown as a share of the iteration; two flow runs give identical results.
 
 #include "ns3/dlnet-module.h"
 #include "ns3/simulator.h"
@@ -20,8 +21,11 @@ using namespace ns3;
 namespace
 {
 
-/// The agreement the issue asks of a training iteration.
-const double TOLERANCE = 0.05;
+/// The agreement the issue asks of a training iteration is 5 %; the cases here agree within
+/// 0.08 % (the two jobs on a 2:1 leaf-spine; most to the nanosecond), so a margin over that,
+/// for the iteration and for each part of its breakdown (as a share of the iteration), keeps
+/// a change of a fraction of the communication from passing unseen
+const double TOLERANCE = 0.005;
 
 /// The same config on the other network.
 TrainingConfig
@@ -42,7 +46,8 @@ public:
     }
 
 protected:
-    /// Run at both levels, print them side by side, and check every job row within 5%.
+    /// Run at both levels, print them side by side, and check every job row, its iteration
+    /// and the parts of its breakdown.
     void CheckAgreement(const TrainingConfig& c)
     {
         TrainingResult packet = RunTraining(On(c, "packet"));
@@ -82,9 +87,29 @@ protected:
                                       p.warmupSeconds,
                                       TOLERANCE * p.warmupSeconds,
                                       p.job + " " + p.mode + ": flow-level first iteration");
+            // where the time goes: a pipeline's sends made free, say, would leave the iteration
+            // within a few per cent but not its exposed PP
+            const double share = TOLERANCE * p.iterationSeconds;
+            const auto& pb = p.breakdown;
+            const auto& fb = f.breakdown;
+            for (std::size_t d = 0; d < pb.exposedSeconds.size(); ++d)
+            {
+                NS_TEST_EXPECT_MSG_EQ_TOL(fb.exposedSeconds[d],
+                                          pb.exposedSeconds[d],
+                                          share,
+                                          p.job + " " + p.mode + ": exposed communication of "
+                                              + "dimension " + std::to_string(d));
+                NS_TEST_EXPECT_MSG_EQ_TOL(fb.commSeconds[d],
+                                          pb.commSeconds[d],
+                                          share,
+                                          p.job + " " + p.mode + ": communication of dimension "
+                                              + std::to_string(d));
+            }
+            NS_TEST_EXPECT_MSG_EQ_TOL(fb.computeSeconds, pb.computeSeconds, share, "compute");
+            NS_TEST_EXPECT_MSG_EQ_TOL(fb.bubbleSeconds, pb.bubbleSeconds, share, "bubble");
         }
-        // Jobs run together and alone: what sharing the fabric costs each job (a few per
-        // cent here, inside the 5% above) agrees between the levels within 1 point
+        // Jobs run together and alone: what sharing the fabric costs each job (4 to 5 % here)
+        // agrees between the levels within 0.2 points (measured: 0.07)
         std::size_t runsTogether = 0;
         std::size_t runsAlone = 0;
         std::size_t compared = 0;
@@ -115,7 +140,7 @@ protected:
                             together.job.c_str(),
                             p,
                             f);
-                NS_TEST_EXPECT_MSG_EQ_TOL(f, p, 0.01, together.job + ": slowdown from sharing");
+                NS_TEST_EXPECT_MSG_EQ_TOL(f, p, 0.002, together.job + ": slowdown from sharing");
                 ++compared;
             }
         }

@@ -105,7 +105,8 @@ def test_collective_flow_against_packet():
         rows[net] = out["result"]["rows"]
     assert len(rows["packet"]) == len(rows["flow"]) == 3  # 1, 2 and 4 MiB
     for p, f in zip(rows["packet"], rows["flow"]):
-        assert f["time_s"] == pytest.approx(p["time_s"], rel=0.03)
+        # (the ring on this leaf-spine agrees to the nanosecond: the C++ suites hold the rest)
+        assert f["time_s"] == pytest.approx(p["time_s"], rel=1e-6)
         assert f["events"] < p["events"]
 
 
@@ -115,7 +116,7 @@ def test_training_flow_against_packet_and_deterministic():
         assert o["network"] == net and o["config"]["network"] == net
         assert [j["network"] for j in o["jobs"]] == [net]
     p, f = out["packet"]["jobs"][0], out["flow"]["jobs"][0]
-    assert f["iteration_s"] == pytest.approx(p["iteration_s"], rel=0.05)
+    assert f["iteration_s"] == pytest.approx(p["iteration_s"], rel=0.005)  # measured -0.06 %
     assert out["flow"]["events"] < out["packet"]["events"]
     again = dlnet.run_training(**TRAINING, network="flow")
     del again["wall_seconds"], out["flow"]["wall_seconds"]
@@ -136,8 +137,8 @@ def test_wafer_link_bytes_at_flow_level():
         assert (p["network"], f["network"]) == ("packet", "flow")
         assert f["npu_link_bytes"] > 0
         for key in ("npu_link_bytes", "upper_link_bytes"):
-            assert f[key] == pytest.approx(p[key], rel=0.01), (v, key)
-        assert f["time_s"] == pytest.approx(p["time_s"], rel=0.05), v
+            assert f[key] == p[key], (v, key)  # the same messages on the same links
+        assert f["time_s"] == pytest.approx(p["time_s"], rel=0.005), v  # measured 0.013 %
 
 
 def test_heterogeneous_simulation_says_its_network():
