@@ -154,9 +154,10 @@ const double STAR_LATENCY = 2 * 500e-9 + 4096 * 8 / 100e9;
 class AgreementTestCase : public TestCase
 {
 public:
-    AgreementTestCase(std::string name, CollectiveConfig c, double tolerance = 0.03)
-        : TestCase(name + ": flow level within " + std::to_string(int(tolerance * 100))
-                   + "% of packet level")
+    /// \param tolerance a margin over what the case measured, at most the 3 %
+    AgreementTestCase(std::string name, CollectiveConfig c, double tolerance)
+        : TestCase(name + ": flow level within " + dlnet::ShortestText(tolerance * 100)
+                   + " % of packet level")
         , m_config(c)
         , m_tolerance(tolerance)
     {
@@ -213,6 +214,7 @@ private:
             std::vector<Send> one = {{m_src, m_dst, bytes, 0}};
             double packet = Deliveries(m_topology, "packet", one)[0];
             double flow = Deliveries(m_topology, "flow", one)[0];
+            NS_TEST_ASSERT_MSG_GT(packet, 0, bytes << " bytes delivered (-1 at both levels: not)");
             NS_TEST_ASSERT_MSG_EQ_TOL(flow,
                                       packet,
                                       1e-9,
@@ -233,6 +235,7 @@ private:
         std::vector<double> flow = Deliveries(m_topology, "flow", series);
         for (std::size_t i = 0; i < series.size(); ++i)
         {
+            NS_TEST_ASSERT_MSG_GT(packet[i], 0, "message " << i << " of the series delivered");
             NS_TEST_ASSERT_MSG_EQ_TOL(flow[i],
                                       packet[i],
                                       1e-9,
@@ -1066,7 +1069,8 @@ private:
         {
             CollectiveConfig c = Collective(Kind("star"), "allreduce", "ring", 1 << 20);
             c.topology.network = "flow";
-            std::string needle = which == 0 ? "network" : "pcap";
+            std::string needle = which == 0 ? "network: flow models lossless fabrics only"
+                                            : "pcap: network=flow sends no packets";
             if (which == 0)
             {
                 c.topology.flowControl = "lossy";
@@ -1195,33 +1199,51 @@ public:
         {
             std::string name;
             CollectiveConfig config;
+            double tolerance; //!< a margin over the measured deviation (in the comment)
         };
-        // the cases of doc/flow-network.md's table that agree within 3%
+        // the cases of doc/flow-network.md's table that agree within 3%; those that agree to
+        // the nanosecond are held to 1e-5, so that one packet's store and forward per message
+        // (2.8 % of the star's ring) cannot pass unseen
+        const double exact = 1e-5;
         std::vector<Row> rows = {
-            {"star 8, ring, 1 MiB", Collective(star, "allreduce", "ring", mib)},
+            {"star 8, ring, 1 MiB", Collective(star, "allreduce", "ring", mib), exact},
             {"star 8, halving-doubling, 1 MiB",
-             Collective(star, "allreduce", "halving-doubling", mib)},
-            {"leaf-spine 1:1 ecmp, ring, 2 MiB", Collective(ecmp, "allreduce", "ring", 2 * mib)},
-            {"leaf-spine 1:1 ecmp, hierarchical, 2 MiB",
-             Collective(ecmp, "allreduce", "hierarchical", 2 * mib)},
-            {"leaf-spine 2:1 spray, halving-doubling, 2 MiB",
-             Collective(spray21, "allreduce", "halving-doubling", 2 * mib)},
-            {"mesh 4x4, ring, 1 MiB", Collective(mesh, "allreduce", "ring", mib)},
-            {"mesh 4x4, hierarchical, 1 MiB", Collective(mesh, "allreduce", "hierarchical", mib)},
+             Collective(star, "allreduce", "halving-doubling", mib),
+             exact},
+            {"leaf-spine 1:1 ecmp, ring, 2 MiB",
+             Collective(ecmp, "allreduce", "ring", 2 * mib),
+             exact},
+            {"leaf-spine 1:1 ecmp, hierarchical, 2 MiB", // +0.91 %
+             Collective(ecmp, "allreduce", "hierarchical", 2 * mib),
+             0.015},
+            {"leaf-spine 2:1 spray, halving-doubling, 2 MiB", // +0.21 %
+             Collective(spray21, "allreduce", "halving-doubling", 2 * mib),
+             0.005},
+            {"mesh 4x4, ring, 1 MiB", Collective(mesh, "allreduce", "ring", mib), exact},
+            {"mesh 4x4, hierarchical, 1 MiB",
+             Collective(mesh, "allreduce", "hierarchical", mib),
+             exact},
             {"torus 4x4, ring reduce-scatter, 1 MiB",
-             Collective(torus, "reducescatter", "ring", mib)},
-            {"fat-tree k=4, hierarchical, 4 MiB",
-             Collective(fat, "allreduce", "hierarchical", 4 * mib)},
-            {"dragonfly 16, ring, 1 MiB", Collective(fly, "allreduce", "ring", mib)},
-            {"rail-optimised 2x8, halving-doubling, 1 MiB",
-             Collective(rail, "allreduce", "halving-doubling", mib)},
-            {"rail-optimised 2x8, ring all-gather, 1 MiB",
-             Collective(rail, "allgather", "ring", mib)},
-            {"gpu-leaf-spine 4x4, ring, 1 MiB", Collective(gls, "allreduce", "ring", mib)},
+             Collective(torus, "reducescatter", "ring", mib),
+             exact},
+            {"fat-tree k=4, hierarchical, 4 MiB", // +1.39 %
+             Collective(fat, "allreduce", "hierarchical", 4 * mib),
+             0.02},
+            {"dragonfly 16, ring, 1 MiB", // +0.52 %
+             Collective(fly, "allreduce", "ring", mib),
+             0.01},
+            {"rail-optimised 2x8, halving-doubling, 1 MiB", // +0.0002 %
+             Collective(rail, "allreduce", "halving-doubling", mib),
+             exact},
+            {"rail-optimised 2x8, ring all-gather, 1 MiB", // -0.31 %
+             Collective(rail, "allgather", "ring", mib),
+             0.005},
+            {"gpu-leaf-spine 4x4, ring, 1 MiB", Collective(gls, "allreduce", "ring", mib), exact},
         };
         for (const auto& r : rows)
         {
-            AddTestCase(new AgreementTestCase(r.name, r.config), TestCase::QUICK);
+            NS_ABORT_MSG_UNLESS(r.tolerance <= 0.03, "no case looser than the issue's 3 %");
+            AddTestCase(new AgreementTestCase(r.name, r.config, r.tolerance), TestCase::QUICK);
         }
         AddTestCase(new LoneMessageTestCase("a star", Kind("star"), 0, 5), TestCase::QUICK);
         AddTestCase(new LoneMessageTestCase("a leaf-spine", ecmp, 0, 13, false), TestCase::QUICK);
