@@ -26,6 +26,10 @@ const double B = 100e9;   //!< link rate, bit/s
 const double D = 500e-9;  //!< propagation delay per link
 const double HEADER = 24; //!< FabricHeader bytes
 const uint32_t MTU = 4096;
+/// Relative agreement with a closed form the simulation meets to the picosecond: below any
+/// one term of it (a switch's store and forward is 1.5 % of a ring step of 256 KiB, the
+/// headers 0.6 %), so that leaving one out shows
+const double CLOSED_FORM = 1e-6;
 
 /// Bytes of a message of m payload bytes on the wire.
 double
@@ -377,7 +381,7 @@ private:
         std::cout << "measured: task " << t * 1e6 << " us, alone " << alone * 1e6 << " us, formula "
                   << formula * 1e6 << " us" << std::endl;
         NS_TEST_EXPECT_MSG_EQ_TOL(t, alone, 1e-12, "same as alone");
-        NS_TEST_EXPECT_MSG_EQ_TOL(t, formula, 0.02 * formula, "closed form");
+        NS_TEST_EXPECT_MSG_EQ_TOL(t, formula, CLOSED_FORM * formula, "closed form");
     }
 };
 
@@ -404,7 +408,7 @@ private:
         double formula = StarStep(bytes);
         std::cout << "measured: send " << t * 1e6 << " us, formula " << formula * 1e6 << " us"
                   << std::endl;
-        NS_TEST_EXPECT_MSG_EQ_TOL(t, formula, 0.01 * formula, "closed form");
+        NS_TEST_EXPECT_MSG_EQ_TOL(t, formula, CLOSED_FORM * formula, "closed form");
         NS_TEST_EXPECT_MSG_EQ(o.runs[0][c].ready, o.runs[0][0].end, "receiver's consumer");
     }
 };
@@ -461,7 +465,7 @@ private:
         double shared = 2 * Wire(bytes) * 8 / B + 2 * D + (MTU) *8 / B;
         NS_TEST_EXPECT_MSG_EQ_TOL(Seconds(o.runs[0][1].end),
                                   shared,
-                                  0.02 * shared,
+                                  CLOSED_FORM * shared,
                                   "two messages share the sender's link");
         // the same two as pushes serialise on the sender's stream
         two.tasks[0].pull = false;
@@ -513,7 +517,7 @@ private:
         double shared = 2 * Wire(bytes) * 8 / B + 2 * D + (MTU) *8 / B;
         NS_TEST_EXPECT_MSG_EQ_TOL(Seconds(o.runs[0][1].end),
                                   shared,
-                                  0.03 * shared,
+                                  CLOSED_FORM * shared,
                                   "two messages share the sender's link");
         // detached only on a send that does not pull
         TrainingTask c = Send(0, 1, bytes);
@@ -598,7 +602,7 @@ private:
             Outcome o = RunJobs(Star(3), {Job(g)}, false, slowdown);
             NS_TEST_ASSERT_MSG_EQ(o.finished, true, "finished");
             const auto& r = o.runs[0];
-            NS_TEST_EXPECT_MSG_EQ_TOL(Span(r[s]), send, 0.01 * send, "the send as alone");
+            NS_TEST_EXPECT_MSG_EQ_TOL(Span(r[s]), send, CLOSED_FORM * send, "the send as alone");
             const double t = Span(r[s]); // the compute's stretch follows the send's own time
             const double bEnd = 20e-6 * (1 + slowdown);
             const double cWork = 40e-6;
@@ -686,7 +690,7 @@ private:
                                   "job1 as alone");
         NS_TEST_EXPECT_MSG_EQ_TOL(Span(aloneB.runs[0][0]),
                                   StarStep(500000),
-                                  0.01 * StarStep(500000),
+                                  CLOSED_FORM * StarStep(500000),
                                   "job1's send closed form");
     }
 };
@@ -1310,7 +1314,7 @@ private:
         NS_TEST_ASSERT_MSG_EQ(o.finished, true, "finished");
         const double step = StarStep(bytes);
         NS_TEST_EXPECT_MSG_EQ(o.runs[0][s].start, MicroSeconds(10), "after its compute");
-        NS_TEST_EXPECT_MSG_EQ_TOL(Span(o.runs[0][s]), step, 0.01 * step, "one star step");
+        NS_TEST_EXPECT_MSG_EQ_TOL(Span(o.runs[0][s]), step, CLOSED_FORM * step, "one star step");
         NS_TEST_EXPECT_MSG_EQ(o.runs[0][c1].start, o.runs[0][s].end, "the next compute waits");
         const double iteration = 20e-6 + Span(o.runs[0][s]);
         NS_TEST_EXPECT_MSG_EQ_TOL(Iteration(g, o.runs[0]), iteration, 1e-12, "10 + send + 10");
@@ -1369,7 +1373,7 @@ private:
         Outcome o = RunJobs(Star(2), {Job(g)}, false, 0, true);
         NS_TEST_ASSERT_MSG_EQ(o.finished, true, "finished");
         NS_TEST_EXPECT_MSG_EQ(o.runs[0][s].start, MicroSeconds(30), "on: when rank 1 is done");
-        NS_TEST_EXPECT_MSG_EQ_TOL(Span(o.runs[0][s]), step, 0.01 * step, "one star step");
+        NS_TEST_EXPECT_MSG_EQ_TOL(Span(o.runs[0][s]), step, CLOSED_FORM * step, "one star step");
         NS_TEST_EXPECT_MSG_EQ(o.runs[0][a1].start, o.runs[0][s].end, "the sender waits for it");
         NS_TEST_EXPECT_MSG_EQ(o.runs[0][b1].start, o.runs[0][s].end, "the receiver computes next");
         NS_TEST_EXPECT_MSG_EQ_TOL(
@@ -1432,7 +1436,7 @@ private:
         std::cout << "measured: first " << Span(o.runs[0][a]) * 1e6 << " us, second "
                   << Span(o.runs[0][b]) * 1e6 << " us, formula for both " << both * 1e6 << " us"
                   << std::endl;
-        NS_TEST_EXPECT_MSG_EQ_TOL(later, both, 0.01 * both, "both messages on one link");
+        NS_TEST_EXPECT_MSG_EQ_TOL(later, both, CLOSED_FORM * both, "both messages on one link");
         NS_TEST_EXPECT_MSG_GT(std::min(Span(o.runs[0][a]), Span(o.runs[0][b])),
                               0.9 * both,
                               "the link is shared, not one message after the other");
@@ -1548,7 +1552,7 @@ private:
         const double half = StarStep(activation / 2);
         for (uint32_t s : {s0, s1})
         {
-            NS_TEST_EXPECT_MSG_EQ_TOL(Span(runs[s]), half, 0.01 * half, "half a message");
+            NS_TEST_EXPECT_MSG_EQ_TOL(Span(runs[s]), half, CLOSED_FORM * half, "half a message");
         }
         // stage 1 all-gathers the halves (a ring of 2: one step of S/2 each way), then computes
         const uint32_t ag = Find(g,
@@ -1560,7 +1564,7 @@ private:
                                  });
         NS_TEST_EXPECT_MSG_EQ(g.tasks[ag].bytes, activation, "the whole activation gathered");
         NS_TEST_EXPECT_MSG_EQ(runs[ag].start, std::max(runs[s0].end, runs[s1].end), "after both");
-        NS_TEST_EXPECT_MSG_EQ_TOL(Span(runs[ag]), half, 0.01 * half, "ring all-gather of 2");
+        NS_TEST_EXPECT_MSG_EQ_TOL(Span(runs[ag]), half, CLOSED_FORM * half, "ring all-gather of 2");
         for (uint32_t r : {2u, 3u})
         {
             NS_TEST_EXPECT_MSG_EQ(runs[Find(g, forward(r, 0))].start,
