@@ -143,16 +143,21 @@ def test_interleaved_send_with_backward_reaches_the_plan():
     late = dlnet.run_training(**inter, interleaved_send_with_backward=True)
     assert early["config"]["interleaved-send-with-backward"] is False
     assert late["config"]["interleaved-send-with-backward"] is True
-    def pp(out):
-        return sorted(c["bytes"] for c in out["comms"] if c["dimension"] == "pp")
-    assert pp(late) == pp(early)
+    def pp(out, key):
+        return sorted(c[key] for c in out["comms"] if c["dimension"] == "pp")
+    assert pp(late, "bytes") == pp(early, "bytes")  # the same messages
+    assert pp(late, "start_s") != pp(early, "start_s")  # some sent later: the option acts
 
 
 def test_send_rendezvous_reaches_the_simulation():
     # its timing: the ns-3 suite dlnet-training-simulation ("send rendezvous")
     out = dlnet.run_training(**SMALL, blocking_pipeline_sends=True, send_rendezvous=True)
     assert out["config"]["send-rendezvous"] is True
-    assert dlnet.run_training(**SMALL)["config"]["send-rendezvous"] is False
+    without = dlnet.run_training(**SMALL, blocking_pipeline_sends=True)
+    assert without["config"]["send-rendezvous"] is False
+    def starts(o):
+        return sorted(c["start_s"] for c in o["comms"] if c["dimension"] == "pp")
+    assert starts(out) != starts(without)  # a send waits for its receiver: the option acts
 
 
 def test_tied_embedding_copy_adds_a_first_last_all_reduce():
