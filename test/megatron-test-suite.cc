@@ -11,6 +11,7 @@
 #include "ns3/dlnet-module.h"
 #include "ns3/test.h"
 
+#include <array>
 #include <cmath>
 #include <iostream>
 
@@ -43,22 +44,23 @@ private:
         // doc/megatron-validation.md: with the achieved rates (the defaults) the two rows are
         // 12.7% and 12.4% above the published throughput, with the peak-side settings 28.4%
         // and 29.3% (the acceptance target of 10% is not met; the doc says why). This checks
-        // those documented figures, 3 points either side.
+        // those documented figures, 0.3 points either side (a change of 0.3 % of the
+        // iteration shows).
         struct Setting
         {
             const char* name;
             MegatronSettings settings;
-            double low;
-            double high;
+            std::array<double, 2> documented; //!< the rows' deviations in the doc
         };
-
-        for (const auto& [name, settings, low, high] :
-             std::vector<Setting>{{"achieved rates", MegatronSettings(), 0.095, 0.155},
-                                  {"peak-side", peak, 0.25, 0.325}})
+        const double points = 0.003;
+        for (const auto& [name, settings, documented] :
+             std::vector<Setting>{{"achieved rates", MegatronSettings(), {0.127, 0.124}},
+                                  {"peak-side", peak, {0.284, 0.293}}})
         {
             std::vector<MegatronRowResult> results;
             for (const auto& row : rows)
             {
+                const double expected = documented[results.size()];
                 MegatronRowResult r = RunMegatronRow(row, settings);
                 // the paper's count (section 5.1), written out here: 96·B·s·l·h²(1 + s/6h +
                 // V/16lh)
@@ -81,10 +83,8 @@ private:
                           << " TFLOP/s per GPU simulated, " << row.published << " published ("
                           << 100 * r.deviation << "%), iteration " << r.iterationSeconds << " s"
                           << std::endl;
-                NS_TEST_EXPECT_MSG_GT(
-                    r.deviation, low, name << ", " << row.name << ": as documented");
-                NS_TEST_EXPECT_MSG_LT(
-                    r.deviation, high, name << ", " << row.name << ": as documented");
+                NS_TEST_EXPECT_MSG_EQ_TOL(
+                    r.deviation, expected, points, name << ", " << row.name << ": as documented");
                 results.push_back(r);
             }
             // the difference between the rows (the network, TP 2 and its collectives) as
