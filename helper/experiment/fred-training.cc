@@ -55,6 +55,13 @@ Find(const std::vector<FredTrainingRow>& rows,
     return nullptr;
 }
 
+/// A FRED variant's speedup over the mesh against the paper's: only with both
+bool
+HasDeviation(const FredTrainingRow& r)
+{
+    return r.speedup > 0 && r.paper > 0 && r.variant != "mesh";
+}
+
 } // namespace
 
 const std::vector<std::string>&
@@ -310,7 +317,8 @@ FredTrainingFields()
          "",
          [](const R& r)
          {
-             return nlohmann::json(r.speedup);
+             // none without the mesh's row (0 would read as a speedup)
+             return r.speedup > 0 ? nlohmann::json(r.speedup) : nlohmann::json();
          }},
         {"paper_speedup",
          "",
@@ -322,7 +330,8 @@ FredTrainingFields()
          "fraction",
          [](const R& r)
          {
-             return nlohmann::json(r.deviation);
+             // from the paper's speedup, where there are both (0 would read as a match)
+             return HasDeviation(r) ? nlohmann::json(r.deviation) : nlohmann::json();
          }},
         {"collectives",
          "",
@@ -421,10 +430,10 @@ PrintFredTrainingTable(const std::vector<FredTrainingRow>& rows)
         if (r.paper > 0 && r.variant != "mesh")
         {
             std::snprintf(paper, sizeof(paper), "%.2f", r.paper);
-            if (r.speedup > 0)
-            {
-                std::snprintf(dev, sizeof(dev), "%+.1f", 100 * r.deviation);
-            }
+        }
+        if (HasDeviation(r))
+        {
+            std::snprintf(dev, sizeof(dev), "%+.1f", 100 * r.deviation);
         }
         std::printf("%-16s %-7s %6s %11.5f %10.5f %9.5f %9.5f %9.5f %9.5f %9.5f %8s %6s %7s\n",
                     r.workload.c_str(),
