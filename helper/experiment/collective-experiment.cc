@@ -316,7 +316,7 @@ CollectiveConfig::Validate() const
     }
     if (!(stepFactor > 1) && maxBytes != minBytes)
     {
-        throw std::invalid_argument("step-factor: got " + std::to_string(stepFactor)
+        throw std::invalid_argument("step-factor: got " + dlnet::ShortestText(stepFactor)
                                     + "; expected a number greater than 1");
     }
     if (maxBytes > MAX_COLLECTIVE_BYTES)
@@ -328,9 +328,13 @@ CollectiveConfig::Validate() const
     if (maxBytes != minBytes
         && std::log(double(maxBytes) / minBytes) / std::log(stepFactor) > MAX_SIZES)
     {
-        throw std::invalid_argument("step-factor: got " + std::to_string(stepFactor)
-                                    + "; from min-bytes to max-bytes it makes more than "
-                                    + std::to_string(int(MAX_SIZES)) + " sizes");
+        // (the echo as typed: 1.0000001 read 1.000000)
+        const double least = std::pow(double(maxBytes) / minBytes, 1.0 / MAX_SIZES);
+        throw std::invalid_argument(
+            "step-factor: got " + dlnet::ShortestText(stepFactor)
+            + "; from min-bytes to max-bytes it makes more than " + std::to_string(int(MAX_SIZES))
+            + " sizes (expected a factor of " + dlnet::ShortestText(std::ceil(least * 1e6) / 1e6)
+            + " or more, or min-bytes and max-bytes closer together)");
     }
     Communicator comm = ParseCommunicator(ranks, t->GetNRanks());
     uint32_t n = comm.GetSize();
