@@ -189,3 +189,11 @@ def test_wrong_python_types_raise_type_error():
     with pytest.raises(TypeError, match="variants") as info:
         dlnet.run_wafer(variants=["mesh", "fred-d"])
     assert isinstance(info.value, ValueError)  # dlnet.OptionTypeError is both
+
+
+def test_port_conflict_names_the_option_that_runs_it():
+    with pytest.raises(ValueError, match="serialise-conflicts: false, and on fred-b"):
+        dlnet.run_wafer(network="flow", bytes="1MiB", mp=5, dp=4, pp=1)
+    out = dlnet.run_wafer(network="flow", bytes="1MiB", mp=5, dp=4, pp=1,
+                          serialise_conflicts=True, variants="fred-b")
+    assert out["rows"]
