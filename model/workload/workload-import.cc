@@ -1610,10 +1610,21 @@ ImportChakraJson(const std::string& text,
                  "1 to " + std::to_string(MAX_RANKS));
         }
         R = tr.size();
-        if (doc.contains("ranks")
-            && !(doc["ranks"].is_number_unsigned() && doc["ranks"].get<uint64_t>() == R))
+        if (doc.contains("ranks"))
         {
-            fail("ranks", "does not equal the number of traces " + std::to_string(R));
+            const json& jr = doc["ranks"];
+            if (!jr.is_number_unsigned())
+            {
+                // (4.0 and "4" were told they did not equal 4)
+                fail(
+                    "ranks", "is not a whole number", "the number of traces, " + std::to_string(R));
+            }
+            if (jr.get<uint64_t>() != R)
+            {
+                fail("ranks",
+                     std::to_string(jr.get<uint64_t>()) + " does not equal the number of traces "
+                         + std::to_string(R));
+            }
         }
         if (o.ranks != 0 && o.ranks != R)
         {
@@ -1775,9 +1786,16 @@ ImportChakraJson(const std::string& text,
             if (n.contains("data_deps"))
             {
                 const json& d = n["data_deps"];
-                if (!d.is_array() || d.size() > list.size())
+                if (!d.is_array())
                 {
                     fail("data_deps", "in " + at + " is not a list of node Ids");
+                }
+                if (d.size() > list.size())
+                {
+                    fail("data_deps",
+                         "in " + at + " lists " + std::to_string(d.size())
+                             + " Ids, more than the trace's " + std::to_string(list.size())
+                             + " nodes");
                 }
                 for (const json& x : d)
                 {

@@ -539,6 +539,25 @@ TEST(WorkloadImport, ChakraErrors)
                        "comm_size",
                        "rank 1, node Id 7: receive of 64 bytes from rank 0",
                        "meets a send of 8 bytes (node Id 1)"});
+    // a count that is not a whole number was told it did not equal the traces' count
+    for (const char* ranks : {"4.0", "\"2\""})
+    {
+        ExpectChakraError(std::string(R"({"ranks": )") + ranks + R"(, "traces": [
+            {"rank": 0, "workload_graph": []}, {"rank": 1, "workload_graph": []}]})",
+                          "",
+                          0,
+                          {"c.json", "ranks: is not a whole number", "the number of traces, 2"});
+    }
+    ExpectChakraError(R"({"ranks": 3, "traces": [
+        {"rank": 0, "workload_graph": []}, {"rank": 1, "workload_graph": []}]})",
+                      "",
+                      0,
+                      {"c.json", "ranks: 3 does not equal the number of traces 2"});
+    // more dependencies than nodes: said so, not "not a list of node Ids"
+    ExpectChakraError(R"({"workload_graph": [{"Id": 1, "NodeType": 4, "data_deps": [1, 1]}]})",
+                      "",
+                      2,
+                      {"c.json", "data_deps", "lists 2 Ids, more than the trace's 1 nodes"});
 }
 
 TEST(WorkloadImport, JsonWorkloadFileIsReadAsChakra)
