@@ -79,6 +79,7 @@ private:
     TopologyConfig m_config;
     uint32_t m_spines;
     std::vector<DataRate> m_hostRate;   //!< per rank
+    double m_slowestRate{0};            //!< bit/s: the slowest host's (asked per rank pair)
     std::vector<uint32_t> m_leafOf;     //!< per rank
     std::vector<uint32_t> m_firstRank;  //!< per leaf, and one past the last rank at the end
     std::vector<DataRate> m_uplinkRate; //!< per leaf
