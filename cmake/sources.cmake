@@ -70,6 +70,8 @@ set(DLNET_SOURCES
   model/workload/compute-model.cc
   model/workload/training-plan.cc
   model/workload/workload-import.cc
+  model/workload/workload-import-checks.cc
+  model/workload/chakra-import.cc
   model/workload/training-simulation.cc
   model/workload/training-breakdown.cc
   model/scheduler/input-json.cc
@@ -183,6 +185,7 @@ set(DLNET_HEADERS
   model/workload/transformer-kernels.h
   model/workload/training-graph.h
   model/workload/workload-import.h
+  model/workload/workload-import-checks.h
   model/workload/compute-model.h
   model/workload/training-plan.h
   model/workload/training-simulation.h
