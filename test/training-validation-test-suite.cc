@@ -258,9 +258,11 @@ private:
                                     std::max(compute, buckets),
                                     "overlap on: never below max(compute, communication)");
         NS_TEST_ASSERT_MSG_LT(overlapped, seconds, "overlap hides some communication");
-        // where: each bucket as soon as its last gradient is computed and the one before it
-        // is reduced (a bucket started at its gradients' end regardless of the one before, or
-        // at the backward pass's end, gives another time)
+        // where, given the plan's dependencies (which bucket waits for which gradients:
+        // TrainingPlan.DataParallelBuckets checks them): each bucket as soon as its inputs
+        // are done and the bucket before it is reduced, one at a time on the DP stream, each
+        // as long as alone (a bucket started regardless of the one before it, or later than its
+        // inputs, gives another time)
         double byHand = StreamsByHand(on, 0, alone);
         std::cout << "DP overlap on by hand: " << byHand * 1e3 << " ms" << std::endl;
         NS_TEST_ASSERT_MSG_EQ_TOL(overlapped, byHand, 1e-6 * byHand, "overlap on: by hand");

@@ -356,7 +356,7 @@ RunTogether(const WaferExperimentConfig& c,
             throw;
         }
         throw std::invalid_argument(
-            "serialise-conflicts: false, and on " + variant + " two groups' in-switch flows "
+            "serialise-conflicts: false, and on " + variant + " in-switch flows "
             + "need one switch port at once (" + what.substr(7)
             + "); set serialise-conflicts to run such collectives one after the other, or "
               "choose groups (mp, dp, pp, placement) whose flows take other ports");

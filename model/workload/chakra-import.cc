@@ -172,7 +172,7 @@ private:
                 {
                     // (4.0 and "4" were told they did not equal 4)
                     fail("ranks",
-                         "is not a whole number",
+                         "is not a JSON integer from 1",
                          "the number of traces, " + std::to_string(m_ranks));
                 }
                 if (jr.get<uint64_t>() != m_ranks)

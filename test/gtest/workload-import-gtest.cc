@@ -546,7 +546,7 @@ TEST(WorkloadImport, ChakraErrors)
             {"rank": 0, "workload_graph": []}, {"rank": 1, "workload_graph": []}]})",
                           "",
                           0,
-                          {"c.json", "ranks: is not a whole number", "the number of traces, 2"});
+                          {"c.json", "ranks: is not a JSON integer from 1", "the number of traces, 2"});
     }
     ExpectChakraError(R"({"ranks": 3, "traces": [
         {"rank": 0, "workload_graph": []}, {"rank": 1, "workload_graph": []}]})",
