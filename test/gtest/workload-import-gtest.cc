@@ -542,11 +542,12 @@ TEST(WorkloadImport, ChakraErrors)
     // a count that is not a whole number was told it did not equal the traces' count
     for (const char* ranks : {"4.0", "\"2\""})
     {
-        ExpectChakraError(std::string(R"({"ranks": )") + ranks + R"(, "traces": [
+        ExpectChakraError(
+            std::string(R"({"ranks": )") + ranks + R"(, "traces": [
             {"rank": 0, "workload_graph": []}, {"rank": 1, "workload_graph": []}]})",
-                          "",
-                          0,
-                          {"c.json", "ranks: is not a JSON integer from 1", "the number of traces, 2"});
+            "",
+            0,
+            {"c.json", "ranks: is not a JSON integer from 1", "the number of traces, 2"});
     }
     ExpectChakraError(R"({"ranks": 3, "traces": [
         {"rank": 0, "workload_graph": []}, {"rank": 1, "workload_graph": []}]})",
