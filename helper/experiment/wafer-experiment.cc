@@ -220,6 +220,27 @@ CollectWaferStats(const Wafer& w,
 }
 
 /**
+ * Rethrow a launch's refusal, unless it is the switches' refusal of in-switch flows on one
+ * port (named by their flows, which the user did not write) while collectives may not wait
+ * for each other: then say which option lets them run.
+ * \param unserialised in-switch collectives that conflict are refused, not queued
+ */
+[[noreturn]] void
+RefuseConflict(const std::invalid_argument& e, bool unserialised, const std::string& variant)
+{
+    const std::string what = e.what();
+    if (!unserialised || what.rfind("flows: ", 0) != 0)
+    {
+        throw;
+    }
+    throw std::invalid_argument(
+        "serialise-conflicts: false, and on " + variant + " in-switch flows "
+        + "need one switch port at once (" + what.substr(7)
+        + "); set serialise-conflicts to run such collectives one after the other, or "
+          "choose groups (mp, dp, pp, placement) whose flows take other ports");
+}
+
+/**
  * Run launches together on a fresh wafer of one variant.
  * \param stats where the run's statistics go (null: none collected)
  */
@@ -252,82 +273,80 @@ RunTogether(const WaferExperimentConfig& c,
     {
         timeline.Connect(w.cluster); // the messages give the NPUs' times
     }
-    try
+    for (std::size_t i = 0; i < launches.size(); ++i)
     {
-        for (std::size_t i = 0; i < launches.size(); ++i)
+        const Launch& l = launches[i];
+        l.comm.Validate(w.npus);
+        CollectiveRequest req;
+        req.op = l.op;
+        req.type = DataType::FP32;
+        req.bytes = l.bytes;
+        if (c.functional)
         {
-            const Launch& l = launches[i];
-            l.comm.Validate(w.npus);
-            CollectiveRequest req;
-            req.op = l.op;
-            req.type = DataType::FP32;
-            req.bytes = l.bytes;
-            if (c.functional)
+            for (uint32_t m = 0; m < l.comm.GetSize(); ++m)
             {
-                for (uint32_t m = 0; m < l.comm.GetSize(); ++m)
+                req.inputs.push_back(InputOf(m, l.comm.GetSize(), l.bytes, c.seed));
+            }
+        }
+        Outcome& o = out[i];
+        Ptr<CollectiveBackend> backend = fred;
+        if (fred && l.op != CollectiveOp::SEND_RECV)
+        {
+            o.algorithm = IN_SWITCH;
+        }
+        else
+        {
+            std::string name = "ring";
+            o.algorithm = l.op == CollectiveOp::SEND_RECV ? "send" : "ring";
+            if (l.op == CollectiveOp::ALL_REDUCE && IsWaferWide(l.comm, w))
+            {
+                name = "hierarchical";
+                if (w.IsFred())
                 {
-                    req.inputs.push_back(InputOf(m, l.comm.GetSize(), l.bytes, c.seed));
+                    // two-level ring: NPUs of an L1, then the NPUs of one local index
+                    req.grid.dim1 = w.npusPerL1;
+                    req.grid.dim2 = w.npus / w.npusPerL1;
+                    // Pipelining pays where the levels have different bottlenecks
+                    // (tapered uplinks); with full uplinks both levels load the
+                    // NPU's own link and chunks only add steps.
+                    uint64_t npuRate = w.l1[0]->GetPort(w.l1Npu[0][0])->GetDataRate().GetBitRate();
+                    uint64_t upRate = w.l1[0]->GetPort(w.l1Up[0][0])->GetDataRate().GetBitRate();
+                    bool tapered = upRate < npuRate;
+                    req.grid.secondLevelVc = true;
+                    req.chunks = tapered ? ChunksFor(c, l.bytes) : 1;
+                    req.chunksInFlight = tapered ? c.chunksInFlight : 1;
+                    req.staggerChunks = true;
+                    o.algorithm = "hierarchical-2-level";
+                }
+                else
+                {
+                    // 2D: rows and columns, two chunks starting in different dimensions
+                    req.grid.dim1 = w.cols;
+                    req.grid.dim2 = w.rows;
+                    req.grid.bothOrders = true;
+                    req.chunks = ChunksFor(c, l.bytes);
+                    req.chunksInFlight = c.chunksInFlight;
+                    req.staggerChunks = true;
+                    o.algorithm = "hierarchical-2d";
                 }
             }
-            Outcome& o = out[i];
-            Ptr<CollectiveBackend> backend = fred;
-            if (fred && l.op != CollectiveOp::SEND_RECV)
+            auto it = schedules.find(name);
+            if (it == schedules.end())
             {
-                o.algorithm = IN_SWITCH;
-            }
-            else
-            {
-                std::string name = "ring";
-                o.algorithm = l.op == CollectiveOp::SEND_RECV ? "send" : "ring";
-                if (l.op == CollectiveOp::ALL_REDUCE && IsWaferWide(l.comm, w))
+                if (!schedules.empty())
                 {
-                    name = "hierarchical";
-                    if (w.IsFred())
-                    {
-                        // two-level ring: NPUs of an L1, then the NPUs of one local index
-                        req.grid.dim1 = w.npusPerL1;
-                        req.grid.dim2 = w.npus / w.npusPerL1;
-                        // Pipelining pays where the levels have different bottlenecks
-                        // (tapered uplinks); with full uplinks both levels load the
-                        // NPU's own link and chunks only add steps.
-                        uint64_t npuRate
-                            = w.l1[0]->GetPort(w.l1Npu[0][0])->GetDataRate().GetBitRate();
-                        uint64_t upRate
-                            = w.l1[0]->GetPort(w.l1Up[0][0])->GetDataRate().GetBitRate();
-                        bool tapered = upRate < npuRate;
-                        req.grid.secondLevelVc = true;
-                        req.chunks = tapered ? ChunksFor(c, l.bytes) : 1;
-                        req.chunksInFlight = tapered ? c.chunksInFlight : 1;
-                        req.staggerChunks = true;
-                        o.algorithm = "hierarchical-2-level";
-                    }
-                    else
-                    {
-                        // 2D: rows and columns, two chunks starting in different dimensions
-                        req.grid.dim1 = w.cols;
-                        req.grid.dim2 = w.rows;
-                        req.grid.bothOrders = true;
-                        req.chunks = ChunksFor(c, l.bytes);
-                        req.chunksInFlight = c.chunksInFlight;
-                        req.staggerChunks = true;
-                        o.algorithm = "hierarchical-2d";
-                    }
+                    // each schedule backend's engine takes the endpoints' receive handler
+                    throw std::logic_error("wafer experiment: " + name + " and "
+                                           + schedules.begin()->first
+                                           + " collectives at once on one wafer");
                 }
-                auto it = schedules.find(name);
-                if (it == schedules.end())
-                {
-                    if (!schedules.empty())
-                    {
-                        // each schedule backend's engine takes the endpoints' receive handler
-                        throw std::logic_error("wafer experiment: " + name + " and "
-                                               + schedules.begin()->first
-                                               + " collectives at once on one wafer");
-                    }
-                    it = schedules.emplace(name, CollectiveRegistry::Create(name)).first;
-                }
-                backend = it->second;
-                backend->Validate(req, *topology, l.comm);
+                it = schedules.emplace(name, CollectiveRegistry::Create(name)).first;
             }
+            backend = it->second;
+            backend->Validate(req, *topology, l.comm);
+        }
+        try
+        {
             backend->Start(w.cluster,
                            *topology,
                            l.comm,
@@ -344,23 +363,12 @@ RunTogether(const WaferExperimentConfig& c,
                                    o.exact = !r.outputs.empty() && Exact(l, r.outputs, c.seed);
                                }));
         }
-        Simulator::Run();
-    }
-    catch (const std::invalid_argument& e)
-    {
-        // the switches' refusal names their flows, which the user did not write: say which
-        // option lets them run
-        const std::string what = e.what();
-        if (!fred || c.serialise || what.rfind("flows: ", 0) != 0)
+        catch (const std::invalid_argument& e)
         {
-            throw;
+            RefuseConflict(e, fred && !c.serialise, variant);
         }
-        throw std::invalid_argument(
-            "serialise-conflicts: false, and on " + variant + " in-switch flows "
-            + "need one switch port at once (" + what.substr(7)
-            + "); set serialise-conflicts to run such collectives one after the other, or "
-              "choose groups (mp, dp, pp, placement) whose flows take other ports");
     }
+    Simulator::Run();
     for (std::size_t i = 0; i < launches.size(); ++i)
     {
         if (!out[i].finished)
